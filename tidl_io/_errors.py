@@ -1,0 +1,42 @@
+"""The error types of tidl_io: one root, a few located subclasses.
+
+Every message names where the problem is (file, byte offset, TI field or tensor) and
+what was expected, e.g. ``io_1.bin: offset 0x0, numInputBuf: expected 0..32, found 1000``.
+"""
+
+from __future__ import annotations
+
+
+class TidlIoError(Exception):
+    """Root of every error tidl_io raises on purpose."""
+
+
+class FormatError(TidlIoError, ValueError):
+    """The bytes are not a descriptor file of any known layout, or are inconsistent."""
+
+    def __init__(self, source: str, message: str, offset: int | None = None, field: str | None = None):
+        self.source = source
+        self.offset = offset
+        self.field = field
+        self.detail = message
+        where = [source]
+        if offset is not None:
+            where.append(f"offset {offset:#x}")
+        if field is not None:
+            where.append(field)
+        super().__init__(f"{', '.join(where)}: {message}")
+
+
+class GeometryError(TidlIoError, ValueError):
+    """A tensor's geometry (dims, pads, pitches, element type) cannot describe a buffer."""
+
+
+class BufferMismatchError(TidlIoError, ValueError):
+    """A buffer or user array does not fit the tensor it is used with."""
+
+
+class AllocationLimitError(TidlIoError, MemoryError):
+    """An allocation would exceed TIDL_IO_MAX_ALLOC_BYTES (or the per-call cap)."""
+
+
+__all__ = ["TidlIoError", "FormatError", "GeometryError", "BufferMismatchError", "AllocationLimitError"]

@@ -1,0 +1,550 @@
+"""Typed I/O buffer descriptors: ``parse(bytes)``, ``build(desc)``, ``load(path)``.
+
+A :class:`Descriptor` holds the raw struct (every member at full slot capacity, exactly
+as in the file) and derives one frozen :class:`Tensor` per used slot. All buffer geometry
+(pitches, strides, offsets, sizes, dtype) is computed in :class:`Tensor`, in elements,
+from the stored fields; ``build(parse(b)) == b`` for every file.
+
+>>> desc = parse(data)                                  # doctest: +SKIP
+>>> desc.layout.key, [t.name for t in desc.inputs]      # doctest: +SKIP
+('10.x/c1', ['input'])
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import struct as _struct
+from dataclasses import dataclass, field, fields as _dc_fields
+from enum import IntEnum
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ._errors import FormatError, GeometryError
+from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
+
+__all__ = [
+    "ElementType",
+    "TensorLayout",
+    "Tensor",
+    "Descriptor",
+    "ContainerEntry",
+    "parse",
+    "build",
+    "load",
+    "make_descriptor",
+]
+
+
+class ElementType(IntEnum):
+    """TIDL element types (``inElementType`` / ``outElementType``), TI's names."""
+
+    UnsignedChar = 0
+    SignedChar = 1
+    UnsignedShort = 2
+    SignedShort = 3
+    UnsignedWord = 4
+    SignedWord = 5
+    SinglePrecFloat = 6
+    UnsignedDoubleWord = 7
+    SignedDoubleWord = 8
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(_ELEMENT_DTYPES[self])
+
+
+_ELEMENT_DTYPES = ("u1", "i1", "<u2", "<i2", "<u4", "<i4", "<f4", "<u8", "<i8")
+
+
+class TensorLayout(IntEnum):
+    """``inLayout`` / ``outLayout``."""
+
+    NCHW = 0
+    NHWC = 1
+
+
+def _decode_name(raw: bytes) -> str:
+    return raw.split(b"\0", 1)[0].decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One input or output slot of a descriptor: raw TI fields and derived geometry.
+
+    Attributes are TI's fields under neutral names (``width`` is ``inWidth`` or
+    ``outWidth``); :attr:`raw` gives them back under TI's C names. Geometry is in
+    elements relative to the buffer base; ``*_nbytes`` properties are in bytes.
+    Fields a layout does not have are ``None`` (``buf_size`` before 10.x,
+    ``num_valid_dims`` before 9.1, the input-only fields on outputs); DIM1/DIM2 are 1
+    where the layout has no such field.
+    """
+
+    kind: str  # "input" or "output"
+    index: int
+    name_bytes: bytes
+    width: int
+    height: int
+    num_channels: int
+    channel_pitch: int
+    num_batches: int
+    pad_l: int
+    pad_t: int
+    pad_r: int
+    pad_b: int
+    pad_ch: int
+    element_type: int
+    zero_point: int
+    layout_code: int
+    data_id: int
+    scale: float
+    dim1: int = 1
+    dim2: int = 1
+    buf_size: int | None = None
+    num_valid_dims: int | None = None
+    data_format: int | None = None
+    resize_type: int | None = None
+    resize_width: int | None = None
+    resize_height: int | None = None
+    raw_element_type: int | None = None
+    # TI member name -> attribute, for the layout this tensor came from (see ``raw``).
+    ti_names: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
+
+    # ---- identity -------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The tensor name: the bytes before the first NUL, decoded as UTF-8 (lenient)."""
+        return _decode_name(self.name_bytes)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """Every TI field of this slot under its TI C name (names decoded to str)."""
+        out: dict[str, Any] = {}
+        for ti_name, attr in self.ti_names:
+            value = getattr(self, attr)
+            out[ti_name] = self.name if attr == "name_bytes" else value
+        return out
+
+    # ---- element type, layout and quantization --------------------------------------
+    @property
+    def element(self) -> ElementType | None:
+        """The element type as :class:`ElementType`, or None if the code is unknown."""
+        try:
+            return ElementType(self.element_type)
+        except ValueError:
+            return None
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype of the buffer elements (raises GeometryError if unknown)."""
+        element = self.element
+        if element is None:
+            raise GeometryError(
+                f"{self.label}: {self._ti('ElementType')} = {self.element_type} is not a known "
+                f"TIDL element type (0..8)"
+            )
+        return element.dtype
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def layout(self) -> str:
+        """``"NCHW"``, ``"NHWC"``, or ``"layout<code>"`` for an unknown code."""
+        try:
+            return TensorLayout(self.layout_code).name
+        except ValueError:
+            return f"layout{self.layout_code}"
+
+    @property
+    def is_float(self) -> bool:
+        return self.element is ElementType.SinglePrecFloat
+
+    @property
+    def quant_step(self) -> float:
+        """TFLite/ONNX-style scale, ``1 / scale``: ``real = (q - zero_point) * quant_step``.
+
+        TIDL's own :attr:`scale` is the inverse, a multiplier: ``q = real * scale``.
+        """
+        return 1.0 / self.scale if self.scale else float("inf")
+
+    # ---- logical shape --------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, int, int, int, int, int]:
+        """Logical 6-D shape (N, DIM1, DIM2, C, H, W)."""
+        return (self.num_batches, self.dim1, self.dim2, self.num_channels, self.height, self.width)
+
+    @property
+    def squeezed_shape(self) -> tuple[int, ...]:
+        """The last ``numValidTensorDims`` axes of :attr:`shape` where the layout has that
+        field (and it is 1..6), else (N, C, H, W)."""
+        n = self.num_valid_dims
+        if n is not None and 1 <= n <= 6:
+            return self.shape[6 - n:]
+        return (self.num_batches, self.num_channels, self.height, self.width)
+
+    @property
+    def size(self) -> int:
+        """Number of valid elements, N·DIM1·DIM2·C·H·W."""
+        return int(np.prod(self.shape, dtype=object))
+
+    # ---- physical geometry (elements) -----------------------------------------------
+    @property
+    def line_pitch(self) -> int:
+        """Elements from one row to the next: W + padL + padR (times C for NHWC)."""
+        line = self.width + self.pad_l + self.pad_r
+        return line * self.num_channels if self.layout_code == TensorLayout.NHWC else line
+
+    @property
+    def padded_height(self) -> int:
+        return self.height + self.pad_t + self.pad_b
+
+    @property
+    def dim2_pitch(self) -> int:
+        """channelPitch · (C + padCh): one DIM2 step (padCh is 0 for inputs)."""
+        return self.channel_pitch * (self.num_channels + self.pad_ch)
+
+    @property
+    def dim1_pitch(self) -> int:
+        return self.dim2_pitch * self.dim2
+
+    @property
+    def batch_pitch(self) -> int:
+        return self.dim1_pitch * self.dim1
+
+    @property
+    def strides(self) -> tuple[int, int, int, int, int, int]:
+        """Element strides of the 6-D (N, DIM1, DIM2, C, H, W) view over the buffer.
+
+        NCHW uses the stored channel pitch (never recomputed). NHWC interleaves
+        channels: channel step 1, pixel step C, line step C·(W+padL+padR).
+        """
+        if self.layout_code == TensorLayout.NHWC:
+            c_step, w_step = 1, self.num_channels
+        else:
+            c_step, w_step = self.channel_pitch, 1
+        return (self.batch_pitch, self.dim1_pitch, self.dim2_pitch, c_step, self.line_pitch, w_step)
+
+    @property
+    def first_offset(self) -> int:
+        """Index of the first valid element: padT·linePitch + padL (·C for NHWC)."""
+        left = self.pad_l * self.num_channels if self.layout_code == TensorLayout.NHWC else self.pad_l
+        return self.pad_t * self.line_pitch + left
+
+    @property
+    def last_offset(self) -> int:
+        """Index of the last valid element (``first_offset - 1`` for an empty tensor)."""
+        if any(d <= 0 for d in self.shape):
+            return self.first_offset - 1
+        return self.first_offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides))
+
+    @property
+    def required_size(self) -> int:
+        """Smallest buffer, in elements, that holds every valid element."""
+        return self.last_offset + 1
+
+    @property
+    def computed_buf_size(self) -> int:
+        """TIDL's buffer size from the geometry, in elements.
+
+        Inputs: N·DIM1·DIM2·(C + 1)·(H+padT+padB)·(W+padL+padR), one extra padded plane
+        TIDL uses internally; outputs: N·DIM1·DIM2·(C + padCh)·(H+padT+padB)·(W+padL+padR).
+        Both verified against the stored sizes of every real 10.x/11.x file.
+        """
+        planes = self.num_channels + (1 if self.kind == "input" else self.pad_ch)
+        plane = self.padded_height * (self.width + self.pad_l + self.pad_r)
+        return self.num_batches * self.dim1 * self.dim2 * planes * plane
+
+    @property
+    def buffer_size(self) -> int:
+        """Buffer size in elements: the stored in/outBufSize where the layout has it,
+        else :attr:`computed_buf_size`."""
+        return self.buf_size if self.buf_size is not None else self.computed_buf_size
+
+    @property
+    def buffer_nbytes(self) -> int:
+        return self.buffer_size * self.itemsize
+
+    @property
+    def first_byte_offset(self) -> int:
+        return self.first_offset * self.itemsize
+
+    @property
+    def slack(self) -> int:
+        """Buffer elements that hold no valid element (padding and spare planes)."""
+        return self.buffer_size - self.size
+
+    # ---- helpers --------------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        """``input 0 'data'`` — how messages name this tensor."""
+        return f"{self.kind} {self.index} {self.name!r}"
+
+    def _ti(self, suffix: str) -> str:
+        return ("in" if self.kind == "input" else "out") + suffix
+
+    def ti_name(self, attr: str) -> str:
+        """The TI C name of attribute ``attr`` for this tensor (e.g. ``pad_l`` -> ``inPadL``)."""
+        for ti_name, a in self.ti_names:
+            if a == attr:
+                return ti_name
+        return self._ti(attr)
+
+
+_TENSOR_FIELDS = frozenset(f.name for f in _dc_fields(Tensor))
+
+
+@dataclass(frozen=True)
+class ContainerEntry:
+    """One entry of the 11.x multi-subgraph table: four uint32 ``{offset, size, 0, 0}``."""
+
+    offset: int
+    size: int
+    reserved0: int = 0
+    reserved1: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Descriptor:
+    """One ``sTIDL_IOBufDesc_t``: the layout, the raw members, and derived tensors.
+
+    ``fields`` maps each TI member name to an int (header members) or to a read-only
+    numpy array holding every slot (used or not). ``subgraphs`` is non-empty for an 11.x
+    multi-subgraph container, whose first descriptor is this one.
+    """
+
+    layout: Layout
+    fields: Mapping[str, Any]
+    subgraphs: tuple["Descriptor", ...] = ()
+    container: tuple[ContainerEntry, ...] = ()
+    source: str = "<bytes>"
+
+    @property
+    def family(self) -> str:
+        return self.layout.family
+
+    @property
+    def cores(self) -> int:
+        """TIDL_MAX_NUM_CORES of the build that wrote the file (slot capacity factor)."""
+        return self.layout.cores
+
+    @property
+    def header(self) -> dict[str, int]:
+        """Header members under TI's names (numInputBuf, numOutputBuf, numCores, ...)."""
+        return {m.name: int(self.fields[m.name]) for m in self.layout.header_members}
+
+    @property
+    def num_inputs(self) -> int:
+        return int(self.fields["numInputBuf"])
+
+    @property
+    def num_outputs(self) -> int:
+        return int(self.fields["numOutputBuf"])
+
+    @property
+    def nbytes(self) -> int:
+        """Size of the file this descriptor builds to."""
+        if not self.subgraphs:
+            return self.layout.size
+        return self.layout.size * (len(self.subgraphs) + 1) + 8 + 16 * len(self.subgraphs)
+
+    @functools.cached_property
+    def inputs(self) -> tuple[Tensor, ...]:
+        """Tensors of the used input slots ``[0, numInputBuf)``."""
+        return self._tensors("input", self.num_inputs)
+
+    @functools.cached_property
+    def outputs(self) -> tuple[Tensor, ...]:
+        """Tensors of the used output slots ``[0, numOutputBuf)``."""
+        return self._tensors("output", self.num_outputs)
+
+    def input(self, key: int | str) -> Tensor:
+        """The input with index ``key`` or name ``key``."""
+        return _lookup(self.inputs, key, "input", self.source)
+
+    def output(self, key: int | str) -> Tensor:
+        """The output with index ``key`` or name ``key``."""
+        return _lookup(self.outputs, key, "output", self.source)
+
+    def _tensors(self, kind: str, count: int) -> tuple[Tensor, ...]:
+        capacity = self.layout.in_slots if kind == "input" else self.layout.out_slots
+        if not 0 <= count <= capacity:
+            raise FormatError(
+                self.source, f"expected 0..{capacity}, found {count}",
+                offset=self.layout.member("numInputBuf" if kind == "input" else "numOutputBuf").offset,
+                field="numInputBuf" if kind == "input" else "numOutputBuf",
+            )
+        members = self.layout.members_of(kind)
+        ti_names = tuple((m.name, m.attr) for m in members if m.attr)
+        columns = [(m.attr, self.fields[m.name].tolist()[:count]) for m in members if m.attr]
+        result = []
+        for i in range(count):
+            kw: dict[str, Any] = {attr: values[i] for attr, values in columns}
+            result.append(Tensor(kind=kind, index=i, ti_names=ti_names, **kw))
+        return tuple(result)
+
+
+def _lookup(tensors: Sequence[Tensor], key: int | str, kind: str, source: str) -> Tensor:
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        if 0 <= key < len(tensors):
+            return tensors[int(key)]
+        raise KeyError(f"{source}: no {kind} {key}; it has {len(tensors)} {kind}(s)")
+    for t in tensors:
+        if t.name == key:
+            return t
+    names = ", ".join(repr(t.name) for t in tensors)
+    raise KeyError(f"{source}: no {kind} named {key!r}; {kind}s: {names}")
+
+
+# ---- parse ------------------------------------------------------------------------------
+
+def _known_sizes() -> str:
+    return ", ".join(f"{lay.size} ({lay.title}{'' if lay.family in ('8.x', '9.0') else f' x{lay.cores}'})"
+                     for lay in layouts())
+
+
+def parse(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> Descriptor:
+    """Parse the bytes of a ``*_tidl_io_1.bin`` file (any known layout, or a container).
+
+    The layout is identified by the size of ``data``. ``source`` names the data in
+    error messages. Raises :class:`FormatError` with the byte offset and field.
+    """
+    data = bytes(data)
+    layout = layout_by_size().get(len(data))
+    if layout is not None:
+        return _parse_one(data, layout, source)
+    return _parse_container(data, source)
+
+
+def _parse_one(data: bytes, layout: Layout, source: str) -> Descriptor:
+    struct = layout.struct
+    try:
+        parsed = struct.parse(data)
+    except Exception as exc:  # construct errors carry their path; keep it
+        raise FormatError(source, f"cannot parse as {layout.description}: {exc}") from None
+    values = {m.name: parsed[m.name] for m in layout.members}
+    desc = Descriptor(layout, MappingProxyType(values), source=source)
+    for kind, count_name, capacity in (("input", "numInputBuf", layout.in_slots),
+                                       ("output", "numOutputBuf", layout.out_slots)):
+        count = values[count_name]
+        if not 0 <= count <= capacity:
+            raise FormatError(source, f"expected 0..{capacity} (the {layout.title} {kind} slot capacity), "
+                              f"found {count}", offset=layout.member(count_name).offset, field=count_name)
+    return desc
+
+
+def _parse_container(data: bytes, source: str) -> Descriptor:
+    size = len(data)
+    for layout in layouts():
+        s = layout.size
+        if size < s + 8 or _struct.unpack_from("<I", data, s)[0] != MAGIC_CONTAINER:
+            continue
+        n = _struct.unpack_from("<I", data, s + 4)[0]
+        expected = s * (n + 1) + 8 + 16 * n
+        if n == 0 or expected != size:
+            raise FormatError(source, f"multi-subgraph container of {layout.description} descriptors with "
+                              f"{n} subgraphs should be {expected} bytes, found {size}",
+                              offset=s + 4, field="numSubgraphs")
+        entries = tuple(ContainerEntry(*_struct.unpack_from("<4I", data, s + 8 + 16 * i)) for i in range(n))
+        base = s + 8 + 16 * n
+        subs = tuple(_parse_one(data[base + i * s: base + (i + 1) * s], layout, f"{source}[subgraph {i}]")
+                     for i in range(n))
+        main = _parse_one(data[:s], layout, source)
+        return Descriptor(main.layout, main.fields, subgraphs=subs, container=entries, source=source)
+    raise FormatError(source, f"size {size} bytes matches no known layout and is not a multi-subgraph "
+                      f"container; known sizes: {_known_sizes()}")
+
+
+def load(path: str | os.PathLike[str]) -> Descriptor:
+    """Read and parse a descriptor file. The only function here that opens a path."""
+    name = os.fspath(path)
+    size = os.stat(name).st_size
+    largest = max(layout_by_size())
+    # A container holds at most a few hundred subgraphs; refuse absurd files before reading.
+    if size > largest * 1025:
+        raise FormatError(name, f"size {size} bytes is far beyond any descriptor file; known sizes: "
+                          f"{_known_sizes()}")
+    with open(name, "rb") as fh:
+        data = fh.read()
+    return parse(data, source=name)
+
+
+# ---- build ------------------------------------------------------------------------------
+
+def build(desc: Descriptor) -> bytes:
+    """The file bytes of ``desc``, built from its fields (``build(parse(b)) == b``)."""
+    struct = desc.layout.struct
+    try:
+        body = struct.build(dict(desc.fields))
+    except Exception as exc:
+        raise FormatError(desc.source, f"cannot build {desc.layout.description}: {exc}") from None
+    if not desc.subgraphs:
+        return body
+    n = len(desc.subgraphs)
+    s = desc.layout.size
+    entries = desc.container or tuple(ContainerEntry(s + 8 + 16 * n + i * s, s) for i in range(n))
+    if len(entries) != n:
+        raise FormatError(desc.source, f"container table has {len(entries)} entries for {n} subgraphs")
+    parts = [body, _struct.pack("<II", MAGIC_CONTAINER, n)]
+    parts += [_struct.pack("<4I", e.offset, e.size, e.reserved0, e.reserved1) for e in entries]
+    for sub in desc.subgraphs:
+        if sub.layout != desc.layout:
+            raise FormatError(desc.source, f"subgraph layout {sub.layout.key} differs from {desc.layout.key}")
+        parts.append(build(sub))
+    return b"".join(parts)
+
+
+def make_descriptor(
+    family: str,
+    cores: int = 1,
+    *,
+    inputs: Iterable[Mapping[str, Any]] = (),
+    outputs: Iterable[Mapping[str, Any]] = (),
+    header: Mapping[str, int] | None = None,
+    subgraphs: Iterable[Descriptor] = (),
+    source: str = "<built>",
+) -> Descriptor:
+    """Make a descriptor from per-tensor field mappings (TI names or Tensor attributes).
+
+    Unset fields are zero, like TIDL's zero-filled struct; ``numInputBuf`` and
+    ``numOutputBuf`` default to the number of tensors given. Fields that the layout lacks
+    raise ValueError.
+    """
+    layout = find_layout(family, cores)
+    inputs, outputs = list(inputs), list(outputs)
+    values: dict[str, Any] = {}
+    for m in layout.header_members:
+        values[m.name] = 0
+    values["numInputBuf"] = len(inputs)
+    values["numOutputBuf"] = len(outputs)
+    for key, val in (header or {}).items():
+        if key not in values:
+            raise ValueError(f"{layout.key} has no header field {key!r}")
+        values[key] = int(val)
+    for kind, specs in (("input", inputs), ("output", outputs)):
+        capacity = layout.in_slots if kind == "input" else layout.out_slots
+        if len(specs) > capacity:
+            raise ValueError(f"{layout.key} holds at most {capacity} {kind}s, got {len(specs)}")
+        members = layout.members_of(kind)
+        by_key = {m.name: m for m in members}
+        by_key.update({m.attr: m for m in members if m.attr})
+        arrays = {m.name: np.zeros(m.count, m.dtype) for m in members}
+        for i, spec in enumerate(specs):
+            for key, val in spec.items():
+                member = by_key.get(key)
+                if member is None:
+                    if key in _TENSOR_FIELDS:
+                        raise ValueError(f"{layout.key} {kind} {i}: layout has no field for {key!r}")
+                    raise ValueError(f"{layout.key} {kind} {i}: unknown field {key!r}")
+                if member.attr == "name_bytes" and isinstance(val, str):
+                    val = val.encode("utf-8")
+                if member.attr == "name_bytes" and len(val) > member.itemsize:
+                    raise ValueError(f"{layout.key} {kind} {i}: name longer than {member.itemsize} bytes")
+                arrays[member.name][i] = val
+        for arr in arrays.values():
+            arr.flags.writeable = False
+        values.update(arrays)
+    return Descriptor(layout, MappingProxyType(values), subgraphs=tuple(subgraphs), source=source)

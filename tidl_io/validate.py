@@ -1,0 +1,199 @@
+"""Check a descriptor for values TIDL-RT would reject or silently get wrong.
+
+``validate(desc)`` never raises for bad values: it returns :class:`Finding` objects, each
+naming the tensor, the TI field and the byte offset of the value in the file. Quirks seen
+in real files are valid: large ``outPadCh``, ``rawDataInElementType = -1``, a channel
+pitch smaller than the padded plane (pad rows of neighbouring channels overlap).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
+
+__all__ = ["Finding", "validate", "geometry_problems"]
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: ``level`` is "error" or "warning"; ``tensor`` is e.g. ``input 0 'x'``."""
+
+    level: str
+    message: str
+    field: str | None = None
+    tensor: str | None = None
+    offset: int | None = None
+    source: str = "<bytes>"
+
+    def __str__(self) -> str:
+        where = [self.source]
+        if self.offset is not None:
+            where.append(f"offset {self.offset:#x}")
+        if self.tensor is not None:
+            where.append(self.tensor)
+        if self.field is not None:
+            where.append(self.field)
+        return f"{self.level}: {', '.join(where)}: {self.message}"
+
+
+def validate(desc: Descriptor) -> list[Finding]:
+    """Every finding for ``desc`` (and its subgraphs), errors and warnings, in file order."""
+    return list(_descriptor_findings(desc))
+
+
+def geometry_problems(t: Tensor) -> list[tuple[str, str]]:
+    """(TI field, message) pairs that make the tensor's buffer geometry unusable.
+
+    Shared by :func:`validate` and by every buffer operation, which refuse such a tensor
+    before touching memory: non-positive dims, negative pads, unknown element type or
+    layout, pitches that let valid elements overlap, a stored buffer size too small.
+    """
+    problems: list[tuple[str, str]] = []
+    for attr in ("num_batches", "dim1", "dim2", "num_channels", "height", "width"):
+        value = getattr(t, attr)
+        if value < 1:
+            problems.append((t.ti_name(attr), f"expected >= 1, found {value}"))
+    for attr in ("pad_l", "pad_t", "pad_r", "pad_b", "pad_ch"):
+        value = getattr(t, attr)
+        if value < 0:
+            problems.append((t.ti_name(attr), f"expected >= 0, found {value}"))
+    if t.element is None:
+        problems.append((t.ti_name("element_type"), f"unknown element type {t.element_type} (expected 0..8)"))
+    if t.layout_code not in (TensorLayout.NCHW, TensorLayout.NHWC):
+        problems.append((t.ti_name("layout_code"), f"unknown layout {t.layout_code} (expected 0 NCHW or 1 NHWC)"))
+    if problems:
+        return problems
+    if t.layout_code == TensorLayout.NCHW and t.channel_pitch < t.width + t.pad_l + t.pad_r:
+        problems.append((t.ti_name("channel_pitch"),
+                         f"channel pitch {t.channel_pitch} is smaller than a line ({t.line_pitch} elements)"))
+    overlap = _overlap(t)
+    if overlap:
+        problems.append((t.ti_name("channel_pitch"), overlap))
+    if t.buf_size is not None and t.required_size > t.buf_size:
+        problems.append((t.ti_name("buf_size"),
+                         f"last valid element is at index {t.last_offset}, beyond the stored buffer size "
+                         f"{t.buf_size}"))
+    return problems
+
+
+def _overlap(t: Tensor) -> str | None:
+    """Whether two valid elements share an address: each axis's stride must exceed the
+    span of all finer axes (sufficient, and exact for the strides TIDL produces)."""
+    axes = sorted((s, d, name) for s, d, name in zip(t.strides, t.shape, ("N", "DIM1", "DIM2", "C", "H", "W"))
+                  if d > 1)
+    span = 0
+    for stride, dim, name in axes:
+        if stride <= span:
+            return (f"valid elements overlap: the {name} step ({stride} elements) is not beyond the "
+                    f"{span + 1} elements spanned by the finer axes")
+        span += stride * (dim - 1)
+    return None
+
+
+def _descriptor_findings(desc: Descriptor) -> Iterator[Finding]:
+    layout, src = desc.layout, desc.source
+
+    def finding(level: str, message: str, field: str | None = None, tensor: str | None = None,
+                offset: int | None = None) -> Finding:
+        return Finding(level, message, field, tensor, offset, src)
+
+    header = desc.header
+    capacities = {"numInputBuf": layout.in_slots, "numOutputBuf": layout.out_slots}
+    bad_counts = False
+    for name, capacity in capacities.items():
+        if not 0 <= header[name] <= capacity:
+            bad_counts = True
+            yield finding(ERROR, f"expected 0..{capacity}, found {header[name]}", name,
+                          offset=layout.member(name).offset)
+    if header["numInputBuf"] == 0 and not bad_counts:
+        yield finding(WARNING, "descriptor has no inputs", "numInputBuf", offset=layout.member("numInputBuf").offset)
+    if "inferenceMode" in header and header["inferenceMode"] not in (0, 1, 2):
+        yield finding(WARNING, f"unknown inference mode {header['inferenceMode']} (expected 0, 1 or 2)",
+                      "inferenceMode", offset=layout.member("inferenceMode").offset)
+    if "numCores" in header and not 1 <= header["numCores"] <= max(layout.cores, 4):
+        yield finding(WARNING, f"expected 1..{max(layout.cores, 4)}, found {header['numCores']}", "numCores",
+                      offset=layout.member("numCores").offset)
+    if bad_counts:
+        return
+
+    for tensors in (desc.inputs, desc.outputs):
+        names: dict[str, int] = {}
+        for t in tensors:
+            yield from _tensor_findings(desc, t, finding)
+            if t.name in names:
+                yield finding(WARNING, f"same name as {t.kind} {names[t.name]}; TIDL-RT matches tensors by "
+                              "name", t.ti_name("name_bytes"), t.label,
+                              layout.member(t.ti_name("name_bytes")).slot_offset(t.index))
+            names.setdefault(t.name, t.index)
+
+    for m in layout.members:
+        if m.kind == "header":
+            continue
+        used = desc.num_inputs if m.kind == "input" else desc.num_outputs
+        rest = np.asarray(desc.fields[m.name])[used:]
+        nonzero = np.flatnonzero(rest != rest.dtype.type(0)) if rest.dtype.kind != "S" else \
+            np.flatnonzero(rest != b"")
+        if nonzero.size:
+            slot = used + int(nonzero[0])
+            yield finding(WARNING, f"unused slot {slot} (of {nonzero.size} unused slots with data) is not zero",
+                          f"{m.name}[{slot}]", offset=m.slot_offset(slot))
+
+    s = layout.size
+    for i, entry in enumerate(desc.container):
+        if entry.size != s:
+            yield finding(WARNING, f"entry size {entry.size}, expected {s}", f"container entry {i}",
+                          offset=s + 8 + 16 * i)
+    for sub in desc.subgraphs:
+        yield from _descriptor_findings(sub)
+
+
+def _tensor_findings(desc: Descriptor, t: Tensor, finding) -> Iterator[Finding]:  # type: ignore[no-untyped-def]
+    layout = desc.layout
+
+    def at(attr: str) -> int | None:
+        ti = t.ti_name(attr)
+        return layout.member(ti).slot_offset(t.index) if layout.has(ti) else None
+
+    for field, message in geometry_problems(t):
+        member = field if layout.has(field) else None
+        offset = layout.member(member).slot_offset(t.index) if member else None
+        yield finding(ERROR, message, field, t.label, offset)
+
+    if not math.isfinite(t.scale) or t.scale <= 0:
+        yield finding(ERROR, f"tensor scale must be finite and > 0, found {t.scale!r}", t.ti_name("scale"),
+                      t.label, at("scale"))
+    elif t.element is ElementType.SinglePrecFloat and t.scale != 1.0:
+        yield finding(WARNING, f"float tensor with scale {t.scale!r}; TIDL forces scale 1 for float",
+                      t.ti_name("scale"), t.label, at("scale"))
+    if t.raw_element_type is not None and t.raw_element_type not in (-1, *range(9)):
+        yield finding(WARNING, f"unknown raw element type {t.raw_element_type} (expected -1..8)",
+                      "rawDataInElementType", t.label, at("raw_element_type"))
+    if t.num_valid_dims is not None and not 1 <= t.num_valid_dims <= 6:
+        yield finding(WARNING, f"expected 1..6, found {t.num_valid_dims}; shape stays (N, C, H, W)",
+                      "numValidTensorDims", t.label, at("num_valid_dims"))
+    if t.kind == "input" and t.pad_ch != 0:
+        yield finding(WARNING, f"input channel pad {t.pad_ch} is ignored by TIDL's geometry",
+                      t.ti_name("pad_ch"), t.label, at("pad_ch"))
+
+    name_field = t.ti_name("name_bytes")
+    name_at = at("name_bytes")
+    raw_name = np.asarray(desc.fields[name_field])[t.index:t.index + 1].tobytes()
+    if b"\0" not in raw_name:
+        yield finding(ERROR, f"name has no NUL terminator within {len(raw_name)} bytes", name_field, t.label,
+                      name_at)
+    else:
+        head, tail = raw_name.split(b"\0", 1)
+        if tail.strip(b"\0"):
+            yield finding(WARNING, f"bytes after the name's NUL at {len(head)} are not zero (ignored)",
+                          name_field, t.label, name_at)
+        if not head:
+            yield finding(WARNING, "empty tensor name; TIDL-RT can only match it by index", name_field,
+                          t.label, name_at)
