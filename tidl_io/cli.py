@@ -1,2 +1,183 @@
-def main(argv=None):
-    return 0
+"""``tidl-io`` command line: ``inspect``, ``validate`` and ``demo``. No logic lives here.
+
+Exit codes: 0 ok, 1 invalid or unsupported file, 2 usage error. Diagnostics go to stderr
+in one line, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Iterator, Sequence, TextIO
+
+from . import __version__
+from ._errors import TidlIoError
+from .descriptor import Descriptor, load
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+# <net>_tidl_io_1.bin (edgeai-tidl-tools) and tidl_io_<net>_1.bin (RTOS SDK test vectors)
+_PATTERNS = ("*tidl_io_1.bin", "*tidl_io_*_1.bin")
+
+
+def find_io_files(folder: Path) -> list[Path]:
+    """The io descriptor files directly inside an artifacts folder, sorted by name."""
+    found = {p for pattern in _PATTERNS for p in folder.glob(pattern) if p.is_file()}
+    return sorted(found)
+
+
+def _targets(path: str) -> Iterator[Path]:
+    p = Path(path)
+    if p.is_dir():
+        files = find_io_files(p)
+        if not files:
+            raise _Fail(f"{path}: no *_tidl_io_1.bin file in this folder")
+        yield from files
+    else:
+        yield p
+
+
+class _Fail(Exception):
+    """A one-line failure for stderr."""
+
+
+def _load(path: Path) -> Descriptor:
+    try:
+        return load(path)
+    except FileNotFoundError:
+        raise _Fail(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise _Fail(f"{path}: is a folder") from None
+    except OSError as exc:
+        raise _Fail(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except TidlIoError as exc:
+        raise _Fail(str(exc)) from None
+
+
+def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ._format import descriptor_to_dict, document, format_descriptor
+
+    status = EXIT_OK
+    items, texts = [], []
+    for path in args.paths:
+        try:
+            for target in _targets(path):
+                try:
+                    desc = _load(target)
+                except _Fail as exc:
+                    print(f"tidl-io: error: {exc}", file=err)
+                    status = EXIT_INVALID
+                    continue
+                if args.json:
+                    items.append(descriptor_to_dict(desc, str(target)))
+                else:
+                    texts.append(format_descriptor(desc, str(target), physical=args.physical))
+        except _Fail as exc:
+            print(f"tidl-io: error: {exc}", file=err)
+            status = EXIT_INVALID
+    if args.json:
+        json.dump(document(items), out, indent=2)
+        out.write("\n")
+    elif texts:
+        out.write("\n\n".join(texts) + "\n")
+    return status
+
+
+def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ._format import document, finding_to_dict, format_findings
+    from .validate import validate
+
+    status = EXIT_OK
+    items = []
+    for path in args.paths:
+        try:
+            targets = list(_targets(path))
+        except _Fail as exc:
+            print(f"tidl-io: error: {exc}", file=err)
+            status = EXIT_INVALID
+            continue
+        for target in targets:
+            try:
+                desc = _load(target)
+                findings = validate(desc)
+                entry = {"path": str(target), "valid": not any(f.level == "error" for f in findings),
+                         "layout": desc.layout.key, "findings": [finding_to_dict(f) for f in findings]}
+                text = format_findings(str(target), findings)
+            except _Fail as exc:
+                entry = {"path": str(target), "valid": False, "layout": None,
+                         "findings": [{"level": "error", "message": str(exc), "field": None, "tensor": None,
+                                       "offset": getattr(exc.__context__, "offset", None)}]}
+                text = f"{target}: invalid (cannot parse)\n  error: {exc}"
+            if not entry["valid"]:
+                status = EXIT_INVALID
+            items.append(entry)
+            if not args.json:
+                print(text, file=out)
+    if args.json:
+        json.dump(document(items, key="files"), out, indent=2)
+        out.write("\n")
+    return status
+
+
+def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .demo import run_demo
+
+    return int(run_demo(out=out))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tidl-io",
+        description="Inspect and check TIDL I/O buffer descriptors (*_tidl_io_1.bin).",
+    )
+    parser.add_argument("--version", action="version", version=f"tidl-io {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("inspect", help="show tensors: logical view, or --physical buffer layout",
+                       description="Show each tensor of descriptor files: name, dtype, shape, layout and "
+                                   "quantization; --physical adds pads, pitches, offsets and buffer sizes.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="an io_1.bin file or an artifacts folder")
+    p.add_argument("--json", action="store_true", help="machine-readable output with every raw TI field")
+    p.add_argument("--physical", action="store_true", help="add the physical buffer view to the table")
+    p.set_defaults(run=_cmd_inspect)
+
+    v = sub.add_parser("validate", help="check descriptors for values TIDL-RT rejects or gets wrong",
+                       description="Report errors and warnings, each with its tensor, TI field and byte "
+                                   "offset. Exit 1 when any file has an error.")
+    v.add_argument("paths", nargs="+", metavar="PATH", help="an io_1.bin file or an artifacts folder")
+    v.add_argument("--json", action="store_true", help="machine-readable findings")
+    v.set_defaults(run=_cmd_validate)
+
+    d = sub.add_parser("demo", help="run the bundled example end to end on the mock C7x runtime",
+                       description="Preprocess a generated image, pack it into TIDL's padded buffer, invoke "
+                                   "the mock runtime, unpack and parse detections, explaining each step.")
+    d.set_defaults(run=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: 0 for --help/--version, 2 for usage errors
+        return int(exc.code or 0)
+    try:
+        return int(args.run(args, out, err))
+    except BrokenPipeError:  # e.g. piped into head: not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except TidlIoError as exc:
+        print(f"tidl-io: error: {exc}", file=err)
+        return EXIT_INVALID
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The command line: exit codes 0/1/2, one-line errors on stderr, files and folders."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tidl_io.cli import main
+
+from conftest import EXAMPLES, FIXTURES
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_inspect_file_ok() -> None:
+    code, out, err = run("inspect", str(EXAMPLES / "detector_tidl_io_1.bin"))
+    assert code == 0 and err == ""
+    assert "---- 1 Input(s) ----" in out and "images" in out and "1x3x96x160" in out
+
+
+def test_inspect_folder_takes_every_io_file(tmp_path: Path) -> None:
+    for name in ("a_tidl_io_1.bin", "tidl_io_net_1.bin"):
+        shutil.copy(FIXTURES / "v8_batch_tidl_io_1.bin", tmp_path / name)
+    (tmp_path / "a_tidl_net.bin").write_bytes(b"net")
+    code, out, _ = run("inspect", "--json", str(tmp_path))
+    doc = json.loads(out)
+    assert code == 0 and [Path(d["path"]).name for d in doc["descriptors"]] == ["a_tidl_io_1.bin",
+                                                                                 "tidl_io_net_1.bin"]
+
+
+def test_empty_folder_is_an_error(tmp_path: Path) -> None:
+    code, out, err = run("inspect", str(tmp_path))
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "no *_tidl_io_1.bin file in this folder" in err
+
+
+def test_bad_file_one_line_error_exit_1(tmp_path: Path) -> None:
+    bad = tmp_path / "bad_tidl_io_1.bin"
+    bad.write_bytes(b"\0" * 100)
+    code, out, err = run("inspect", str(bad))
+    assert code == 1
+    assert err.startswith("tidl-io: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert "size 100 bytes matches no known layout" in err
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    code, _, err = run("inspect", str(tmp_path / "nope.bin"))
+    assert code == 1 and err.strip().endswith("nope.bin: no such file")
+
+
+def test_usage_errors_exit_2() -> None:
+    assert run()[0] == 2
+    assert run("inspect")[0] == 2
+    assert run("frobnicate")[0] == 2
+    assert run("--version")[0] == 0
+
+
+def test_validate_exit_codes(tmp_path: Path) -> None:
+    good = FIXTURES / "l2_c1_padded_tidl_io_1.bin"
+    code, out, _ = run("validate", str(good))
+    assert code == 0 and "ok (0 error(s), 0 warning(s))" in out
+    data = bytearray(good.read_bytes())
+    data[24 + 4 * 32 * 4: 24 + 4 * 32 * 4 + 4] = (-7).to_bytes(4, "little", signed=True)  # inWidth[0]
+    bad = tmp_path / "bad_tidl_io_1.bin"
+    bad.write_bytes(bytes(data))
+    code, out, _ = run("validate", "--json", str(bad))
+    doc = json.loads(out)
+    assert code == 1 and doc["schema_version"] == 1
+    (entry,) = doc["files"]
+    assert not entry["valid"]
+    assert {"level": "error", "field": "inWidth", "offset": 24 + 4 * 32 * 4} .items() <= entry["findings"][0].items()
+
+
+def test_validate_unparseable_file_reports_offset(tmp_path: Path) -> None:
+    data = bytearray((FIXTURES / "v8_batch_tidl_io_1.bin").read_bytes())
+    data[0:4] = (999).to_bytes(4, "little")
+    bad = tmp_path / "x_tidl_io_1.bin"
+    bad.write_bytes(bytes(data))
+    code, out, _ = run("validate", str(bad))
+    assert code == 1 and "offset 0x0, numInputBuf: expected 0..32" in out
+
+
+def test_python_dash_m_entry_point() -> None:
+    proc = subprocess.run([sys.executable, "-m", "tidl_io", "inspect", str(EXAMPLES / "detector_tidl_io_1.bin")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "detections" in proc.stdout
+
+
+@pytest.mark.parametrize("argv", [["inspect", "--physical"], ["inspect", "--json"]])
+def test_container_inspects(argv: list[str]) -> None:
+    code, out, _ = run(*argv, str(FIXTURES / "container_l3_c1_tidl_io_1.bin"))
+    assert code == 0 and "feat" in out

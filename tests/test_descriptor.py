@@ -1,0 +1,348 @@
+"""parse / build / load and tensor geometry, against independent oracles:
+the decodes in ../shared/realdata/PROVENANCE.md, struct-based offsets written from the
+spec's field order, and the fixture specs' literal values."""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import tidl_io
+from tidl_io.descriptor import ElementType, make_descriptor
+
+from conftest import FIXTURES, REALDATA, SPECS, corpus_params, real_files
+
+
+# ---- round trip over the whole corpus ----------------------------------------------------
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_parse_build_round_trip(path: Path) -> None:
+    data = path.read_bytes()
+    desc = tidl_io.parse(data, path.name)
+    assert desc.nbytes == len(data)
+    assert tidl_io.build(desc) == data
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_build_does_not_keep_input_bytes(path: Path) -> None:
+    """Building from a copy of the fields (fresh arrays) gives the same bytes."""
+    data = path.read_bytes()
+    desc = tidl_io.parse(data)
+    fields = {k: (np.array(v) if isinstance(v, np.ndarray) else int(v)) for k, v in desc.fields.items()}
+    subs = tuple(tidl_io.Descriptor(s.layout, {k: np.array(v) if isinstance(v, np.ndarray) else v
+                                              for k, v in s.fields.items()}) for s in desc.subgraphs)
+    rebuilt = tidl_io.Descriptor(desc.layout, fields, subgraphs=subs, container=desc.container)
+    assert tidl_io.build(rebuilt) == data
+
+
+def test_load_reads_a_path() -> None:
+    path = FIXTURES / "v8_batch_tidl_io_1.bin"
+    desc = tidl_io.load(path)
+    assert desc.source == os.fspath(path)
+    assert desc.inputs[0].name == "inp1"
+
+
+# ---- the independent decode in PROVENANCE.md ---------------------------------------------
+
+def _provenance() -> dict[str, dict]:
+    text = (REALDATA / "PROVENANCE.md").read_text()
+    out: dict[str, dict] = {}
+    for block in re.split(r"^#### ", text, flags=re.M)[1:]:
+        name = block.split("`")[1]
+        reading = block.split("- reading:")[1]
+        entry: dict = {"inputs": [], "outputs": [], "header": {}}
+        header = re.search(r"^header: (.*)$", reading, re.M)
+        assert header is not None
+        for kv in header.group(1).split(", "):
+            k, v = kv.split("=")
+            entry["header"][k] = int(v)
+        for kind, idx, tname, rest in re.findall(r"^(in|out)\[(\d+)\] '(.*)': (.*)$", reading, re.M):
+            fields = dict(re.findall(r"(\S+)=(\S+)", rest))
+            entry["inputs" if kind == "in" else "outputs"].append((int(idx), tname, fields))
+        entry["layout"] = re.search(r"layout guess: (\S+)", reading).group(1)
+        out[name] = entry
+    return out
+
+
+def _real_params():
+    return [pytest.param(p, id=p.name[:60]) for p in real_files()] or [
+        pytest.param(None, marks=pytest.mark.skip(reason="../shared/realdata not present"))]
+
+
+@pytest.mark.parametrize("path", _real_params())
+def test_agrees_with_independent_decode(path: Path) -> None:
+    expected = _provenance()[path.name]
+    desc = tidl_io.load(path)
+    assert desc.header == {k: v for k, v in expected["header"].items()} | {
+        k: v for k, v in desc.header.items() if k not in expected["header"]}
+    assert {"v08": "8.x", "v09.0": "9.0", "v10.0-11.01": "10.x"}[expected["layout"]] == desc.family
+    for tensors, rows, prefix in ((desc.inputs, expected["inputs"], "in"),
+                                  (desc.outputs, expected["outputs"], "out")):
+        assert len(tensors) == len(rows)
+        for t, (idx, name, f) in zip(tensors, rows):
+            raw = t.raw
+            assert t.index == idx
+            assert t.name.startswith(name)  # PROVENANCE cuts long names at 60 characters
+            assert raw[f"{prefix}Width"] == int(f["W"])
+            assert raw[f"{prefix}Height"] == int(f["H"])
+            assert raw[f"{prefix}NumChannels"] == int(f["C"])
+            assert raw[f"{prefix}ChannelPitch"] == int(f["pitch"])
+            pads = [int(x) for x in f.get("L/T/R/B", f.get("L/T/R/B/Ch", "")).split("/")]
+            assert [raw[f"{prefix}Pad{k}"] for k in "LTRB"] == pads[:4]
+            if prefix == "out":
+                assert raw["outPadCh"] == pads[4]
+                assert raw["outDataId"] == int(f["dataId"])
+            else:
+                w, h = f["resize"].split("x")
+                assert (raw["resizeWidth"], raw["resizeHeight"]) == (int(w), int(h))
+                assert raw["inDataFormat"] == int(f["dataFormat"])
+                assert raw["rawDataInElementType"] == int(f["rawElemType"])
+            assert raw[f"{prefix}ElementType"] == int(f["elemType"])
+            assert raw[f"{prefix}Layout"] == int(f["layout"])
+            assert raw[f"{prefix}TensorScale"] == pytest.approx(float(f["scale"]), rel=1e-5)
+            if "bufSize" in f:
+                assert raw[f"{prefix}BufSize"] == int(f["bufSize"])
+                assert t.buffer_size == int(f["bufSize"])
+            if "numValidDims" in f:
+                assert raw["numValidTensorDims"] == int(f["numValidDims"])
+
+
+# ---- an independent offset oracle for every layout ---------------------------------------
+
+# Member order transcribed from ../shared/spec/iobufdesc.md §2, not from schemas/.
+_IN_8 = ("inDataFormat inResizeType resizeWidth resizeHeight inWidth inHeight inNumChannels inChannelPitch "
+         "inNumBatches inPadL inPadT inPadR inPadB inPadCh rawDataInElementType inElementType inZeroPoint "
+         "inLayout inDataId inTensorScale inDataName").split()
+_OUT_8 = ("outWidth outHeight outNumChannels outChannelPitch outNumBatches outPadL outPadT outPadR outPadB "
+          "outPadCh outElementType outDataId outDataName outTensorScale outZeroPoint outLayout").split()
+_IN_L2 = ("inDataFormat inResizeType resizeWidth resizeHeight inWidth inHeight inNumChannels inDIM2 inDIM1 "
+          "inChannelPitch inNumBatches inPadL inPadT inPadR inPadB inPadCh rawDataInElementType inElementType "
+          "inZeroPoint inLayout inDataId inTensorScale inDataName").split()
+_OUT_L2 = ("outWidth outHeight outDIM2 outDIM1 outNumChannels outChannelPitch outNumBatches outPadL outPadT "
+           "outPadR outPadB outPadCh outElementType outDataId outDataName outTensorScale outZeroPoint "
+           "outLayout").split()
+
+
+def _spec_offsets(family: str, cores: int) -> tuple[dict[str, tuple[int, int]], int]:
+    """name -> (offset, slot size) and the total size, from the spec's member lists."""
+    hdr = 2 if family == "8.x" else 6
+    n_in, n_out = (32, 32) if family in ("8.x", "9.0") else (32 * cores, 128 * cores)
+    members = [(n, None) for n in ("numInputBuf", "numOutputBuf", "numCores", "numVirtualCores",
+                                   "numSuperBatches", "inferenceMode")[:hdr]]
+    ins = _IN_8 if family in ("8.x", "9.0") else _IN_L2 + (["inBufSize"] if family == "10.x" else [])
+    outs = _OUT_8 if family in ("8.x", "9.0") else _OUT_L2 + (
+        ["outBufSize"] if family == "10.x" else []) + ["numValidTensorDims"]
+    members += [(n, n_in) for n in ins] + [(n, n_out) for n in outs]
+    table, offset = {}, 0
+    for name, count in members:
+        slot = 512 if name.endswith("DataName") else 4
+        table[name] = (offset, slot)
+        offset += slot * (count or 1)
+    return table, offset
+
+
+@pytest.mark.parametrize("family,cores,size", [
+    ("8.x", 1, 37256), ("9.0", 1, 37272), ("9.1", 1, 93976), ("9.1", 2, 187928), ("9.1", 4, 375832),
+    ("10.x", 1, 94616), ("10.x", 2, 189208), ("10.x", 4, 378392)])
+def test_layout_sizes_and_offsets_match_the_spec(family: str, cores: int, size: int) -> None:
+    table, total = _spec_offsets(family, cores)
+    assert total == size
+    layout = tidl_io.descriptor.find_layout(family, cores)
+    assert layout.size == size
+    assert {m.name: (m.offset, m.itemsize) for m in layout.members} == table
+
+
+@pytest.mark.parametrize("spec_path", sorted(SPECS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_fixture_bytes_hold_spec_values_at_spec_offsets(spec_path: Path) -> None:
+    """Read the fixture with struct at offsets from the spec and compare with the YAML."""
+    spec = yaml.safe_load(spec_path.read_text())
+    out = (FIXTURES / f"{spec_path.stem}_tidl_io_1.bin") if not spec_path.stem.startswith("example_") else (
+        SPECS.parents[1] / "tidl_io" / "examples" / f"{spec_path.stem[8:]}_tidl_io_1.bin")
+    data = out.read_bytes()
+    table, size = _spec_offsets(str(spec["family"]), int(spec.get("cores", 1)))
+    assert struct.unpack_from("<2i", data, 0) == (len(spec.get("inputs", [])), len(spec.get("outputs", [])))
+    for kind in ("inputs", "outputs"):
+        for slot, tensor in enumerate(spec.get(kind, [])):
+            for name, value in tensor.items():
+                offset, width = table[name]
+                at = offset + slot * width
+                if name.endswith("DataName"):
+                    assert data[at:at + width].split(b"\0")[0] == value.encode()
+                elif name.endswith("TensorScale"):
+                    assert struct.unpack_from("<f", data, at)[0] == pytest.approx(value)
+                else:
+                    assert struct.unpack_from("<i", data, at)[0] == value, name
+    if spec.get("subgraphs"):
+        n = len(spec["subgraphs"])
+        assert struct.unpack_from("<II", data, size) == (0xFF00FF00, n)
+        assert len(data) == size * (n + 1) + 8 + 16 * n
+
+
+# ---- geometry -----------------------------------------------------------------------------
+
+def test_geometry_of_the_padded_real_input(realdata: Path) -> None:
+    """jdakaze input: 768x384x3 uint8, pads L1/T1/R0/B2, stored pitch smaller than the plane."""
+    t = tidl_io.load(realdata / "ti-psdk-11.01__j721e__psdkra__tidl_models__tidl_io_onnx_tiad_jdakaze_pw2_1.bin"
+                     ).inputs[0]
+    line = 768 + 1 + 0
+    assert t.line_pitch == line
+    assert t.channel_pitch == 296835 < (384 + 1 + 2) * line  # never recomputed
+    assert t.first_offset == 1 * line + 1
+    assert t.strides == (296835 * 3, 296835 * 3, 296835 * 3, 296835, line, 1)
+    assert t.last_offset == line + 1 + 2 * 296835 + 383 * line + 767
+    assert t.buffer_size == t.buf_size == 4 * 387 * 769 == t.computed_buf_size
+    assert t.dtype == np.uint8 and t.buffer_nbytes == t.buffer_size
+
+
+def test_geometry_nhwc(realdata: Path) -> None:
+    t = tidl_io.load(realdata / "bbai64__go__model__TFL-CL-0000-mobileNetV1-mlperf__artifacts__87_tidl_io_1.bin"
+                     ).inputs[0]
+    assert t.layout == "NHWC" and t.channel_pitch == 224 * 224
+    assert t.strides[3:] == (1, 224 * 3, 3)  # C, H, W steps
+    assert t.last_offset == 224 * 224 * 3 - 1
+
+
+def test_geometry_six_dims_literal() -> None:
+    """Strides from the spec's formulas, written out for one 6-D padded output."""
+    desc = tidl_io.load(FIXTURES / "l3_c2_dims_tidl_io_1.bin")
+    t = desc.output("volume")
+    line = 6 + 1 + 0
+    ch = (5 + 1 + 2) * line
+    dim2 = ch * (4 + 1)
+    dim1 = dim2 * 2
+    batch = dim1 * 3
+    assert t.shape == (2, 3, 2, 4, 5, 6)
+    assert t.strides == (batch, dim1, dim2, ch, line, 1)
+    assert t.squeezed_shape == (2, 3, 2, 4, 5, 6)
+    assert desc.output("pooled").squeezed_shape == (2, 1, 5, 1, 1, 7)[1:]
+    assert t.dtype == np.int16 and t.scale == 128.0 and t.quant_step == 1 / 128
+
+
+def test_squeezed_shape_rules(realdata: Path) -> None:
+    od = tidl_io.load(realdata / "od-8220__od-8220-20250514-supposed-final-model__artifacts__subgraph_0_tidl_io_1.bin")
+    assert od.output("dets").squeezed_shape == (1, 200, 5)       # numValidTensorDims 3
+    assert od.output("labels").squeezed_shape == (1, 200)        # numValidTensorDims 2
+    v8 = tidl_io.load(FIXTURES / "v8_batch_tidl_io_1.bin")
+    assert v8.input(0).squeezed_shape == (2, 3, 10, 12)           # no field: (N, C, H, W)
+
+
+def test_element_types_map_to_numpy() -> None:
+    expected = ["uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "uint64", "int64"]
+    assert [ElementType(i).dtype.name for i in range(9)] == expected
+    assert all(ElementType(i).dtype.byteorder in "<=|" for i in range(9))
+
+
+def test_unknown_element_type_is_kept_raw_and_reported() -> None:
+    desc = make_descriptor("10.x", inputs=[{"inWidth": 4, "inHeight": 1, "inNumChannels": 1,
+                                            "inChannelPitch": 4, "inElementType": 42, "inNumBatches": 1,
+                                            "inDIM1": 1, "inDIM2": 1, "inTensorScale": 1.0}])
+    t = desc.inputs[0]
+    assert t.element_type == 42 and t.element is None
+    with pytest.raises(tidl_io.GeometryError, match=r"input 0 '': inElementType = 42"):
+        _ = t.dtype
+
+
+def test_lookup_by_index_and_name() -> None:
+    desc = tidl_io.load(FIXTURES / "l2_c2_multi_tidl_io_1.bin")
+    assert desc.input("right") is desc.inputs[1]
+    assert desc.output(2).name == "score"
+    with pytest.raises(KeyError, match="no input named 'nope'; inputs: 'left', 'right', 'meta'"):
+        desc.input("nope")
+    with pytest.raises(KeyError, match="no output 3"):
+        desc.output(3)
+
+
+def test_many_inputs_use_per_core_capacity() -> None:
+    desc = tidl_io.load(FIXTURES / "l3_c4_many_tidl_io_1.bin")
+    assert desc.cores == 4 and desc.layout.in_slots == 128
+    assert len(desc.inputs) == 34 and desc.inputs[33].name == "in_33"
+
+
+def test_container_subgraphs() -> None:
+    desc = tidl_io.load(FIXTURES / "container_l3_c1_tidl_io_1.bin")
+    assert len(desc.subgraphs) == 2
+    assert [t.name for t in desc.subgraphs[0].outputs] == ["feat"]
+    assert [t.name for t in desc.subgraphs[1].inputs] == ["feat"]
+    s = desc.layout.size
+    assert [(e.offset, e.size) for e in desc.container] == [(s + 8 + 32, s), (s + 8 + 32 + s, s)]
+
+
+# ---- bad input -----------------------------------------------------------------------------
+
+def _good() -> bytes:
+    return (FIXTURES / "l2_c1_padded_tidl_io_1.bin").read_bytes()
+
+
+def test_empty_input() -> None:
+    with pytest.raises(tidl_io.FormatError, match=r"f.bin: size 0 bytes matches no known layout.*37256 \(TIDL 8.x\)"):
+        tidl_io.parse(b"", "f.bin")
+
+
+@pytest.mark.parametrize("delta", [-1, +1])
+def test_truncated_or_extended_by_one_byte(delta: int) -> None:
+    data = _good()
+    bad = data[:delta] if delta < 0 else data + b"\0"
+    with pytest.raises(tidl_io.FormatError, match=f"size {len(data) + delta} bytes matches no known layout"):
+        tidl_io.parse(bad, "x.bin")
+
+
+def test_absurd_counts_name_offset_and_field() -> None:
+    data = bytearray(_good())
+    struct.pack_into("<i", data, 4, 100000)
+    with pytest.raises(tidl_io.FormatError,
+                       match=r"x.bin, offset 0x4, numOutputBuf: expected 0..128 .*found 100000"):
+        tidl_io.parse(bytes(data), "x.bin")
+    struct.pack_into("<ii", data, 0, -1, 1)
+    with pytest.raises(tidl_io.FormatError, match=r"offset 0x0, numInputBuf: expected 0..32"):
+        tidl_io.parse(bytes(data), "x.bin")
+
+
+def test_random_bytes_of_a_valid_size_parse_or_fail_cleanly() -> None:
+    rng = np.random.default_rng(7)
+    for size in (37256, 94616, 378392):
+        for _ in range(20):
+            data = rng.integers(0, 256, size, dtype=np.uint8).tobytes()
+            try:
+                desc = tidl_io.parse(data, "rand.bin")
+            except tidl_io.FormatError as exc:
+                assert "rand.bin, offset 0x" in str(exc)
+            else:  # pragma: no cover - counts within capacity by chance
+                assert tidl_io.build(desc) == data
+
+
+def test_name_with_garbage_after_the_nul_round_trips_and_decodes() -> None:
+    data = bytearray(_good())
+    layout = tidl_io.parse(bytes(data)).layout
+    at = layout.member("inDataName").slot_offset(0)
+    data[at:at + 12] = b"image\0junk!!"
+    desc = tidl_io.parse(bytes(data))
+    assert desc.inputs[0].name == "image"
+    assert tidl_io.build(desc) == bytes(data)
+
+
+def test_container_with_a_wrong_size() -> None:
+    data = (FIXTURES / "container_l3_c1_tidl_io_1.bin").read_bytes()
+    with pytest.raises(tidl_io.FormatError, match=r"offset 0x1719c, numSubgraphs: .*2 subgraphs should be "
+                                                  r"283888 bytes, found 283887"):
+        tidl_io.parse(data[:-1], "c.bin")
+
+
+def test_load_refuses_huge_files_before_reading(tmp_path: Path) -> None:
+    big = tmp_path / "huge_tidl_io_1.bin"
+    with big.open("wb") as fh:
+        fh.truncate(378392 * 2000)
+    with pytest.raises(tidl_io.FormatError, match="far beyond any descriptor file"):
+        tidl_io.load(big)
+
+
+def test_make_descriptor_rejects_unknown_fields() -> None:
+    with pytest.raises(ValueError, match="layout has no field for 'dim1'"):
+        make_descriptor("8.x", inputs=[{"dim1": 2}])
+    with pytest.raises(ValueError, match="unknown field 'inFoo'"):
+        make_descriptor("10.x", inputs=[{"inFoo": 2}])

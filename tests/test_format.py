@@ -1,0 +1,84 @@
+"""Golden inspect output (text and JSON) for the whole corpus, and JSON's raw fields
+against the independent decode in PROVENANCE.md."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+import tidl_io
+from tidl_io._format import SCHEMA_VERSION, descriptor_to_dict, format_descriptor
+
+from conftest import GOLDEN, ROOT, corpus_params
+
+sys.path.insert(0, str(ROOT / "tools"))
+from regen_golden import render  # noqa: E402
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_golden_inspect_output(path: Path) -> None:
+    rendered = render(path)
+    for suffix, text in rendered.items():
+        golden = GOLDEN / (path.name + suffix)
+        assert golden.exists(), f"missing golden file {golden.name}: run tools/regen_golden.py and review"
+        assert text == golden.read_text(), f"{golden.name} differs: run tools/regen_golden.py and review"
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_json_is_stable_and_complete(path: Path) -> None:
+    doc = json.loads(render(path)[".json"])
+    assert doc["schema_version"] == SCHEMA_VERSION == 1
+    (entry,) = doc["descriptors"]
+    desc = tidl_io.load(path)
+    assert entry["header"] == desc.header
+    layout_members = {m.name for m in desc.layout.members if m.kind != "header"}
+    for kind, tensors in (("input", entry["inputs"]), ("output", entry["outputs"])):
+        for t in tensors:
+            wanted = {m.name for m in desc.layout.members_of(kind)}
+            assert set(t["raw"]) == wanted, "every TI field of the slot, under its TI name"
+            assert wanted <= layout_members
+            assert t["raw"]["inDataName" if kind == "input" else "outDataName"] == t["name"]
+            phys = t["physical"]
+            assert phys["buffer_nbytes"] == phys["buffer_size"] * {"uint8": 1, "int8": 1, "uint16": 2,
+                                                                   "int16": 2, "float32": 4}[t["dtype"]]
+
+
+def test_table_spells_quantization_both_ways(realdata: Path) -> None:
+    desc = tidl_io.load(realdata / "monodepth__fastdepth__artifacts__424_tidl_io_1.bin")
+    text = format_descriptor(desc, "f.bin")
+    assert "x35.1423 (step 0.0284558)" in text  # TIDL multiplier and TFLite-style step = 1/35.1423
+    assert "float (none)" in text
+    assert text.splitlines()[0] == "f.bin: TIDL 9.0 (37272 bytes); numCores=1, numVirtualCores=1, " \
+                                   "numSuperBatches=1, inferenceMode=0"
+
+
+def test_long_names_are_shortened_in_the_table_only(realdata: Path) -> None:
+    desc = tidl_io.load(realdata / "bbai64__go__model__ssdLite-mobDet-DSP-coco-320x320__artifacts__321_tidl_io_1.bin")
+    full = desc.inputs[0].name
+    assert len(full) > 40
+    text = format_descriptor(desc, "f.bin")
+    assert full not in text and full[:19] + "…" in text
+    assert descriptor_to_dict(desc)["inputs"][0]["name"] == full
+
+
+def test_non_finite_scales_are_valid_json() -> None:
+    desc = tidl_io.make_descriptor("8.x", outputs=[{"outDataName": "o", "outWidth": 1, "outHeight": 1,
+                                                    "outNumChannels": 1, "outChannelPitch": 1,
+                                                    "outNumBatches": 1, "outTensorScale": math.nan}])
+    doc = descriptor_to_dict(desc)
+    text = json.dumps(doc, allow_nan=False)
+    assert json.loads(text)["outputs"][0]["raw"]["outTensorScale"] == "nan"
+
+
+def test_unknown_element_type_shows_without_crashing() -> None:
+    desc = tidl_io.make_descriptor("8.x", outputs=[{"outDataName": "o", "outWidth": 2, "outHeight": 1,
+                                                    "outNumChannels": 1, "outChannelPitch": 2,
+                                                    "outNumBatches": 1, "outElementType": 77,
+                                                    "outTensorScale": 1.0}])
+    assert "type77?" in format_descriptor(desc, "f.bin", physical=True)
+    out = descriptor_to_dict(desc)["outputs"][0]
+    assert out["dtype"] is None and out["physical"]["buffer_nbytes"] is None and out["element_type"] == 77

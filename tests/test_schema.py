@@ -1,0 +1,54 @@
+"""The schema compiler: every layout from schemas/*.yaml, sizes distinct and as the spec says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tidl_io import _schema
+
+
+def test_every_known_size_and_nothing_else() -> None:
+    sizes = {lay.size: lay.key for lay in _schema.layouts()}
+    assert sizes == {37256: "8.x/c1", 37272: "9.0/c1", 93976: "9.1/c1", 187928: "9.1/c2", 375832: "9.1/c4",
+                     94616: "10.x/c1", 189208: "10.x/c2", 378392: "10.x/c4"}
+
+
+@pytest.mark.parametrize("key", ["9.1/c1", "9.1/c2", "9.1/c4", "10.x/c1", "10.x/c2", "10.x/c4"])
+def test_size_formulas(key: str) -> None:
+    lay = next(x for x in _schema.layouts() if x.key == key)
+    per_core = 93952 if lay.family == "9.1" else 94592
+    assert lay.size == 24 + per_core * lay.cores
+    assert (lay.in_slots, lay.out_slots) == (32 * lay.cores, 128 * lay.cores)
+
+
+def test_members_tile_the_struct_without_gaps() -> None:
+    for lay in _schema.layouts():
+        end = 0
+        for m in lay.members:
+            assert m.offset == end, (lay.key, m.name)
+            end += m.nbytes
+        assert end == lay.size
+        assert sum(m.kind == "header" for m in lay.members) == (2 if lay.family == "8.x" else 6)
+
+
+def test_struct_sizeof_matches_and_parses_zeros() -> None:
+    for lay in _schema.layouts():
+        assert lay.struct.sizeof() == lay.size
+        parsed = lay.struct.parse(bytes(lay.size))
+        assert parsed["numInputBuf"] == 0
+        arr = parsed["inWidth"]
+        assert isinstance(arr, np.ndarray) and arr.shape == (lay.in_slots,) and not arr.flags.writeable
+
+
+def test_resolve_products_and_unknown_names() -> None:
+    env = {"A": 32, "C": 4}
+    assert _schema._resolve("A * C", env, "x") == 128
+    assert _schema._resolve(7, env, "x") == 7
+    with pytest.raises(ValueError, match="unknown constant 'B'"):
+        _schema._resolve("A * B", env, "here")
+
+
+def test_find_layout_unknown() -> None:
+    with pytest.raises(ValueError, match="no layout 8.x/c2; known:"):
+        _schema.find_layout("8.x", 2)

@@ -1,0 +1,108 @@
+"""validate(): located findings for each class of bad value; real quirks stay valid."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+import tidl_io
+from tidl_io.validate import geometry_problems
+
+from conftest import FIXTURES, corpus_params
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_corpus_has_no_errors_or_warnings(path: Path) -> None:
+    assert tidl_io.validate(tidl_io.load(path)) == []
+
+
+def _patched(fixture: str, member: str, slot: int, value, fmt: str = "<i") -> tuple[tidl_io.Descriptor, int]:
+    data = bytearray((FIXTURES / fixture).read_bytes())
+    layout = tidl_io.parse(bytes(data)).layout
+    at = layout.member(member).slot_offset(slot)
+    struct.pack_into(fmt, data, at, value)
+    return tidl_io.parse(bytes(data), "t.bin"), at
+
+
+def _only(findings, level: str):
+    assert len(findings) == 1, [str(f) for f in findings]
+    assert findings[0].level == level
+    return findings[0]
+
+
+@pytest.mark.parametrize("member,value,message", [
+    ("inPadL", -3, "expected >= 0, found -3"),
+    ("inWidth", -5, "expected >= 1, found -5"),
+    ("inNumChannels", 0, "expected >= 1, found 0"),
+    ("inElementType", 9, "unknown element type 9"),
+    ("inLayout", 7, "unknown layout 7"),
+    ("inChannelPitch", 20, "channel pitch 20 is smaller than a line"),
+    ("inChannelPitch", 40, "valid elements overlap: the C step"),
+    ("inBufSize", 100, "beyond the stored buffer size 100"),
+])
+def test_geometry_errors_are_located(member: str, value: int, message: str) -> None:
+    desc, at = _patched("l2_c1_padded_tidl_io_1.bin" if member != "inBufSize" else "l3_c2_dims_tidl_io_1.bin",
+                        member, 0, value)
+    findings = [f for f in tidl_io.validate(desc) if f.level == "error"]
+    assert findings, "expected an error"
+    f = findings[0]
+    assert message in f.message
+    assert f.field == member and f.offset == at and f.tensor.startswith("input 0")
+    assert str(f).startswith(f"error: t.bin, offset {at:#x}, input 0")
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, float("nan"), float("inf")])
+def test_bad_scales(value: float) -> None:
+    desc, at = _patched("l2_c2_multi_tidl_io_1.bin", "outTensorScale", 0, value, "<f")
+    f = _only(tidl_io.validate(desc), "error")
+    assert "finite and > 0" in f.message and f.offset == at and f.field == "outTensorScale"
+
+
+def test_nonzero_unused_slot_is_a_warning() -> None:
+    desc, at = _patched("l2_c1_padded_tidl_io_1.bin", "outWidth", 7, 12)
+    f = _only(tidl_io.validate(desc), "warning")
+    assert f.field == "outWidth[7]" and f.offset == at
+
+
+def test_name_without_nul_and_garbage_after_nul() -> None:
+    data = bytearray((FIXTURES / "l2_c1_padded_tidl_io_1.bin").read_bytes())
+    at = tidl_io.parse(bytes(data)).layout.member("inDataName").slot_offset(0)
+    data[at:at + 512] = b"x" * 512
+    f = _only(tidl_io.validate(tidl_io.parse(bytes(data))), "error")
+    assert "no NUL terminator" in f.message and f.offset == at
+    data[at:at + 512] = b"image\0" + b"\0" * 100 + b"junk" + b"\0" * 402
+    f = _only(tidl_io.validate(tidl_io.parse(bytes(data))), "warning")
+    assert "after the name's NUL at 5" in f.message
+
+
+def test_duplicate_names_warn() -> None:
+    desc = tidl_io.make_descriptor("9.0", inputs=[_plain("a"), _plain("a")], header={"numCores": 1,
+                                                                                     "numVirtualCores": 1})
+    f = _only(tidl_io.validate(desc), "warning")
+    assert "same name as input 0" in f.message and f.tensor == "input 1 'a'"
+
+
+def _plain(name: str) -> dict:
+    return {"inDataName": name, "inWidth": 4, "inHeight": 2, "inNumChannels": 1, "inChannelPitch": 8,
+            "inNumBatches": 1, "inTensorScale": 1.0, "inElementType": 0}
+
+
+def test_counts_beyond_capacity_in_a_made_descriptor() -> None:
+    desc = tidl_io.make_descriptor("8.x", inputs=[_plain("a")], header={"numInputBuf": 40})
+    f = _only(tidl_io.validate(desc), "error")
+    assert f.field == "numInputBuf" and "expected 0..32, found 40" in f.message and f.offset == 0
+
+
+def test_real_quirks_are_valid() -> None:
+    """Large outPadCh, rawDataInElementType -1, channel pitch below the padded plane."""
+    desc = tidl_io.make_descriptor("10.x", inputs=[{
+        **_plain("q"), "inWidth": 512, "inHeight": 512, "inPadL": 1, "inPadT": 1, "inPadB": 2,
+        "inChannelPitch": 263683, "rawDataInElementType": -1, "inBufSize": 4 * 515 * 513, "inNumChannels": 3,
+        "inDIM1": 1, "inDIM2": 1}], outputs=[{
+        "outDataName": "o", "outWidth": 5, "outHeight": 1, "outNumChannels": 1, "outChannelPitch": 5,
+        "outNumBatches": 1, "outDIM1": 1, "outDIM2": 1, "outPadCh": 1547, "outTensorScale": 1.0,
+        "outElementType": 6, "outBufSize": 1548 * 5, "numValidTensorDims": 2}], header={"numCores": 1})
+    assert tidl_io.validate(desc) == []
+    assert geometry_problems(desc.inputs[0]) == []

@@ -1,0 +1,182 @@
+"""Text for humans and JSON for scripts: the only module that formats descriptors.
+
+Two views, after Hailo's ``parse-hef`` and RKNN's tensor attributes: a *logical* view
+(name, dtype, shape, layout, quantization) and a *physical* view (pads, pitches, offset of
+the first element, buffer size in elements and bytes, slack).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+from .descriptor import Descriptor, Tensor
+from .validate import Finding
+
+SCHEMA_VERSION = 1
+
+__all__ = ["SCHEMA_VERSION", "descriptor_to_dict", "document", "format_descriptor", "format_findings"]
+
+
+def _num(value: float) -> float | str:
+    """JSON has no NaN or infinity: spell those as strings, keep other floats exact."""
+    if math.isfinite(value):
+        return float(value)
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return _num(value)
+    return value
+
+
+def _safe(fn: Any) -> Any:
+    """Derived values that need a known element type are null when it is unknown."""
+    try:
+        return fn()
+    except Exception:  # noqa: BLE001 - any geometry failure shows as null, validate says why
+        return None
+
+
+def tensor_to_dict(t: Tensor) -> dict[str, Any]:
+    """The JSON object of one tensor: derived logical and physical values, and ``raw``."""
+    element = t.element
+    return {
+        "index": t.index,
+        "name": t.name,
+        "dtype": element.dtype.name if element is not None else None,
+        "element_type": element.name if element is not None else t.element_type,
+        "shape": list(t.shape),
+        "squeezed_shape": list(t.squeezed_shape),
+        "layout": t.layout,
+        "quantization": {
+            "tidl_scale": _num(t.scale),
+            "zero_point": t.zero_point,
+            "step": _num(t.quant_step),
+            "formula": "real = (q - zero_point) / tidl_scale",
+        },
+        "physical": {
+            "pad": {"left": t.pad_l, "top": t.pad_t, "right": t.pad_r, "bottom": t.pad_b,
+                    "channel": t.pad_ch},
+            "line_pitch": t.line_pitch,
+            "channel_pitch": t.channel_pitch,
+            "dim2_pitch": t.dim2_pitch,
+            "dim1_pitch": t.dim1_pitch,
+            "batch_pitch": t.batch_pitch,
+            "strides": list(t.strides),
+            "first_offset": t.first_offset,
+            "first_byte_offset": _safe(lambda: t.first_byte_offset),
+            "valid_elements": t.size,
+            "buffer_size": t.buffer_size,
+            "buffer_size_source": "stored" if t.buf_size is not None else "computed",
+            "buffer_nbytes": _safe(lambda: t.buffer_nbytes),
+            "required_size": t.required_size,
+            "slack_elements": t.slack,
+            "slack_bytes": _safe(lambda: t.slack * t.itemsize),
+        },
+        "raw": {k: _json_value(v) for k, v in t.raw.items()},
+    }
+
+
+def descriptor_to_dict(desc: Descriptor, path: str | None = None) -> dict[str, Any]:
+    """The JSON object of one descriptor (and its subgraphs, for a container)."""
+    lay = desc.layout
+    out: dict[str, Any] = {}
+    if path is not None:
+        out["path"] = path
+    out["file_size"] = desc.nbytes
+    out["layout"] = {"family": lay.family, "title": lay.title, "cores": lay.cores, "size": lay.size,
+                     "in_slots": lay.in_slots, "out_slots": lay.out_slots, "key": lay.key}
+    out["header"] = desc.header
+    out["inputs"] = [tensor_to_dict(t) for t in desc.inputs]
+    out["outputs"] = [tensor_to_dict(t) for t in desc.outputs]
+    if desc.subgraphs:
+        out["container"] = [{"offset": e.offset, "size": e.size, "reserved0": e.reserved0,
+                             "reserved1": e.reserved1} for e in desc.container]
+        out["subgraphs"] = [descriptor_to_dict(sub) for sub in desc.subgraphs]
+    return out
+
+
+def document(items: Iterable[dict[str, Any]], key: str = "descriptors") -> dict[str, Any]:
+    """The top-level JSON document: ``{"schema_version": 1, key: [...]}``."""
+    return {"schema_version": SCHEMA_VERSION, key: list(items)}
+
+
+# ---- text -------------------------------------------------------------------------------
+
+def _short(name: str, width: int = 40) -> str:
+    if len(name) <= width:
+        return name
+    keep = width - 1
+    return name[: keep // 2] + "…" + name[len(name) - (keep - keep // 2):]
+
+
+def _quant_text(t: Tensor) -> str:
+    if t.is_float and t.scale == 1.0 and t.zero_point == 0:
+        return "float (none)"
+    zp = f" zp {t.zero_point}" if t.zero_point else ""
+    return f"x{t.scale:.6g} (step {t.quant_step:.6g}){zp}"
+
+
+def _dtype_text(t: Tensor) -> str:
+    element = t.element
+    return element.dtype.name if element is not None else f"type{t.element_type}?"
+
+
+def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool) -> list[list[str]]:
+    head = ["#", "name", "dtype", "shape", "layout", "quantization"]
+    if physical:
+        head += ["pad L/T/R/B/Ch", "pitch line/ch/batch", "first @", "buffer elems", "bytes", "slack"]
+    rows = [head]
+    for t in tensors:
+        row = [str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, t.squeezed_shape)), t.layout,
+               _quant_text(t)]
+        if physical:
+            nbytes = _safe(lambda: t.buffer_nbytes)
+            first = _safe(lambda: t.first_byte_offset)
+            row += [
+                f"{t.pad_l}/{t.pad_t}/{t.pad_r}/{t.pad_b}/{t.pad_ch}",
+                f"{t.line_pitch}/{t.channel_pitch}/{t.batch_pitch}",
+                f"{t.first_offset}" + (f" ({first} B)" if first is not None and first != t.first_offset else ""),
+                f"{t.buffer_size}" + ("" if t.buf_size is not None else "*"),
+                "?" if nbytes is None else str(nbytes),
+                f"{t.slack}",
+            ]
+        rows.append(row)
+    return rows
+
+
+def format_descriptor(desc: Descriptor, path: str, physical: bool = False, indent: str = "") -> str:
+    """A compact table per tensor group, Polygraphy-style, with the detected family."""
+    hdr = desc.header
+    extras = ", ".join(f"{k}={v}" for k, v in hdr.items() if k not in ("numInputBuf", "numOutputBuf"))
+    lines = [f"{indent}{path}: {desc.layout.description}" + (f"; {extras}" if extras else "")]
+    for title, tensors in (("Input", desc.inputs), ("Output", desc.outputs)):
+        lines.append(f"{indent}---- {len(tensors)} {title}(s) ----")
+        if tensors:
+            lines += _table(_tensor_rows(tensors, physical), indent + "  ")
+    if physical and any(t.buf_size is None for t in desc.inputs + desc.outputs):
+        lines.append(f"{indent}  * buffer size computed from the geometry (this layout stores none)")
+    for i, sub in enumerate(desc.subgraphs):
+        lines.append(f"{indent}---- subgraph {i} of {len(desc.subgraphs)} ----")
+        lines.append(format_descriptor(sub, f"{path}[subgraph {i}]", physical, indent + "  "))
+    return "\n".join(lines)
+
+
+def format_findings(path: str, findings: list[Finding]) -> str:
+    errors = sum(f.level == "error" for f in findings)
+    warnings = len(findings) - errors
+    verdict = "invalid" if errors else "ok"
+    lines = [f"{path}: {verdict} ({errors} error(s), {warnings} warning(s))"]
+    lines += [f"  {f}" for f in findings]
+    return "\n".join(lines)
+
+
+def finding_to_dict(f: Finding) -> dict[str, Any]:
+    return {"level": f.level, "message": f.message, "field": f.field, "tensor": f.tensor, "offset": f.offset}
