@@ -73,9 +73,12 @@ class Layout:
     out_slots: int
     schema_file: str
     _by_name: dict[str, Member] = field(repr=False, compare=False, hash=False, default_factory=dict)
+    _by_kind: dict[str, tuple[Member, ...]] = field(repr=False, compare=False, hash=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._by_name.update({m.name: m for m in self.members})
+        for kind in ("header", "input", "output"):
+            self._by_kind[kind] = tuple(m for m in self.members if m.kind == kind)
 
     @property
     def key(self) -> str:
@@ -84,10 +87,11 @@ class Layout:
 
     @property
     def header_members(self) -> tuple[Member, ...]:
-        return tuple(m for m in self.members if m.kind == "header")
+        return self._by_kind["header"]
 
     def members_of(self, kind: str) -> tuple[Member, ...]:
-        return tuple(m for m in self.members if m.kind == kind)
+        """The members of ``kind`` ("header", "input" or "output"), in file order."""
+        return self._by_kind[kind]
 
     def member(self, name: str) -> Member:
         return self._by_name[name]
@@ -231,7 +235,9 @@ def _build_struct(layout: Layout) -> Any:
             self.nbytes = int(np.prod(shape[:1])) * dtype.itemsize
 
         def _parse(self, stream: Any, context: Any, path: str) -> np.ndarray:
-            data = construct.stream_read(stream, self.nbytes, path)
+            data = stream.read(self.nbytes)
+            if len(data) != self.nbytes:
+                raise construct.StreamError(f"expected {self.nbytes} bytes, found {len(data)}", path=path)
             return np.frombuffer(data, self.dtype, count=self.shape[0])
 
         def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:

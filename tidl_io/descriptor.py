@@ -379,7 +379,7 @@ class Descriptor:
             )
         members = self.layout.members_of(kind)
         ti_names = tuple((m.name, m.attr) for m in members if m.attr)
-        columns = [(m.attr, self.fields[m.name].tolist()[:count]) for m in members if m.attr]
+        columns = [(m.attr, self.fields[m.name][:count].tolist()) for m in members if m.attr]
         result = []
         for i in range(count):
             kw: dict[str, Any] = {attr: values[i] for attr, values in columns}
