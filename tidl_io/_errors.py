@@ -39,4 +39,4 @@ class AllocationLimitError(TidlIoError, MemoryError):
     """An allocation would exceed TIDL_IO_MAX_ALLOC_BYTES (or the per-call cap)."""
 
 
-__all__ = ["TidlIoError", "FormatError", "GeometryError", "BufferMismatchError", "AllocationLimitError"]
+__all__ = ["AllocationLimitError", "BufferMismatchError", "FormatError", "GeometryError", "TidlIoError"]

@@ -8,7 +8,8 @@ the first element, buffer size in elements and bytes, slack).
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .descriptor import Descriptor, Tensor
 from .validate import Finding
@@ -138,8 +139,8 @@ def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool) -> list[list[str]]
         row = [str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, t.squeezed_shape)), t.layout,
                _quant_text(t)]
         if physical:
-            nbytes = _safe(lambda: t.buffer_nbytes)
-            first = _safe(lambda: t.first_byte_offset)
+            nbytes = _safe(lambda t=t: t.buffer_nbytes)
+            first = _safe(lambda t=t: t.first_byte_offset)
             row += [
                 f"{t.pad_l}/{t.pad_t}/{t.pad_r}/{t.pad_b}/{t.pad_ch}",
                 f"{t.line_pitch}/{t.channel_pitch}/{t.batch_pitch}",

@@ -133,7 +133,7 @@ def _load_yaml(path: Path) -> Any:
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with path.open("rb") as fh:
-        return yaml.load(fh, Loader=loader)  # noqa: S506 - safe loader
+        return yaml.load(fh, Loader=loader)
 
 
 _TOKEN = re.compile(r"\s*\*\s*")
@@ -192,7 +192,7 @@ def _compile(doc: dict[str, Any], cores: int, schema_file: str) -> Layout:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def layouts() -> tuple[Layout, ...]:
     """Every known layout, from every schema file and core count, smallest first."""
     found = []
@@ -207,7 +207,7 @@ def layouts() -> tuple[Layout, ...]:
     return tuple(found)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def layout_by_size() -> dict[int, Layout]:
     """The identification table: file size in bytes -> layout."""
     return {lay.size: lay for lay in layouts()}
@@ -225,7 +225,7 @@ def find_layout(family: str, cores: int = 1) -> Layout:
 def _build_struct(layout: Layout) -> Any:
     import construct
 
-    class NumpyArray(construct.Construct):  # type: ignore[misc]
+    class NumpyArray(construct.Construct):
         """A fixed-shape array parsed with one ``numpy.frombuffer`` (read-only result)."""
 
         def __init__(self, dtype: np.dtype, shape: tuple[int, ...]):

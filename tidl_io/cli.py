@@ -10,8 +10,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence, TextIO
+from typing import TextIO
 
 from . import __version__
 from ._errors import TidlIoError

@@ -15,10 +15,12 @@ from __future__ import annotations
 import functools
 import os
 import struct as _struct
-from dataclasses import dataclass, field, fields as _dc_fields
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from dataclasses import fields as _dc_fields
 from enum import IntEnum
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,15 +28,15 @@ from ._errors import FormatError, GeometryError
 from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
 
 __all__ = [
-    "ElementType",
-    "TensorLayout",
-    "Tensor",
-    "Descriptor",
     "ContainerEntry",
-    "parse",
+    "Descriptor",
+    "ElementType",
+    "Tensor",
+    "TensorLayout",
     "build",
     "load",
     "make_descriptor",
+    "parse",
 ]
 
 
@@ -318,7 +320,7 @@ class Descriptor:
 
     layout: Layout
     fields: Mapping[str, Any]
-    subgraphs: tuple["Descriptor", ...] = ()
+    subgraphs: tuple[Descriptor, ...] = ()
     container: tuple[ContainerEntry, ...] = ()
     source: str = "<bytes>"
 
@@ -421,9 +423,11 @@ def parse(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> Desc
 
 def _parse_one(data: bytes, layout: Layout, source: str) -> Descriptor:
     struct = layout.struct
+    import construct
+
     try:
         parsed = struct.parse(data)
-    except Exception as exc:  # construct errors carry their path; keep it
+    except construct.ConstructError as exc:  # construct errors carry their path; keep it
         raise FormatError(source, f"cannot parse as {layout.description}: {exc}") from None
     values = {m.name: parsed[m.name] for m in layout.members}
     desc = Descriptor(layout, MappingProxyType(values), source=source)
@@ -477,9 +481,11 @@ def load(path: str | os.PathLike[str]) -> Descriptor:
 def build(desc: Descriptor) -> bytes:
     """The file bytes of ``desc``, built from its fields (``build(parse(b)) == b``)."""
     struct = desc.layout.struct
+    import construct
+
     try:
         body = struct.build(dict(desc.fields))
-    except Exception as exc:
+    except (construct.ConstructError, ValueError, TypeError, OverflowError) as exc:
         raise FormatError(desc.source, f"cannot build {desc.layout.description}: {exc}") from None
     if not desc.subgraphs:
         return body
@@ -540,7 +546,7 @@ def make_descriptor(
                         raise ValueError(f"{layout.key} {kind} {i}: layout has no field for {key!r}")
                     raise ValueError(f"{layout.key} {kind} {i}: unknown field {key!r}")
                 if member.attr == "name_bytes" and isinstance(val, str):
-                    val = val.encode("utf-8")
+                    val = val.encode("utf-8")  # type: ignore[assignment]
                 if member.attr == "name_bytes" and len(val) > member.itemsize:
                     raise ValueError(f"{layout.key} {kind} {i}: name longer than {member.itemsize} bytes")
                 arrays[member.name][i] = val

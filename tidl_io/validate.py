@@ -9,14 +9,14 @@ pitch smaller than the padded plane (pad rows of neighbouring channels overlap).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
 
-__all__ = ["Finding", "validate", "geometry_problems"]
+__all__ = ["Finding", "geometry_problems", "validate"]
 
 ERROR = "error"
 WARNING = "warning"
@@ -78,9 +78,8 @@ def geometry_problems(t: Tensor) -> list[tuple[str, str]]:
     if overlap:
         problems.append((t.ti_name("channel_pitch"), overlap))
     if t.buf_size is not None and t.required_size > t.buf_size:
-        problems.append((t.ti_name("buf_size"),
-                         f"last valid element is at index {t.last_offset}, beyond the stored buffer size "
-                         f"{t.buf_size}"))
+        message = f"last valid element is at index {t.last_offset}, beyond the stored buffer size {t.buf_size}"
+        problems.append((t.ti_name("buf_size"), message))
     return problems
 
 
@@ -129,8 +128,8 @@ def _descriptor_findings(desc: Descriptor) -> Iterator[Finding]:
         for t in tensors:
             yield from _tensor_findings(desc, t, finding)
             if t.name in names:
-                yield finding(WARNING, f"same name as {t.kind} {names[t.name]}; TIDL-RT matches tensors by "
-                              "name", t.ti_name("name_bytes"), t.label,
+                yield finding(WARNING, f"same name as {t.kind} {names[t.name]}; TIDL-RT matches tensors by name",
+                              t.ti_name("name_bytes"), t.label,
                               layout.member(t.ti_name("name_bytes")).slot_offset(t.index))
             names.setdefault(t.name, t.index)
 
@@ -155,7 +154,7 @@ def _descriptor_findings(desc: Descriptor) -> Iterator[Finding]:
         yield from _descriptor_findings(sub)
 
 
-def _tensor_findings(desc: Descriptor, t: Tensor, finding) -> Iterator[Finding]:  # type: ignore[no-untyped-def]
+def _tensor_findings(desc: Descriptor, t: Tensor, finding: Callable[..., Finding]) -> Iterator[Finding]:
     layout = desc.layout
 
     def at(attr: str) -> int | None:
