@@ -4,6 +4,7 @@ spec's field order, and the fixture specs' literal values."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import struct
@@ -14,6 +15,7 @@ import pytest
 import yaml
 
 import tidl_io
+from tidl_io._format import descriptor_to_dict
 from tidl_io.descriptor import ElementType, make_descriptor
 
 from conftest import FIXTURES, REALDATA, SPECS, corpus_params, real_files
@@ -79,6 +81,7 @@ def _real_params():
 def test_agrees_with_independent_decode(path: Path) -> None:
     expected = _provenance()[path.name]
     desc = tidl_io.load(path)
+    doc = json.loads(json.dumps(descriptor_to_dict(desc), allow_nan=False))  # what --json prints
     assert desc.header == {k: v for k, v in expected["header"].items()} | {
         k: v for k, v in desc.header.items() if k not in expected["header"]}
     assert {"v08": "8.x", "v09.0": "9.0", "v10.0-11.01": "10.x"}[expected["layout"]] == desc.family
@@ -86,7 +89,8 @@ def test_agrees_with_independent_decode(path: Path) -> None:
                                   (desc.outputs, expected["outputs"], "out")):
         assert len(tensors) == len(rows)
         for t, (idx, name, f) in zip(tensors, rows):
-            raw = t.raw
+            raw = doc["inputs" if prefix == "in" else "outputs"][idx]["raw"]
+            assert raw == t.raw
             assert t.index == idx
             assert t.name.startswith(name)  # PROVENANCE cuts long names at 60 characters
             assert raw[f"{prefix}Width"] == int(f["W"])
