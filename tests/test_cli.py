@@ -100,3 +100,21 @@ def test_python_dash_m_entry_point() -> None:
 def test_container_inspects(argv: list[str]) -> None:
     code, out, _ = run(*argv, str(FIXTURES / "container_l3_c1_tidl_io_1.bin"))
     assert code == 0 and "feat" in out
+
+
+def test_output_that_the_terminal_cannot_encode_is_escaped_not_a_crash(tmp_path: Path) -> None:
+    """A non-UTF-8 stdout (PYTHONIOENCODING=ascii, a latin-1 locale) and a name it cannot show."""
+    import os
+
+    import tidl_io
+
+    desc = tidl_io.make_descriptor("8.x", inputs=[{"inDataName": "bild_\u00fc_" + "x" * 60, "inWidth": 2, "inHeight": 1,
+                                                   "inNumChannels": 1, "inChannelPitch": 2, "inNumBatches": 1,
+                                                   "inTensorScale": 1.0}])
+    path = tmp_path / "u_tidl_io_1.bin"
+    path.write_bytes(tidl_io.build(desc))
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    proc = subprocess.run([sys.executable, "-m", "tidl_io", "inspect", str(path)], capture_output=True, env=env,
+                          timeout=60)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    assert b"bild_\\xfc_xxx" in proc.stdout and b"\\u2026" in proc.stdout  # the name's ü and the table's ellipsis

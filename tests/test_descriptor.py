@@ -224,7 +224,9 @@ def test_geometry_six_dims_literal() -> None:
     assert t.shape == (2, 3, 2, 4, 5, 6)
     assert t.strides == (batch, dim1, dim2, ch, line, 1)
     assert t.squeezed_shape == (2, 3, 2, 4, 5, 6)
-    assert desc.output("pooled").squeezed_shape == (2, 1, 5, 1, 1, 7)[1:]
+    # numValidTensorDims 5 would drop N = 2: the batch axis is kept rather than lose elements
+    assert desc.output("pooled").squeezed_shape == (2, 1, 5, 1, 1, 7)
+    assert desc.output("pooled").squeezed_axes == (0, 1, 2, 3, 4, 5)
     assert t.dtype == np.int16 and t.scale == 128.0 and t.quant_step == 1 / 128
 
 
@@ -234,6 +236,8 @@ def test_squeezed_shape_rules(realdata: Path) -> None:
     assert od.output("labels").squeezed_shape == (1, 200)        # numValidTensorDims 2
     v8 = tidl_io.load(FIXTURES / "v8_batch_tidl_io_1.bin")
     assert v8.input(0).squeezed_shape == (2, 3, 10, 12)           # no field: (N, C, H, W)
+    dims = tidl_io.load(FIXTURES / "l3_c2_dims_tidl_io_1.bin")
+    assert dims.input(0).squeezed_shape == (2, 2, 3, 3, 8, 16)    # no field, DIM1/DIM2 > 1: all 6 axes
 
 
 def test_element_types_map_to_numpy() -> None:
@@ -350,3 +354,38 @@ def test_make_descriptor_rejects_unknown_fields() -> None:
         make_descriptor("8.x", inputs=[{"dim1": 2}])
     with pytest.raises(ValueError, match="unknown field 'inFoo'"):
         make_descriptor("10.x", inputs=[{"inFoo": 2}])
+
+
+# ---- load: bounded reads (hostile paths) ----------------------------------------------------
+
+def test_load_applies_the_allocation_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = FIXTURES / "v8_batch_tidl_io_1.bin"  # 37256 bytes
+    monkeypatch.setenv("TIDL_IO_MAX_ALLOC_BYTES", "37255")
+    with pytest.raises(tidl_io.AllocationLimitError, match=rf"^{re.escape(str(path))}: reading the file: "
+                                                           r"allocating 37256 bytes"):
+        tidl_io.load(path)
+    monkeypatch.setenv("TIDL_IO_MAX_ALLOC_BYTES", "37256")
+    assert tidl_io.load(path).layout.size == 37256
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_load_of_an_endless_device_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """/dev/zero reports size 0 and never ends: the read is bounded, the error is ours."""
+    monkeypatch.setenv("TIDL_IO_MAX_ALLOC_BYTES", "64K")
+    with pytest.raises(tidl_io.AllocationLimitError, match=r"^/dev/zero: reading the file: allocating 65537 bytes"):
+        tidl_io.load("/dev/zero")
+
+
+def test_public_names_resolve() -> None:
+    """Every name in tidl_io.__all__ exists (the lazy ones load on first use)."""
+    for name in tidl_io.__all__:
+        assert getattr(tidl_io, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = tidl_io.nope  # type: ignore[attr-defined]
+
+
+def test_find_io_files_both_namings(tmp_path: Path) -> None:
+    for name in ("a_tidl_io_1.bin", "tidl_io_net_1.bin", "x_tidl_io_onnx_y_1.bin", "a_tidl_net.bin"):
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in tidl_io.find_io_files(tmp_path)] == ["a_tidl_io_1.bin", "tidl_io_net_1.bin",
+                                                                 "x_tidl_io_onnx_y_1.bin"]

@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io._format import SCHEMA_VERSION, descriptor_to_dict, format_descriptor
+from tidl_io._format import SCHEMA_VERSION, descriptor_to_dict, document, dumps_json, format_descriptor
 
 from conftest import GOLDEN, ROOT, corpus_params
 
@@ -82,3 +84,36 @@ def test_unknown_element_type_shows_without_crashing() -> None:
     assert "type77?" in format_descriptor(desc, "f.bin", physical=True)
     out = descriptor_to_dict(desc)["outputs"][0]
     assert out["dtype"] is None and out["physical"]["buffer_nbytes"] is None and out["element_type"] == 77
+
+
+# ---- dumps_json: the fast indenting encoder is json.dumps(indent=2), character for character ----
+
+_json_scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
+                 | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=12))
+_json_values = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=4)
+                            | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+                            max_leaves=20)
+
+
+@given(_json_values)
+@settings(max_examples=150, deadline=None)
+def test_dumps_json_matches_the_standard_library(value: object) -> None:
+    assert dumps_json(value) == json.dumps(value, indent=2)
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_dumps_json_on_every_inspect_document(path: Path) -> None:
+    doc = document([descriptor_to_dict(tidl_io.load(path), path.name)])
+    assert dumps_json(doc) == json.dumps(doc, indent=2)
+
+
+@pytest.mark.parametrize("value", [{1: "int key"}, {"a": [1, {"b": object.__name__}, 2.5e300]}, [True, None, -0.0],
+                                   {"np": __import__("numpy").int64(3)}, {"s": "ü\u2028\x00\"\\"}])
+def test_dumps_json_other_types_fall_back_or_match(value: object) -> None:
+    try:
+        expected = json.dumps(value, indent=2)
+    except TypeError:
+        with pytest.raises(TypeError):
+            dumps_json(value)
+        return
+    assert dumps_json(value) == expected

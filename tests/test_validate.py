@@ -106,3 +106,81 @@ def test_real_quirks_are_valid() -> None:
         "outElementType": 6, "outBufSize": 1548 * 5, "numValidTensorDims": 2}], header={"numCores": 1})
     assert tidl_io.validate(desc) == []
     assert geometry_problems(desc.inputs[0]) == []
+
+
+# ---- hostile descriptors: every class is refused by geometry_problems (exact Python ints) ----
+
+_I32 = 2**31 - 1
+
+
+def _hostile(family: str, **fields: object) -> tidl_io.Tensor:
+    spec = {"outDataName": "h", "outWidth": 4, "outHeight": 2, "outNumChannels": 1, "outChannelPitch": 8,
+            "outNumBatches": 1, "outTensorScale": 1.0, "outElementType": 6}
+    if family == "10.x":
+        spec.update({"outDIM1": 1, "outDIM2": 1, "outBufSize": 8, "numValidTensorDims": 4})
+    spec.update(fields)
+    return tidl_io.make_descriptor(family, outputs=[spec], header={"numCores": 1} if family != "8.x" else None
+                                   ).outputs[0]
+
+
+def test_hostile_products_beyond_int64_are_refused() -> None:
+    """int32 dims whose element span overflows int64: W = C = N = 2**31 - 1, float32."""
+    t = _hostile("8.x", outWidth=_I32, outHeight=1, outNumChannels=_I32, outNumBatches=_I32,
+                 outChannelPitch=_I32)
+    # independent oracle, spec §4: strides W 1, C chPitch, N chPitch*C; last = sum((d-1)*stride)
+    last = (_I32 - 1) * (_I32 * _I32) + (_I32 - 1) * _I32 + (_I32 - 1)
+    span = (last + 1) * 4
+    assert span > 2**63
+    (problem,) = geometry_problems(t)
+    message = f"the valid elements span {span} bytes, beyond the largest offset NumPy can index ({2**63 - 1})"
+    assert problem == ("outNumBatches", message)
+
+
+def test_hostile_products_beyond_int32_against_a_wrapped_buffer_size() -> None:
+    """A 65536 x 65536 plane needs 2**32 elements; an int32 outBufSize cannot say so (it wraps to 0)."""
+    t = _hostile("10.x", outWidth=65536, outHeight=65536, outChannelPitch=65536 * 65536 % 2**31,
+                 outBufSize=(65536 * 65536) % 2**32)
+    problems = dict(geometry_problems(t))
+    assert "outBufSize" in problems and "beyond the stored buffer size 0" in problems["outBufSize"]
+
+
+@pytest.mark.parametrize("fields,field,message", [
+    ({"outChannelPitch": -1}, "outChannelPitch", "channel pitch -1 is smaller than a line (4 elements)"),
+    ({"outChannelPitch": -_I32 - 1, "outNumChannels": 2}, "outChannelPitch", "smaller than a line"),
+    ({"outLayout": 1, "outNumChannels": 3, "outDIM2": 2, "outChannelPitch": -5, "outBufSize": 10**6},
+     "outChannelPitch", "valid elements overlap: the DIM2 step (-15 elements)"),
+    ({"outBufSize": -1}, "outBufSize", "last valid element is at index 7, beyond the stored buffer size -1"),
+    ({"outPadT": -_I32 - 1}, "outPadT", f"expected >= 0, found {-_I32 - 1}"),
+    ({"outNumBatches": -_I32 - 1}, "outNumBatches", f"expected >= 1, found {-_I32 - 1}"),
+    ({"outHeight": 3, "outChannelPitch": 9, "outNumChannels": 2, "outBufSize": 100},
+     "outChannelPitch", "valid elements overlap: the C step (9 elements) is not beyond the 12 elements"),
+])
+def test_hostile_negative_and_overlapping_pitches(fields: dict, field: str, message: str) -> None:
+    problems = geometry_problems(_hostile("10.x", **fields))
+    assert any(f == field and message in m for f, m in problems), problems
+
+
+@pytest.mark.parametrize("count", [-1, -(2**31), 2**31 - 1, 33])
+def test_hostile_counts_are_refused_at_parse(count: int) -> None:
+    data = bytearray((FIXTURES / "v8_batch_tidl_io_1.bin").read_bytes())
+    struct.pack_into("<i", data, 4, count)  # numOutputBuf of the 8.x layout
+    with pytest.raises(tidl_io.FormatError, match=rf"^t.bin, offset 0x4, numOutputBuf: expected 0..32 .*, found {count}$"):
+        tidl_io.parse(bytes(data), "t.bin")
+
+
+def test_empty_used_slots_are_one_finding_per_run() -> None:
+    """numOutputBuf counting slots the file leaves zero: one error per run of empty slots
+    (not nine per slot), located at the count; filled slots are still checked one by one."""
+    data = bytearray((FIXTURES / "l2_c1_padded_tidl_io_1.bin").read_bytes())  # 1 input, 2 outputs, 9.1/c1
+    layout = tidl_io.parse(bytes(data)).layout
+    count_at = layout.member("numOutputBuf").offset
+    struct.pack_into("<i", data, count_at, 128)
+    struct.pack_into("<i", data, layout.member("outWidth").slot_offset(5), -2)  # slot 5: not empty, bad
+    findings = tidl_io.validate(tidl_io.parse(bytes(data), "t.bin"))
+    runs = [f for f in findings if f.field == "numOutputBuf"]
+    tail = "empty (every field zero, no name): numOutputBuf = 128 counts more outputs than the file describes"
+    assert [f.message for f in runs] == [f"slots 2..4 are {tail}", f"slots 6..127 are {tail}"]
+    assert all(f.level == "error" and f.offset == count_at for f in runs)
+    slot5 = [f for f in findings if f.tensor == "output 5 ''"]
+    assert any(f.field == "outWidth" and f.message == "expected >= 1, found -2" for f in slot5)
+    assert len(findings) < 20

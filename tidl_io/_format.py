@@ -7,16 +7,25 @@ the first element, buffer size in elements and bytes, slack).
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from .descriptor import Descriptor, Tensor
+from .descriptor import Descriptor, ElementType, Tensor
 from .validate import Finding
 
 SCHEMA_VERSION = 1
 
-__all__ = ["SCHEMA_VERSION", "descriptor_to_dict", "document", "format_descriptor", "format_findings"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "descriptor_to_dict",
+    "document",
+    "dumps_json",
+    "format_descriptor",
+    "format_findings",
+]
 
 
 def _num(value: float) -> float | str:
@@ -26,28 +35,18 @@ def _num(value: float) -> float | str:
     return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, float):
-        return _num(value)
-    return value
-
-
-def _safe(fn: Any) -> Any:
-    """Derived values that need a known element type are null when it is unknown."""
-    try:
-        return fn()
-    except Exception:  # noqa: BLE001 - any geometry failure shows as null, validate says why
-        return None
-
-
 def tensor_to_dict(t: Tensor) -> dict[str, Any]:
     """The JSON object of one tensor: derived logical and physical values, and ``raw``."""
     element = t.element
+    itemsize = None if element is None else _ITEMSIZES[element]  # derived byte values are null if unknown
+    strides = t.strides  # (batch, dim1, dim2, channel step, line, pixel step) pitches
+    size, buffer_size = t.size, t.buffer_size
+    slack = buffer_size - size
     return {
         "index": t.index,
         "name": t.name,
-        "dtype": element.dtype.name if element is not None else None,
-        "element_type": element.name if element is not None else t.element_type,
+        "dtype": None if element is None else _DTYPE_NAMES[element],
+        "element_type": t.element_type if element is None else element.name,
         "shape": list(t.shape),
         "squeezed_shape": list(t.squeezed_shape),
         "layout": t.layout,
@@ -60,24 +59,28 @@ def tensor_to_dict(t: Tensor) -> dict[str, Any]:
         "physical": {
             "pad": {"left": t.pad_l, "top": t.pad_t, "right": t.pad_r, "bottom": t.pad_b,
                     "channel": t.pad_ch},
-            "line_pitch": t.line_pitch,
+            "line_pitch": strides[4],
             "channel_pitch": t.channel_pitch,
-            "dim2_pitch": t.dim2_pitch,
-            "dim1_pitch": t.dim1_pitch,
-            "batch_pitch": t.batch_pitch,
-            "strides": list(t.strides),
+            "dim2_pitch": strides[2],
+            "dim1_pitch": strides[1],
+            "batch_pitch": strides[0],
+            "strides": list(strides),
             "first_offset": t.first_offset,
-            "first_byte_offset": _safe(lambda: t.first_byte_offset),
-            "valid_elements": t.size,
-            "buffer_size": t.buffer_size,
+            "first_byte_offset": None if itemsize is None else t.first_offset * itemsize,
+            "valid_elements": size,
+            "buffer_size": buffer_size,
             "buffer_size_source": "stored" if t.buf_size is not None else "computed",
-            "buffer_nbytes": _safe(lambda: t.buffer_nbytes),
+            "buffer_nbytes": None if itemsize is None else buffer_size * itemsize,
             "required_size": t.required_size,
-            "slack_elements": t.slack,
-            "slack_bytes": _safe(lambda: t.slack * t.itemsize),
+            "slack_elements": slack,
+            "slack_bytes": None if itemsize is None else slack * itemsize,
         },
-        "raw": {k: _json_value(v) for k, v in t.raw.items()},
+        "raw": {k: _num(v) if isinstance(v, float) else v for k, v in t.raw.items()},
     }
+
+
+_DTYPE_NAMES = {e: e.dtype.name for e in ElementType}
+_ITEMSIZES = {e: e.dtype.itemsize for e in ElementType}
 
 
 def descriptor_to_dict(desc: Descriptor, path: str | None = None) -> dict[str, Any]:
@@ -97,6 +100,82 @@ def descriptor_to_dict(desc: Descriptor, path: str | None = None) -> dict[str, A
                              "reserved1": e.reserved1} for e in desc.container]
         out["subgraphs"] = [descriptor_to_dict(sub) for sub in desc.subgraphs]
     return out
+
+
+def _float_json(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+_JSON_SCALARS: dict[type, Callable[[Any], str]] = {
+    str: encode_basestring_ascii, int: int.__repr__, float: _float_json, bool: lambda b: "true" if b else "false",
+    type(None): lambda _: "null",
+}
+
+
+def dumps_json(doc: Any) -> str:
+    """``json.dumps(doc, indent=2)``, character for character, about twice as fast.
+
+    The standard library's indenting encoder is pure Python and dominates ``--json`` on a
+    descriptor with hundreds of tensors. Plain dicts (str keys), lists/tuples, str, int,
+    float, bool and None take the fast path; anything else falls back to ``json.dumps``.
+    """
+    parts: list[str] = []
+    add = parts.append
+    scalars = _JSON_SCALARS
+
+    def encode(obj: Any, pad: str) -> None:
+        kind = type(obj)
+        if kind is dict:
+            if not obj:
+                add("{}")
+                return
+            inner = pad + "  "
+            sep = "{\n" + inner
+            for key, value in obj.items():
+                if type(key) is not str:
+                    raise _Fallback
+                fast = scalars.get(type(value))
+                if fast is not None:
+                    add(sep + encode_basestring_ascii(key) + ": " + fast(value))
+                else:
+                    add(sep + encode_basestring_ascii(key) + ": ")
+                    encode(value, inner)
+                sep = ",\n" + inner
+            add("\n" + pad + "}")
+        elif kind is list or kind is tuple:
+            if not obj:
+                add("[]")
+                return
+            inner = pad + "  "
+            sep = "[\n" + inner
+            for value in obj:
+                fast = scalars.get(type(value))
+                if fast is not None:
+                    add(sep + fast(value))
+                else:
+                    add(sep)
+                    encode(value, inner)
+                sep = ",\n" + inner
+            add("\n" + pad + "]")
+        else:
+            fast = scalars.get(kind)
+            if fast is None:
+                raise _Fallback
+            add(fast(obj))
+
+    try:
+        encode(doc, "")
+    except (_Fallback, RecursionError):
+        return json.dumps(doc, indent=2)
+    return "".join(parts)
+
+
+class _Fallback(Exception):
+    """A value the fast JSON path does not handle."""
 
 
 def document(items: Iterable[dict[str, Any]], key: str = "descriptors") -> dict[str, Any]:
@@ -139,8 +218,9 @@ def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool) -> list[list[str]]
         row = [str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, t.squeezed_shape)), t.layout,
                _quant_text(t)]
         if physical:
-            nbytes = _safe(lambda t=t: t.buffer_nbytes)
-            first = _safe(lambda t=t: t.first_byte_offset)
+            itemsize = None if t.element is None else _ITEMSIZES[t.element]
+            nbytes = None if itemsize is None else t.buffer_size * itemsize
+            first = None if itemsize is None else t.first_offset * itemsize
             row += [
                 f"{t.pad_l}/{t.pad_t}/{t.pad_r}/{t.pad_b}/{t.pad_ch}",
                 f"{t.line_pitch}/{t.channel_pitch}/{t.batch_pitch}",

@@ -34,7 +34,7 @@ class Member:
     kind: str  # "header", "input" or "output"
     attr: str | None  # the Tensor attribute this member feeds
 
-    @property
+    @functools.cached_property
     def dtype(self) -> np.dtype:
         code = _CTYPES[self.ctype]
         if code == "S":
@@ -46,7 +46,7 @@ class Member:
         """Number of elements (slots for arrays, 1 for a header scalar)."""
         return self.shape[0] if self.shape else 1
 
-    @property
+    @functools.cached_property
     def itemsize(self) -> int:
         """Bytes of one slot."""
         return self.dtype.itemsize

@@ -7,7 +7,6 @@ in one line, without a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -16,18 +15,10 @@ from typing import TextIO
 
 from . import __version__
 from ._errors import TidlIoError
-from .descriptor import Descriptor, load
+from .descriptor import Descriptor, find_io_files, load
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
-# <net>_tidl_io_1.bin (edgeai-tidl-tools) and tidl_io_<net>_1.bin (RTOS SDK test vectors)
-_PATTERNS = ("*tidl_io_1.bin", "*tidl_io_*_1.bin")
-
-
-def find_io_files(folder: Path) -> list[Path]:
-    """The io descriptor files directly inside an artifacts folder, sorted by name."""
-    found = {p for pattern in _PATTERNS for p in folder.glob(pattern) if p.is_file()}
-    return sorted(found)
 
 
 def _targets(path: str) -> Iterator[Path]:
@@ -59,7 +50,7 @@ def _load(path: Path) -> Descriptor:
 
 
 def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._format import descriptor_to_dict, document, format_descriptor
+    from ._format import descriptor_to_dict, document, dumps_json, format_descriptor
 
     status = EXIT_OK
     items, texts = [], []
@@ -80,15 +71,14 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(f"tidl-io: error: {exc}", file=err)
             status = EXIT_INVALID
     if args.json:
-        json.dump(document(items), out, indent=2)
-        out.write("\n")
+        out.write(dumps_json(document(items)) + "\n")
     elif texts:
         out.write("\n\n".join(texts) + "\n")
     return status
 
 
 def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._format import document, finding_to_dict, format_findings
+    from ._format import document, dumps_json, finding_to_dict, format_findings
     from .validate import validate
 
     status = EXIT_OK
@@ -105,8 +95,9 @@ def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 desc = _load(target)
                 findings = validate(desc)
                 entry = {"path": str(target), "valid": not any(f.level == "error" for f in findings),
-                         "layout": desc.layout.key, "findings": [finding_to_dict(f) for f in findings]}
-                text = format_findings(str(target), findings)
+                         "layout": desc.layout.key,
+                         "findings": [finding_to_dict(f) for f in findings] if args.json else []}
+                text = "" if args.json else format_findings(str(target), findings)  # only what is printed
             except _Fail as exc:
                 entry = {"path": str(target), "valid": False, "layout": None,
                          "findings": [{"level": "error", "message": str(exc), "field": None, "tensor": None,
@@ -118,8 +109,7 @@ def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if not args.json:
                 print(text, file=out)
     if args.json:
-        json.dump(document(items, key="files"), out, indent=2)
-        out.write("\n")
+        out.write(dumps_json(document(items, key="files")) + "\n")
     return status
 
 
@@ -162,7 +152,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run the command line; returns the exit code."""
-    out = out or sys.stdout
+    if out is None:
+        out = sys.stdout
+        # names can hold any character: never die on a terminal or pipe that cannot show one
+        reconfigure = getattr(out, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     err = err or sys.stderr
     parser = _parser()
     try:

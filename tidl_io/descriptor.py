@@ -13,8 +13,10 @@ from the stored fields; ``build(parse(b)) == b`` for every file.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import struct as _struct
+from pathlib import Path
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import fields as _dc_fields
@@ -25,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import FormatError, GeometryError
+from ._limits import check_alloc, max_alloc_bytes
 from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
 
 __all__ = [
@@ -55,10 +58,11 @@ class ElementType(IntEnum):
 
     @property
     def dtype(self) -> np.dtype:
-        return np.dtype(_ELEMENT_DTYPES[self])
+        return _ELEMENT_DTYPES[self]
 
 
-_ELEMENT_DTYPES = ("u1", "i1", "<u2", "<i2", "<u4", "<i4", "<f4", "<u8", "<i8")
+_ELEMENT_DTYPES = tuple(np.dtype(code) for code in ("u1", "i1", "<u2", "<i2", "<u4", "<i4", "<f4", "<u8", "<i8"))
+_ELEMENT_BY_CODE: dict[int, ElementType] = {int(e): e for e in ElementType}
 
 
 class TensorLayout(IntEnum):
@@ -66,6 +70,9 @@ class TensorLayout(IntEnum):
 
     NCHW = 0
     NHWC = 1
+
+
+_LAYOUT_NAMES: dict[int, str] = {int(v): v.name for v in TensorLayout}
 
 
 def _decode_name(raw: bytes) -> str:
@@ -115,7 +122,7 @@ class Tensor:
     ti_names: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
 
     # ---- identity -------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def name(self) -> str:
         """The tensor name: the bytes before the first NUL, decoded as UTF-8 (lenient)."""
         return _decode_name(self.name_bytes)
@@ -133,10 +140,7 @@ class Tensor:
     @property
     def element(self) -> ElementType | None:
         """The element type as :class:`ElementType`, or None if the code is unknown."""
-        try:
-            return ElementType(self.element_type)
-        except ValueError:
-            return None
+        return _ELEMENT_BY_CODE.get(self.element_type)
 
     @property
     def dtype(self) -> np.dtype:
@@ -156,10 +160,8 @@ class Tensor:
     @property
     def layout(self) -> str:
         """``"NCHW"``, ``"NHWC"``, or ``"layout<code>"`` for an unknown code."""
-        try:
-            return TensorLayout(self.layout_code).name
-        except ValueError:
-            return f"layout{self.layout_code}"
+        name = _LAYOUT_NAMES.get(self.layout_code)
+        return name if name is not None else f"layout{self.layout_code}"
 
     @property
     def is_float(self) -> bool:
@@ -180,18 +182,33 @@ class Tensor:
         return (self.num_batches, self.dim1, self.dim2, self.num_channels, self.height, self.width)
 
     @property
-    def squeezed_shape(self) -> tuple[int, ...]:
-        """The last ``numValidTensorDims`` axes of :attr:`shape` where the layout has that
-        field (and it is 1..6), else (N, C, H, W)."""
+    def squeezed_axes(self) -> tuple[int, ...]:
+        """Which of the 6 axes (N, DIM1, DIM2, C, H, W) the squeezed shape keeps.
+
+        Where the tensor has ``numValidTensorDims`` (outputs of 9.1+, value 1..6): the last
+        that-many axes, extended to the left so that no axis larger than 1 is dropped
+        (TIDL's count and a batch above 1 can disagree). Otherwise (N, C, H, W), or all
+        six axes when DIM1 or DIM2 is above 1.
+        """
+        shape = self.shape
         n = self.num_valid_dims
         if n is not None and 1 <= n <= 6:
-            return self.shape[6 - n:]
-        return (self.num_batches, self.num_channels, self.height, self.width)
+            first = next((i for i in range(6 - n) if shape[i] != 1), 6 - n)
+            return tuple(range(first, 6))
+        if shape[1] != 1 or shape[2] != 1:
+            return (0, 1, 2, 3, 4, 5)
+        return (0, 3, 4, 5)
+
+    @property
+    def squeezed_shape(self) -> tuple[int, ...]:
+        """The logical shape users see (ONNX-style rank): :attr:`shape` at :attr:`squeezed_axes`."""
+        shape = self.shape
+        return tuple(shape[i] for i in self.squeezed_axes)
 
     @property
     def size(self) -> int:
         """Number of valid elements, N·DIM1·DIM2·C·H·W."""
-        return int(np.prod(self.shape, dtype=object))
+        return math.prod(self.shape)
 
     # ---- physical geometry (elements) -----------------------------------------------
     @property
@@ -239,7 +256,7 @@ class Tensor:
     @property
     def last_offset(self) -> int:
         """Index of the last valid element (``first_offset - 1`` for an empty tensor)."""
-        if any(d <= 0 for d in self.shape):
+        if min(self.shape) <= 0:
             return self.first_offset - 1
         return self.first_offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides))
 
@@ -280,7 +297,7 @@ class Tensor:
         return self.buffer_size - self.size
 
     # ---- helpers --------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def label(self) -> str:
         """``input 0 'data'`` — how messages name this tensor."""
         return f"{self.kind} {self.index} {self.name!r}"
@@ -290,10 +307,17 @@ class Tensor:
 
     def ti_name(self, attr: str) -> str:
         """The TI C name of attribute ``attr`` for this tensor (e.g. ``pad_l`` -> ``inPadL``)."""
-        for ti_name, a in self.ti_names:
-            if a == attr:
-                return ti_name
-        return self._ti(attr)
+        return self._ti_by_attr.get(attr) or self._ti(attr)
+
+    @functools.cached_property
+    def _ti_by_attr(self) -> dict[str, str]:
+        return _ti_by_attr(self.ti_names)
+
+
+@functools.lru_cache(maxsize=64)
+def _ti_by_attr(ti_names: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """attribute -> TI name, once per layout and kind (``ti_names`` is shared by its tensors)."""
+    return {attr: ti for ti, attr in ti_names}
 
 
 _TENSOR_FIELDS = frozenset(f.name for f in _dc_fields(Tensor))
@@ -466,14 +490,29 @@ def load(path: str | os.PathLike[str]) -> Descriptor:
     """Read and parse a descriptor file. The only function here that opens a path."""
     name = os.fspath(path)
     size = os.stat(name).st_size
-    largest = max(layout_by_size())
+    limit = max(layout_by_size()) * 1025
     # A container holds at most a few hundred subgraphs; refuse absurd files before reading.
-    if size > largest * 1025:
+    if size > limit:
         raise FormatError(name, f"size {size} bytes is far beyond any descriptor file; known sizes: "
                           f"{_known_sizes()}")
+    check_alloc(size, f"{name}: reading the file")
     with open(name, "rb") as fh:
-        data = fh.read()
+        # bounded even where the size is unknown (a device such as /dev/zero, a pipe: st_size 0)
+        data = fh.read(min(limit, max_alloc_bytes()) + 1)
+    if len(data) > limit:
+        raise FormatError(name, f"more than {limit} bytes: far beyond any descriptor file")
+    check_alloc(len(data), f"{name}: reading the file")
     return parse(data, source=name)
+
+
+# <net>_tidl_io_1.bin (edgeai-tidl-tools) and tidl_io_<net>_1.bin (RTOS SDK test vectors)
+IO_FILE_PATTERNS = ("*tidl_io_1.bin", "*tidl_io_*_1.bin")
+
+
+def find_io_files(folder: str | os.PathLike[str]) -> list[Path]:
+    """The io descriptor files directly inside ``folder``, sorted by name."""
+    base = Path(folder)
+    return sorted({p for pattern in IO_FILE_PATTERNS for p in base.glob(pattern) if p.is_file()})
 
 
 # ---- build ------------------------------------------------------------------------------

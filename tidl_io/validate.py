@@ -54,7 +54,9 @@ def geometry_problems(t: Tensor) -> list[tuple[str, str]]:
 
     Shared by :func:`validate` and by every buffer operation, which refuse such a tensor
     before touching memory: non-positive dims, negative pads, unknown element type or
-    layout, pitches that let valid elements overlap, a stored buffer size too small.
+    layout, pitches that let valid elements overlap, a stored buffer size too small, valid
+    elements spanning more bytes than NumPy can index. All arithmetic is on Python ints,
+    so int32 fields whose products overflow int32 or int64 are judged exactly.
     """
     problems: list[tuple[str, str]] = []
     for attr in ("num_batches", "dim1", "dim2", "num_channels", "height", "width"):
@@ -80,7 +82,17 @@ def geometry_problems(t: Tensor) -> list[tuple[str, str]]:
     if t.buf_size is not None and t.required_size > t.buf_size:
         message = f"last valid element is at index {t.last_offset}, beyond the stored buffer size {t.buf_size}"
         problems.append((t.ti_name("buf_size"), message))
+    span = t.required_size * t.itemsize  # Python ints: exact however large the int32 fields are
+    if span > _INDEX_MAX:
+        # the axis that contributes most to the span names the field to fix
+        axis = max(range(6), key=lambda k: (t.shape[k] - 1) * abs(t.strides[k]))
+        message = f"the valid elements span {span} bytes, beyond the largest offset NumPy can index ({_INDEX_MAX})"
+        problems.append((t.ti_name(_SHAPE_ATTRS[axis]), message))
     return problems
+
+
+_SHAPE_ATTRS = ("num_batches", "dim1", "dim2", "num_channels", "height", "width")
+_INDEX_MAX = int(np.iinfo(np.intp).max)
 
 
 def _overlap(t: Tensor) -> str | None:
@@ -123,9 +135,20 @@ def _descriptor_findings(desc: Descriptor) -> Iterator[Finding]:
     if bad_counts:
         return
 
-    for tensors in (desc.inputs, desc.outputs):
+    for kind, tensors in (("input", desc.inputs), ("output", desc.outputs)):
+        # A used slot with every field zero is one finding per run of such slots, not one per
+        # field: a corrupt count (say numOutputBuf = 512) must not bury the report.
+        filled = _filled_slots(desc, kind, len(tensors))
+        count_name = "numInputBuf" if kind == "input" else "numOutputBuf"
+        for first, last in _runs(~filled):
+            slots = f"slot {first} is" if first == last else f"slots {first}..{last} are"
+            yield finding(ERROR, f"{slots} empty (every field zero, no name): {count_name} = {len(tensors)} "
+                          f"counts more {kind}s than the file describes", count_name,
+                          offset=layout.member(count_name).offset)
         names: dict[str, int] = {}
         for t in tensors:
+            if not filled[t.index]:
+                continue
             yield from _tensor_findings(desc, t, finding)
             if t.name in names:
                 yield finding(WARNING, f"same name as {t.kind} {names[t.name]}; TIDL-RT matches tensors by name",
@@ -152,6 +175,23 @@ def _descriptor_findings(desc: Descriptor) -> Iterator[Finding]:
                           offset=s + 8 + 16 * i)
     for sub in desc.subgraphs:
         yield from _descriptor_findings(sub)
+
+
+def _filled_slots(desc: Descriptor, kind: str, count: int) -> np.ndarray:
+    """Boolean per used slot: whether any of its fields is non-zero (or its name non-empty)."""
+    filled = np.zeros(count, bool)
+    for m in desc.layout.members_of(kind):
+        values = np.asarray(desc.fields[m.name])[:count]
+        filled |= values != (b"" if values.dtype.kind == "S" else 0)
+    return filled
+
+
+def _runs(mask: np.ndarray) -> Iterator[tuple[int, int]]:
+    """(first, last) index of each run of True in ``mask``."""
+    padded = np.concatenate(([False], mask, [False])).astype(np.int8)
+    edges = np.flatnonzero(np.diff(padded))
+    for first, end in zip(edges[::2].tolist(), edges[1::2].tolist()):
+        yield first, end - 1
 
 
 def _tensor_findings(desc: Descriptor, t: Tensor, finding: Callable[..., Finding]) -> Iterator[Finding]:

@@ -1,0 +1,639 @@
+"""Padded TIDL buffers: allocate, view, pack (quantize), unpack (dequantize), check pads.
+
+A TIDL buffer is a flat array of ``buffer_size`` elements of the tensor's element type.
+The valid elements sit at ``idx(n, d1, d2, c, h, w) = n*batchPitch + d1*dim1Pitch +
+d2*dim2Pitch + c*chPitch + (padT + h)*linePitch + padL + w`` (NCHW; NHWC interleaves the
+channels); everything else is padding, which must be zero in input buffers. This module
+is the one place where that geometry meets memory:
+
+- :func:`alloc_input` / :func:`alloc_output` / :func:`alloc_inputs` /
+  :func:`alloc_outputs`: new zero-filled, 64-byte aligned flat buffers (capped by
+  ``TIDL_IO_MAX_ALLOC_BYTES``); :func:`as_buffer`: a typed flat view over memory the
+  caller owns (bytearray, mmap, ctypes array, ``SharedMemory.buf``...).
+- :func:`view`: the 6-D (N, DIM1, DIM2, C, H, W) strided VIEW of the valid elements.
+- :func:`pack`: user data (NCHW, NHWC, CHW, HWC, 6-D, squeezed) into a buffer, quantized
+  with TIDL's multiplier scale (see :mod:`tidl_io.quant`); pads are never written.
+- :func:`unpack`: the valid region, dequantized to float32 (a copy) or as a view.
+- :func:`check_padding`: how many pad elements of a buffer are not zero, and where.
+- :func:`get_input_details` / :func:`get_output_details`: TFLite-style dicts.
+
+>>> desc = load("model_tidl_io_1.bin")                   # doctest: +SKIP
+>>> buf = pack(desc.input(0), image_hwc, layout="HWC")   # doctest: +SKIP
+>>> buf.shape, buf.dtype                                  # doctest: +SKIP
+((204300,), dtype('uint8'))
+>>> view(desc.input(0), buf).shape                        # doctest: +SKIP
+(1, 1, 1, 3, 224, 224)
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._errors import BufferMismatchError, GeometryError
+from ._limits import check_alloc
+from .descriptor import Descriptor, ElementType, Tensor
+from .permute import permute
+from .quant import (
+    NAN_MODES,
+    ROUNDINGS,
+    _check_choice,
+    _check_out,
+    _compute_dtype,
+    _conversion,
+    _dequantize_into,
+    _nan_error,
+    _NanFound,
+    _qparams,
+    _quantize_into,
+    _scratch_elems,
+)
+from .validate import geometry_problems
+
+__all__ = [
+    "ALIGNMENT",
+    "PaddingReport",
+    "alloc_input",
+    "alloc_inputs",
+    "alloc_output",
+    "alloc_outputs",
+    "as_buffer",
+    "check_padding",
+    "get_input_details",
+    "get_output_details",
+    "pack",
+    "unpack",
+    "view",
+]
+
+ALIGNMENT = 64
+"""Byte alignment of the buffers this module allocates (a cache line; TIDL's shared heap
+hands out at least this)."""
+
+_CL = (0, 1, 2, 4, 5, 3)  # (N, DIM1, DIM2, C, H, W) -> (N, DIM1, DIM2, H, W, C)
+_CF = (0, 1, 2, 3, 4, 5)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A tensor's buffer geometry, checked once (shapes and strides in elements)."""
+
+    label: str
+    dtype: np.dtype
+    shape: tuple[int, int, int, int, int, int]
+    strides: tuple[int, int, int, int, int, int]
+    first: int
+    required: int
+    size: int  # elements to allocate: max(buffer_size, required_size)
+    channels_last: bool
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def byte_strides(self) -> tuple[int, ...]:
+        return tuple(s * self.dtype.itemsize for s in self.strides)
+
+    @functools.cached_property
+    def forms(self) -> dict[bool, tuple[tuple[int, ...], ...]]:
+        """Accepted user shapes, channels first (False) and last (True)."""
+        return {cl: _accepted_shapes(self.shape, _CL if cl else _CF) for cl in (False, True)}
+
+    @functools.cached_property
+    def core(self) -> dict[bool, tuple[tuple[int, ...], tuple[int, ...]]]:
+        """(shape, byte strides) of the valid region in user axis order (channels first or
+        last) without its size-1 axes (at least one axis): the elementwise paths' view."""
+        result = {}
+        for cl in (False, True):
+            axes = [i for i in (_CL if cl else _CF) if self.shape[i] > 1] or [5]
+            result[cl] = (tuple(self.shape[i] for i in axes), tuple(self.strides[i] * self.itemsize for i in axes))
+        return result
+
+
+@functools.lru_cache(maxsize=512)
+def _plan(tensor: Tensor) -> _Plan:
+    problems = geometry_problems(tensor)
+    if problems:
+        detail = "; ".join(f"{field}: {message}" for field, message in problems)
+        raise GeometryError(f"{tensor.label}: unusable buffer geometry: {detail}")
+    # The pitch of a size-1 axis is never used (and can be absurd, e.g. outPadCh near 2**31):
+    # 0 keeps the byte strides within NumPy's range.
+    strides = tuple(s if d > 1 else 0 for s, d in zip(tensor.strides, tensor.shape))
+    return _Plan(tensor.label, tensor.dtype, tensor.shape, strides,  # type: ignore[arg-type]
+                 tensor.first_offset, tensor.required_size, max(tensor.buffer_size, tensor.required_size),
+                 tensor.layout == "NHWC")
+
+
+# ---- allocation -------------------------------------------------------------------------
+
+def _aligned_zeros(count: int, dtype: np.dtype) -> np.ndarray:
+    nbytes = count * dtype.itemsize
+    block = np.zeros(nbytes + ALIGNMENT, np.uint8)  # calloc: pages are zeroed lazily
+    start = -block.ctypes.data % ALIGNMENT
+    return block[start:start + nbytes].view(dtype)
+
+
+def _alloc(plan: _Plan, max_bytes: int | None) -> np.ndarray:
+    check_alloc(plan.size * plan.itemsize, plan.label, max_bytes)
+    return _aligned_zeros(plan.size, plan.dtype)
+
+
+def alloc_input(desc: Descriptor, key: int | str, *, max_bytes: int | None = None) -> np.ndarray:
+    """A NEW zero-filled flat buffer for input ``key`` (index or name).
+
+    1-D, ``buffer_size`` elements (``inBufSize``, or computed for 8.x/9.0) of the
+    element dtype, 64-byte aligned. Raises :class:`GeometryError` for an unusable
+    geometry and :class:`AllocationLimitError` above the cap (``max_bytes`` or
+    ``TIDL_IO_MAX_ALLOC_BYTES``, default 1 GiB) before touching memory.
+    """
+    return _alloc(_plan(desc.input(key)), max_bytes)
+
+
+def alloc_output(desc: Descriptor, key: int | str, *, max_bytes: int | None = None) -> np.ndarray:
+    """A NEW zero-filled flat buffer for output ``key``; see :func:`alloc_input`."""
+    return _alloc(_plan(desc.output(key)), max_bytes)
+
+
+def alloc_inputs(desc: Descriptor, *, max_bytes: int | None = None) -> dict[str, np.ndarray]:
+    """NEW buffers for every input, keyed by name (in slot order)."""
+    return _alloc_all(desc.inputs, max_bytes)
+
+
+def alloc_outputs(desc: Descriptor, *, max_bytes: int | None = None) -> dict[str, np.ndarray]:
+    """NEW buffers for every output, keyed by name (in slot order)."""
+    return _alloc_all(desc.outputs, max_bytes)
+
+
+def _alloc_all(tensors: tuple[Tensor, ...], max_bytes: int | None) -> dict[str, np.ndarray]:
+    seen: dict[str, Tensor] = {}
+    for t in tensors:
+        if t.name in seen:
+            raise BufferMismatchError(f"{t.label}: same name as {seen[t.name].label}; a dict keyed by name "
+                                      f"cannot hold both: allocate by index")
+        seen[t.name] = t
+    plans = [_plan(t) for t in tensors]  # every geometry is checked before anything is allocated
+    return {t.name: _alloc(p, max_bytes) for t, p in zip(tensors, plans)}
+
+
+def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None = None) -> np.ndarray:
+    """A typed flat VIEW of ``buffer_size`` elements over caller-owned memory; no copy.
+
+    ``memory`` is anything with the buffer protocol (bytearray, mmap, ctypes array,
+    ``multiprocessing.shared_memory.SharedMemory.buf``, a contiguous numpy array); the
+    buffer starts ``offset`` bytes in. It must hold ``buffer_nbytes`` bytes from there
+    and start at a multiple of the element size; ``align=64`` also requires a 64-byte
+    aligned start (what :func:`alloc_input` gives). Read-only memory gives a read-only
+    view. Nothing is written: zero the pads yourself (``buf[...] = 0``) or check them
+    with :func:`check_padding`.
+    """
+    plan = _plan(tensor)
+    raw = _raw_bytes(memory, plan.label, "memory")
+    need = plan.size * plan.itemsize
+    if offset < 0 or raw.size - offset < need:
+        raise BufferMismatchError(
+            f"{plan.label}: memory holds {raw.size} bytes, {max(raw.size - offset, 0)} from offset {offset}; "
+            f"the buffer needs {need} bytes ({plan.size} elements of {plan.dtype})")
+    address = raw.ctypes.data + offset
+    if address % plan.itemsize:
+        raise BufferMismatchError(f"{plan.label}: memory at offset {offset} (address {address:#x}) is not "
+                                  f"aligned to the {plan.itemsize}-byte element size")
+    if align and address % align:
+        raise BufferMismatchError(f"{plan.label}: memory at offset {offset} (address {address:#x}) is not "
+                                  f"{align}-byte aligned (it is {address % align} bytes past a boundary)")
+    return raw[offset:offset + need].view(plan.dtype)
+
+
+def _raw_bytes(memory: Any, label: str, what: str) -> np.ndarray:
+    try:
+        return np.frombuffer(memory, np.uint8)
+    except (TypeError, ValueError, BufferError) as exc:
+        raise BufferMismatchError(f"{label}: {what} of type {type(memory).__name__} is not a contiguous "
+                                  f"buffer: {exc}") from None
+
+
+# ---- views ------------------------------------------------------------------------------
+
+def _typed(plan: _Plan, buf: Any, what: str) -> np.ndarray:
+    """``buf`` as a flat contiguous array of the element dtype (a view, never a copy)."""
+    if not isinstance(buf, np.ndarray):
+        buf = _raw_bytes(buf, plan.label, what)
+    if buf.ndim != 1:
+        raise BufferMismatchError(f"{plan.label}: {what} must be a flat 1-D buffer (as alloc_input gives), "
+                                  f"found shape {buf.shape}")
+    if buf.dtype == plan.dtype:
+        typed = buf
+    elif buf.dtype == np.uint8:
+        if buf.size > 1 and buf.strides[0] != 1:
+            raise BufferMismatchError(f"{plan.label}: {what} must be contiguous, found a stride of "
+                                      f"{buf.strides[0]} bytes")
+        if buf.ctypes.data % plan.itemsize:
+            raise BufferMismatchError(f"{plan.label}: raw bytes of {what} are not aligned to the "
+                                      f"{plan.itemsize}-byte element size of {plan.dtype}")
+        typed = buf[:buf.size - buf.size % plan.itemsize].view(plan.dtype)
+    else:
+        raise BufferMismatchError(f"{plan.label}: {what} has dtype {buf.dtype}, expected {plan.dtype} "
+                                  f"(or raw uint8 bytes)")
+    if typed.size > 1 and typed.strides[0] != plan.itemsize:
+        raise BufferMismatchError(f"{plan.label}: {what} must be contiguous, found a stride of "
+                                  f"{typed.strides[0]} bytes for {plan.itemsize}-byte elements")
+    if typed.size < plan.required:
+        raise BufferMismatchError(f"{plan.label}: {what} holds {typed.size} elements of {plan.dtype}; the "
+                                  f"last valid element is at index {plan.required - 1} (buffer size "
+                                  f"{plan.size})")
+    return typed
+
+
+def _view6(plan: _Plan, typed: np.ndarray) -> np.ndarray:
+    return np.ndarray(plan.shape, plan.dtype, buffer=typed, offset=plan.first * plan.itemsize,
+                      strides=plan.byte_strides)
+
+
+def view(tensor: Tensor, buf: Any) -> np.ndarray:
+    """The valid elements of a padded buffer as a 6-D (N, DIM1, DIM2, C, H, W) VIEW.
+
+    No copy: writing to the view writes the buffer (it is writable when ``buf`` is).
+    Uses the stored pitches (``strides``, ``first_offset``), NCHW or NHWC. ``buf`` is a
+    flat array of the element dtype, or raw bytes (uint8 array, bytearray, ...)
+    reinterpreted, holding at least ``required_size`` elements.
+
+    >>> view(t, alloc_input(desc, 0)).shape        # doctest: +SKIP
+    (1, 1, 1, 3, 224, 224)
+    """
+    plan = _plan(tensor)
+    return _view6(plan, _typed(plan, buf, "buf"))
+
+
+def _reshape_view(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` reshaped by adding or removing size-1 axes only: always a view."""
+    r = a.reshape(shape)
+    if r.size and not np.may_share_memory(r, a):  # pragma: no cover - numpy guarantees a view here
+        raise AssertionError("reshape copied")
+    return r
+
+
+# ---- user shapes ------------------------------------------------------------------------
+
+def _parse_layout(layout: str, label: str, names: tuple[str, ...]) -> tuple[bool, bool]:
+    """(channels_last, rank-3 only) for a layout name."""
+    if layout not in names:
+        raise BufferMismatchError(f"{label}: layout must be one of {', '.join(map(repr, names))}, "
+                                  f"found {layout!r}")
+    return layout in ("NHWC", "HWC"), layout in ("CHW", "HWC")
+
+
+def _accepted_shapes(shape6: tuple[int, ...], order: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """User shapes accepted for a tensor: the 6-D shape in user axis order, it without
+    leading size-1 axes, and the 4-D (N, C, H, W) / (N, H, W, C) form when DIM1 = DIM2 = 1."""
+    user = tuple(shape6[i] for i in order)
+    forms = [user]
+    for j in range(1, 6):
+        if user[j - 1] != 1:
+            break
+        forms.append(user[j:])
+    if shape6[1] == 1 and shape6[2] == 1:
+        forms.append((user[0],) + user[3:])
+    return tuple(dict.fromkeys(forms))
+
+
+def _check_user_shape(plan: _Plan, x: np.ndarray, channels_last: bool, rank3: bool, layout: str) -> None:
+    forms = plan.forms[channels_last]
+    if x.shape in forms and (not rank3 or x.ndim == 3):
+        return
+    order = _CL if channels_last else _CF
+    if rank3:
+        forms = tuple(f for f in forms if len(f) == 3)
+    names = "(N, DIM1, DIM2, H, W, C)" if channels_last else "(N, DIM1, DIM2, C, H, W)"
+    hint = "" if channels_last else "; for channels-last data pass layout='NHWC' (or 'HWC')"
+    raise BufferMismatchError(
+        f"{plan.label}: data of shape {x.shape} does not fit layout {layout!r}: the tensor is {names} = "
+        f"{tuple(plan.shape[i] for i in order)}; accepted shapes: "
+        f"{', '.join(map(str, forms)) or 'none of rank 3'}{hint}")
+
+
+def _out_shape(tensor: Tensor, squeeze: bool, channels_last: bool) -> tuple[int, ...]:
+    """The shape unpack returns: 6-D, or squeezed as ``tensor.squeezed_shape`` says where
+    that only drops size-1 axes (a leading axis larger than 1 is kept), channels last on
+    request."""
+    shape6 = tensor.shape
+    order = _CL if channels_last else _CF
+    kept = set(tensor.squeezed_axes) if squeeze else set(range(6))
+    return tuple(shape6[i] for i in order if i in kept)
+
+
+# ---- layout change ----------------------------------------------------------------------
+
+def _copy_into(dst: np.ndarray, src: np.ndarray, perm: tuple[int, ...]) -> None:
+    """``dst[...] = src.transpose(perm)``, same dtype: the ONE place where data changes
+    layout (HWC <-> CHW slabs and row blocks), through the permute planner (a plain copy
+    when the plan is a reshape, cache-blocked transposes otherwise). ``dst`` may be a
+    strided view into a padded buffer."""
+    permute(src, perm, out=dst)
+
+
+def _slabs(plan: _Plan) -> Iterator[tuple[int, int, int]]:
+    n, d1, d2 = plan.shape[:3]
+    return itertools.product(range(n), range(d1), range(d2))
+
+
+# ---- pack -------------------------------------------------------------------------------
+
+def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", rounding: str = "trunc",
+         nan: str = "error", max_bytes: int | None = None) -> np.ndarray:
+    """Write user data into the tensor's padded buffer; returns the flat buffer.
+
+    ``x`` is in ``layout`` "NCHW" (channels first: (N, C, H, W), (C, H, W), the 6-D
+    (N, DIM1, DIM2, C, H, W), or that without leading size-1 axes, e.g. the squeezed
+    shape) or "NHWC" (channels last: (N, H, W, C), (H, W, C), (N, DIM1, DIM2, H, W, C),
+    ...); "CHW"/"HWC" insist on 3-D data. Float data is quantized with TIDL's multiplier
+    (``q = saturate(x * scale + zero_point)``, truncated toward zero by default or
+    ``rounding="nearest"``; ``nan="error"|"zero"``; ±inf saturate), see
+    :mod:`tidl_io.quant`. Integer data of exactly the element type is copied as is;
+    other integer types are refused. Float element types take the values unchanged.
+
+    ``out`` is the buffer to fill IN PLACE (flat, the element dtype or raw bytes, as from
+    :func:`alloc_input` or :func:`as_buffer`); only valid elements are written, pads and
+    spare planes are left as they are; the return value is ``out`` itself when it is a
+    flat array of the element dtype (else the typed view over its memory). With
+    ``out=None`` a NEW zeroed buffer is allocated (capped, see :func:`alloc_input`). On an
+    error about the data itself (NaN with ``nan="error"``), ``out`` may be partly written.
+
+    >>> buf = pack(desc.input(0), frame_hwc_uint8, layout="HWC")        # doctest: +SKIP
+    >>> pack(desc.input(0), frame_hwc_uint8, buf, layout="HWC") is buf   # doctest: +SKIP
+    True
+    """
+    plan = _plan(tensor)
+    qp = _qparams(tensor)
+    if rounding not in ROUNDINGS:
+        _check_choice(rounding, ROUNDINGS, "rounding")
+    if nan not in NAN_MODES:
+        _check_choice(nan, NAN_MODES, "nan")
+    channels_last, rank3 = _parse_layout(layout, plan.label, _PACK_LAYOUTS)
+    xa = x if type(x) is np.ndarray else np.asarray(x)
+    how = _conversion(qp, xa.dtype, "data")
+    _check_user_shape(plan, xa, channels_last, rank3, layout)
+    if out is None:
+        buf = _alloc(plan, max_bytes)
+    else:
+        buf = _typed(plan, out, "out")
+        if not buf.flags.writeable:
+            raise BufferMismatchError(f"{plan.label}: out is read-only")
+    try:
+        _pack_into(plan, qp, buf, xa, channels_last, how, rounding, nan)
+    except _NanFound:
+        raise _nan_error(plan.label, xa, "data") from None
+    return buf
+
+
+_PACK_LAYOUTS = ("NCHW", "NHWC", "CHW", "HWC")
+_UNPACK_LAYOUTS = ("NCHW", "NHWC")
+
+
+def _pack_into(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_last: bool, how: str,
+               rounding: str, nan: str) -> None:
+    ct = _compute_dtype(x.dtype, qp) if how == "quantize" else plan.dtype
+    float_scratch = _scratch_elems(x.nbytes, ct.itemsize)
+    if channels_last == plan.channels_last:
+        # Same axis order as the buffer: one elementwise pass over the view without size-1 axes.
+        shape, strides = plan.core[channels_last]
+        dst = np.ndarray(shape, plan.dtype, buffer=buf, offset=plan.first * plan.itemsize, strides=strides)
+        src = x.reshape(shape)  # drops size-1 axes only: a view
+        if how == "quantize":
+            _quantize_into(dst, src, qp, rounding, nan, float_scratch)
+        else:
+            np.copyto(dst, src, casting="equiv" if how == "copy" else "same_kind")
+        return
+    v6 = _view6(plan, buf)
+    x6 = x.reshape(tuple(plan.shape[i] for i in (_CL if channels_last else _CF)))
+    # Layout change: per (n, d1, d2) slab, in row blocks of all channels.
+    c, h, w = plan.shape[3:]
+    perm = (2, 0, 1) if channels_last else (1, 2, 0)  # user block -> buffer block (memory order)
+    if how == "copy" and x6.dtype == plan.dtype:  # (equal byte order too: the permute never casts)
+        for i in _slabs(plan):
+            _copy_into(_mem3(v6[i], plan.channels_last), x6[i], perm)
+        return
+    rows = max(1, _scratch_elems(x.nbytes, plan.itemsize) // (c * w))
+    scratch = np.empty(min(rows, h) * c * w, plan.dtype)
+    for i in _slabs(plan):
+        xs, vb = x6[i], _mem3(v6[i], plan.channels_last)
+        for h0 in range(0, h, rows):
+            rs = slice(h0, min(h0 + rows, h))
+            src = xs[rs] if channels_last else xs[:, rs]
+            dst = vb[:, rs] if not plan.channels_last else vb[rs]
+            t = scratch[:src.size].reshape(src.shape)
+            if how == "quantize":
+                _quantize_into(t, src, qp, rounding, nan, float_scratch)
+            else:
+                np.copyto(t, src, casting="same_kind")  # float data, or codes of the other byte order
+            _copy_into(dst, t, perm)
+
+
+def _mem3(vb: np.ndarray, channels_last: bool) -> np.ndarray:
+    """A (C, H, W) slab of the buffer view in its memory order: (C, H, W) or (H, W, C)."""
+    return vb.transpose(1, 2, 0) if channels_last else vb
+
+
+# ---- unpack -----------------------------------------------------------------------------
+
+def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray | None = None,
+           squeeze: bool = True, layout: str = "NCHW", max_bytes: int | None = None) -> np.ndarray:
+    """The valid region of a padded buffer: dequantized float32 (a COPY) or codes (a VIEW).
+
+    - ``dequantize=True`` (default): a NEW float32 array ``(q - zero_point) / scale``
+      (see :mod:`tidl_io.quant`), or written into ``out`` (float32 or float64, exactly
+      the result shape) and returned.
+    - ``dequantize=False``: the codes as a VIEW of the buffer (no copy; writable if the
+      buffer is), or copied into ``out`` (the element dtype) if given.
+
+    Shape: ``tensor.squeezed_shape`` (the last ``numValidTensorDims`` axes, or
+    (N, C, H, W)) with ``squeeze=True``, where that only drops size-1 axes; the 6-D
+    (N, DIM1, DIM2, C, H, W) with ``squeeze=False``. ``layout="NHWC"`` moves channels last
+    ((..., H, W, C)). Pads are never read.
+
+    >>> unpack(desc.output(0), out_buf).shape          # doctest: +SKIP
+    (1, 64, 96, 192)
+    """
+    plan = _plan(tensor)
+    channels_last, _ = _parse_layout(layout, plan.label, _UNPACK_LAYOUTS)
+    typed = _typed(plan, buf, "buf")
+    shape = _out_shape(tensor, squeeze, channels_last)
+    if not dequantize and out is None:
+        v6 = _view6(plan, typed)
+        return _reshape_view(v6.transpose(_CL) if channels_last else v6, shape)
+    qp = _qparams(tensor) if dequantize else None
+    if dequantize:
+        dtypes: tuple[np.dtype, ...] = (np.dtype(np.float32), np.dtype(np.float64))
+    else:
+        dtypes = (plan.dtype,)
+    if out is None:
+        check_alloc(math.prod(shape) * 4, plan.label, max_bytes)
+        result = np.empty(shape, np.float32)
+    else:
+        result = _check_out(out, shape, dtypes, plan.label)
+    scratch_elems = _scratch_elems(result.nbytes, 8)
+    if channels_last == plan.channels_last:
+        # Same axis order as the buffer: one elementwise pass over the view without size-1 axes.
+        core_shape, strides = plan.core[channels_last]
+        src = np.ndarray(core_shape, plan.dtype, buffer=typed, offset=plan.first * plan.itemsize, strides=strides)
+        dst = _reshape_view(result, core_shape)
+        if qp is not None:
+            _dequantize_into(dst, src, qp, scratch_elems)
+        else:
+            np.copyto(dst, src)
+        return result
+    v6 = _view6(plan, typed)
+    out6 = _reshape_view(result, tuple(plan.shape[i] for i in (_CL if channels_last else _CF)))
+    c, h, w = plan.shape[3:]
+    perm = (1, 2, 0) if channels_last else (2, 0, 1)  # buffer block (memory order) -> user block
+    if qp is None:
+        for i in _slabs(plan):
+            _copy_into(out6[i], _mem3(v6[i], plan.channels_last), perm)
+        return result
+    rows = max(1, _scratch_elems(result.nbytes, result.itemsize) // (c * w))
+    scratch = np.empty(min(rows, h) * c * w, result.dtype)
+    for i in _slabs(plan):
+        vb, ob = _mem3(v6[i], plan.channels_last), out6[i]
+        for h0 in range(0, h, rows):
+            rs = slice(h0, min(h0 + rows, h))
+            src = vb[rs] if plan.channels_last else vb[:, rs]
+            dst = ob[rs] if channels_last else ob[:, rs]
+            t = scratch[:src.size].reshape(src.shape)
+            _dequantize_into(t, src, qp, scratch_elems)
+            _copy_into(dst, t, perm)
+    return result
+
+
+# ---- padding ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PaddingReport:
+    """What :func:`check_padding` found.
+
+    ``checked``: buffer elements outside the valid region (pads, spare planes) that were
+    inspected; ``dirty``: how many of them are not all-zero bytes; ``first_dirty``: the
+    element index (into the flat buffer) of the lowest dirty one, or None.
+    """
+
+    tensor: str
+    checked: int
+    dirty: int
+    first_dirty: int | None
+
+    @property
+    def clean(self) -> bool:
+        return self.dirty == 0
+
+    def __str__(self) -> str:
+        if self.clean:
+            return f"{self.tensor}: all {self.checked} padding elements are zero"
+        return (f"{self.tensor}: {self.dirty} of {self.checked} padding elements are not zero, the first at "
+                f"buffer index {self.first_dirty}")
+
+
+def _gaps(plan: _Plan, span: int) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+    """The complement of the valid region in ``[0, span)`` as strided blocks
+    ``(start, shape, strides)`` in elements, each in ascending address order.
+
+    With the axes of size > 1 sorted by stride, the block of the finer axes spans
+    ``ext`` elements; between consecutive steps of the next axis lie ``stride - ext``
+    pad elements, repeated over every index of the coarser axes. Plus the head before
+    the first valid element and the tail after the last.
+    """
+    axes = sorted((s, d) for s, d in zip(plan.strides, plan.shape) if d > 1)
+    gaps: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+    if plan.first > 0:
+        gaps.append((0, (plan.first,), (1,)))
+    ext = 1
+    for k, (stride, dim) in enumerate(axes):
+        gap = stride - ext
+        if gap > 0:
+            coarser = axes[:k:-1]
+            gaps.append((plan.first + ext, tuple(d for _, d in coarser) + (dim - 1, gap),
+                         tuple(s for s, _ in coarser) + (stride, 1)))
+        ext += (dim - 1) * stride
+    end = plan.first + ext
+    if end < span:
+        gaps.append((end, (span - end,), (1,)))
+    return gaps
+
+
+def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
+    """Count the non-zero padding elements of a buffer (reads only; no copy).
+
+    Padding is every element of ``[0, buffer_size)`` outside the valid region: pad rows
+    and columns, the gaps between channel planes, spare planes. "Zero" means all-zero
+    bytes (a float ``-0.0`` is dirty). TIDL requires clean pads in input buffers;
+    outputs' pads hold whatever the accelerator left. Reads only the padding, in a few
+    strided passes.
+    """
+    plan = _plan(tensor)
+    typed = _typed(plan, buf, "buf")
+    span = min(typed.size, plan.size)
+    bits = typed[:span].view(np.dtype(f"u{plan.itemsize}"))
+    checked = dirty = 0
+    first: int | None = None
+    for start, shape, strides in _gaps(plan, span):
+        block = np.ndarray(shape, bits.dtype, buffer=bits, offset=start * plan.itemsize,
+                           strides=tuple(s * plan.itemsize for s in strides))
+        checked += block.size
+        count = int(np.count_nonzero(block))
+        if count:
+            dirty += count
+            index = np.unravel_index(int(np.argmax(block != 0)), shape)
+            address = start + sum(int(i) * s for i, s in zip(index, strides))
+            first = address if first is None else min(first, address)
+    return PaddingReport(plan.label, checked, dirty, first)
+
+
+# ---- TFLite-style details ---------------------------------------------------------------
+
+def get_input_details(desc: Descriptor) -> list[dict[str, Any]]:
+    """One dict per input in TFLite's ``get_input_details()`` shape, plus TIDL's own keys.
+
+    ``shape`` (np.int32 array) is what :func:`unpack` returns and :func:`pack` accepts
+    by default (squeezed, channels first); ``dtype`` is the numpy type;
+    ``quantization`` is TFLite's ``(step, zero_point)`` with ``step = 1 / tidl_scale``
+    (``(0.0, 0)`` for float tensors, like TFLite). ``tidl_scale`` is TIDL's multiplier
+    (``q = x * tidl_scale + tidl_zero_point``): do not use it as a TFLite scale.
+    ``layout`` is the buffer layout, ``buffer_size`` its length in elements.
+    """
+    return [_details(t) for t in desc.inputs]
+
+
+def get_output_details(desc: Descriptor) -> list[dict[str, Any]]:
+    """One dict per output; see :func:`get_input_details`. Real values are
+    ``(q - zero_point) * step``, i.e. ``(q - tidl_zero_point) / tidl_scale``."""
+    return [_details(t) for t in desc.outputs]
+
+
+def _details(t: Tensor) -> dict[str, Any]:
+    element = t.element
+    shape = np.array(_out_shape(t, True, False), dtype=np.int32)
+    if element is ElementType.SinglePrecFloat or element is None:
+        quantization: tuple[float, int] = (0.0, 0)
+        scales, zero_points = np.zeros(0, np.float32), np.zeros(0, np.int32)
+    else:
+        quantization = (float(t.quant_step), int(t.zero_point))
+        with np.errstate(over="ignore"):  # the step of a subnormal scale is beyond float32: inf
+            scales = np.array([t.quant_step], np.float32)
+        zero_points = np.array([t.zero_point], np.int32)
+    return {
+        "name": t.name,
+        "index": t.index,
+        "shape": shape,
+        "shape_signature": shape.copy(),
+        "dtype": element.dtype.type if element is not None else None,
+        "quantization": quantization,
+        "quantization_parameters": {"scales": scales, "zero_points": zero_points, "quantized_dimension": 0},
+        "sparsity_parameters": {},
+        "tidl_scale": float(t.scale),
+        "tidl_zero_point": int(t.zero_point),
+        "layout": t.layout,
+        "buffer_size": int(t.buffer_size),
+    }

@@ -1,0 +1,455 @@
+"""Quantization with TIDL's multiplier scale: ``quantize`` and ``dequantize``.
+
+TIDL stores a *multiplier* (``inTensorScale`` / ``outTensorScale``, :attr:`Tensor.scale`),
+the inverse of the TFLite/ONNX step (:attr:`Tensor.quant_step`)::
+
+    q    = saturate(x * scale + zero_point)      # quantize (what pack does)
+    real = (q - zero_point) / scale              # dequantize (what unpack does)
+
+Exact semantics, pinned by the tests:
+
+- **Quantize** computes ``x * scale + zero_point`` in float32 (float64 when ``x`` is
+  float64 or the element type has 32 or 64 bits), two roundings (no fused multiply-add),
+  then rounds to an integer with ``rounding="trunc"`` (toward zero, like TIDL-RT's C cast;
+  the default) or ``"nearest"`` (half to even, :func:`numpy.rint`), then saturates to the
+  element type's range. ``+inf``/``-inf`` saturate to the maximum/minimum. NaN raises
+  :class:`BufferMismatchError` with ``nan="error"`` (the default) or is read as the real
+  value 0 (code ``zero_point``) with ``nan="zero"``.
+- Integer data of exactly the element type is copied unchanged (already quantized);
+  integer data of another type is refused rather than silently wrapped.
+- Float element types (``SinglePrecFloat``) take the values as they are: scale 1, zero
+  point 0, whatever the descriptor says (TIDL forces scale 1 for float tensors); NaN and
+  inf are copied.
+- **Dequantize** returns float32 ``float32(q - zero_point) / float32(scale)``: the
+  difference is exact (computed in float64 for 32/64-bit codes; codes beyond 2**53 round),
+  the division is IEEE float32 division (not a multiplication by ``1/scale``, which rounds
+  differently); a result beyond float32 (a subnormal scale) is +-inf.
+
+The private ``_quantize_into`` / ``_dequantize_into`` kernels are what
+:mod:`tidl_io.buffers` uses: no full-size temporaries (at most a scratch of 1/16 of the
+data), and for data that needs no clipping one range test (an integer max over the float
+bit patterns) plus one fused NumPy pass per block.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._errors import BufferMismatchError, GeometryError
+from ._limits import check_alloc
+from .descriptor import Tensor
+
+__all__ = ["dequantize", "quantize"]
+
+ROUNDINGS = ("trunc", "nearest")
+NAN_MODES = ("error", "zero")
+
+# Elements per block (tuned with tools/bench_buffers.py; NumPy's per-call cost is several
+# microseconds for strided views, so blocks are as large as the caches allow):
+# - quantize: the range test reads a block, then one fused pass reads it again from L2
+#   (1 MiB of float32 source);
+# - dequantize with a zero point: cast, subtract and divide in place over a block of the
+#   output (256 KiB of float32).
+FAST_BLOCK = 1 << 18
+DEQ_BLOCK = 1 << 16
+# NumPy 2's buffered ufunc loops (a cast on the way in or out) are fast and frugal; NumPy
+# 1.2x's are slower than two plain passes over a block (dequantize, measured with 1.26) and
+# np.clip into another dtype allocates beyond our scratch budget (1/6 of a 600 kB tensor).
+_FAST_BUFFERED_CASTS = int(np.__version__.split(".")[0]) >= 2
+# Upper bound of a scratch block (elements) for passes that need one.
+SCRATCH_BLOCK = 1 << 16
+MIN_SCRATCH = 256
+
+
+@dataclass(frozen=True)
+class _QParams:
+    """What quantization needs from a tensor, validated once and cached."""
+
+    label: str
+    dtype: np.dtype
+    is_float: bool
+    scale: float  # multiplier; 1.0 for float element types
+    zero_point: int  # 0 for float element types
+    lo: int
+    hi: int
+
+
+@functools.lru_cache(maxsize=512)
+def _qparams(tensor: Tensor) -> _QParams:
+    dtype = tensor.dtype  # GeometryError for an unknown element type
+    if dtype.kind == "f":
+        return _QParams(tensor.label, dtype, True, 1.0, 0, 0, 0)
+    scale = float(tensor.scale)
+    if not math.isfinite(scale) or scale <= 0:
+        raise GeometryError(f"{tensor.label}: {tensor.ti_name('scale')} = {scale!r}: a quantized tensor needs a "
+                            f"finite multiplier > 0")
+    info = np.iinfo(dtype)
+    return _QParams(tensor.label, dtype, False, scale, int(tensor.zero_point), int(info.min), int(info.max))
+
+
+def _compute_dtype(src: np.dtype, qp: _QParams) -> np.dtype:
+    if src.itemsize >= 8 or qp.dtype.itemsize >= 4:  # float64 (either byte order), longdouble
+        return np.dtype(np.float64)
+    return np.dtype(np.float32)
+
+
+def _check_choice(value: str, allowed: tuple[str, ...], what: str) -> None:
+    if value not in allowed:
+        raise BufferMismatchError(f"{what} must be one of {', '.join(map(repr, allowed))}, found {value!r}")
+
+
+def _conversion(qp: _QParams, src: np.dtype, what: str) -> str:
+    """How data of dtype ``src`` goes into the tensor: "copy", "cast" or "quantize"."""
+    if src.kind in "iu" and np.can_cast(src, qp.dtype, "equiv"):
+        return "copy"
+    if qp.is_float:
+        if src.kind == "f" or (src.kind in "iu" and np.can_cast(src, qp.dtype, "safe")):
+            return "copy" if src == qp.dtype else "cast"
+    elif src.kind == "f":
+        return "quantize"
+    if qp.is_float:
+        hint = "pass float data (or integers that float32 holds exactly)"
+    elif src.kind in "iu":
+        hint = (f"refusing to wrap {src} into {qp.dtype}; pass float data to quantize it, or "
+                f"x.astype(np.{qp.dtype.name}) if these are already codes")
+    else:
+        hint = f"pass float data to quantize it, or {qp.dtype.name} codes"
+    raise BufferMismatchError(f"{qp.label}: {what} has dtype {src}, which does not go into a {qp.dtype} tensor; "
+                              f"{hint}")
+
+
+def _blocks(shape: tuple[int, ...], max_elems: int) -> Iterator[tuple[Any, ...]]:
+    """Index tuples (slices only, rank kept) that tile ``shape`` in C order, each block
+    holding at most ``max_elems`` elements (at least one element)."""
+    n = len(shape)
+    if n == 0:
+        yield (Ellipsis,)
+        return
+    inner, k = 1, n - 1
+    while k >= 0 and inner * shape[k] <= max_elems:
+        inner *= shape[k]
+        k -= 1
+    if k < 0:
+        yield (Ellipsis,)
+        return
+    step = max(1, max_elems // inner)
+    tail = (slice(None),) * (n - k - 1)
+    for lead in itertools.product(*(range(d) for d in shape[:k])):
+        head = tuple(slice(i, i + 1) for i in lead)
+        for a in range(0, shape[k], step):
+            yield head + (slice(a, min(a + step, shape[k])),) + tail
+
+
+def _squeeze_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Views of two same-shape arrays without their size-1 axes (the last axis is kept),
+    so that blocks are few-dimensional and cheap to iterate."""
+    if 1 not in a.shape[:-1]:
+        return a, b
+    keep = tuple(0 if d == 1 else slice(None) for d in a.shape[:-1]) + (slice(None),)
+    return a[keep], b[keep]
+
+
+def _scratch_elems(nbytes_user: int, itemsize: int) -> int:
+    """Scratch block size: at most 1/16 of the user tensor's bytes (two scratches stay
+    within 1/8), at most SCRATCH_BLOCK, at least MIN_SCRATCH elements."""
+    return max(MIN_SCRATCH, min(SCRATCH_BLOCK, nbytes_user // (16 * itemsize)))
+
+
+class _NanFound(Exception):
+    """Raised by the kernel on NaN with nan="error"; the caller reports where."""
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """Everything one quantization setting needs per block, computed once.
+
+    ``lo_thr``/``hi_thr`` are the smallest/largest source values whose code is in range
+    without clipping (found by bisection over the float bit patterns, so exact).
+    ``bits``: unsigned/signed integer dtypes of the source's width, for the one-pass
+    range test, or None.
+    """
+
+    ct: np.dtype
+    scale: np.floating
+    zero_point: np.floating
+    lo_f: np.floating
+    hi_f: np.floating
+    wide: bool
+    lo_thr: float
+    hi_thr: float
+    src: np.dtype
+    bits: tuple[np.dtype, np.dtype, int, int] | None  # (uint, int, sign bit, +inf bits)
+
+
+@functools.lru_cache(maxsize=256)
+def _limits(qp: _QParams, src: np.dtype, rounding: str) -> _Limits:
+    ct = _compute_dtype(src, qp)
+    scale, zp = ct.type(qp.scale), ct.type(qp.zero_point)
+    lo_f, hi_f = ct.type(qp.lo), ct.type(qp.hi)
+    if int(hi_f) > qp.hi:  # 64-bit codes: the largest float below the maximum
+        hi_f = np.nextafter(hi_f, ct.type(-np.inf))
+    if int(lo_f) < qp.lo:
+        lo_f = np.nextafter(lo_f, ct.type(np.inf))
+    wide = int(hi_f) != qp.hi or int(lo_f) != qp.lo
+    rnd = np.rint if rounding == "nearest" else np.trunc
+    lo_thr = _threshold(ct, lambda v: bool(rnd(v * scale + zp) >= lo_f), upper=False)
+    hi_thr = _threshold(ct, lambda v: bool(rnd(v * scale + zp) <= hi_f), upper=True)
+    bits = None
+    if src.kind == "f" and src.itemsize in (2, 4, 8) and src.isnative:
+        ub, ib = np.dtype(f"u{src.itemsize}"), np.dtype(f"i{src.itemsize}")
+        bits = (ub, ib, 1 << (8 * src.itemsize - 1), int(np.array(np.inf, src).view(ub)))
+    return _Limits(ct, scale, zp, lo_f, hi_f, wide, lo_thr, hi_thr, src, bits)
+
+
+def _threshold(ct: np.dtype, ok: Callable[[np.floating], bool], upper: bool) -> float:
+    """The largest (``upper``) or smallest float of ``ct`` for which the monotonic
+    predicate ``ok`` holds, by bisection over order-preserving integer keys of the bit
+    patterns (negative keys are negative floats)."""
+    ub = np.dtype(f"u{ct.itemsize}")
+    sign = 1 << (8 * ct.itemsize - 1)
+    inf_key = int(np.array(np.inf, ct).view(ub))
+
+    def value(key: int) -> Any:  # a numpy scalar of ct
+        return np.array(key if key >= 0 else sign | -key, ub).view(ct)[()]
+
+    good, bad = (-inf_key, inf_key) if upper else (inf_key, -inf_key)
+    with np.errstate(over="ignore"):
+        while abs(bad - good) > 1:
+            mid = (good + bad) // 2
+            if ok(value(mid)):
+                good = mid
+            else:
+                bad = mid
+    return float(value(good))
+
+
+_IN, _OUT, _NAN = 0, 1, 2
+
+
+def _range_state(s: np.ndarray, lim: _Limits) -> int:
+    """_IN if every value of ``s`` quantizes in range without clipping, _NAN if ``s``
+    holds a NaN, else _OUT. For IEEE floats one integer max over the bit patterns gives
+    both the NaN test and the maximum of non-negative data (a second for negatives)."""
+    if lim.bits is None:
+        lo_v, hi_v = float(s.min()), float(s.max())  # Python floats: no casts of the thresholds
+        if math.isnan(lo_v) or math.isnan(hi_v):
+            return _NAN
+        return _IN if lo_v >= lim.lo_thr and hi_v <= lim.hi_thr else _OUT
+    ub, ib, sign, inf_bits = lim.bits
+    top = int(s.view(ub).max())
+    if top < sign:  # nothing with the sign bit set: min >= +0
+        if top > inf_bits:
+            return _NAN
+        if lim.lo_thr > 0 and float(s.min()) < lim.lo_thr:
+            return _OUT
+        return _IN if _from_bits(top, lim) <= lim.hi_thr else _OUT
+    if top > sign | inf_bits:
+        return _NAN
+    x_min = -_from_bits(top ^ sign, lim)  # the most negative value
+    high = int(s.view(ib).max())
+    if high > inf_bits:
+        return _NAN
+    x_max = _from_bits(high, lim) if high >= 0 else (0.0 if lim.hi_thr >= 0 else float(s.max()))
+    return _IN if x_min >= lim.lo_thr and x_max <= lim.hi_thr else _OUT
+
+
+def _from_bits(bits: int, lim: _Limits) -> float:
+    return float(np.array(bits, lim.bits[0] if lim.bits else None).view(lim.src)[()])
+
+
+def _quantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, rounding: str, nan: str,
+                   scratch_elems: int) -> None:
+    """``dst[...] = quantize(src)`` for float ``src``; ``dst`` (any strides) has the
+    element dtype and src's shape. Raises _NanFound for NaN with nan="error"."""
+    if src.size == 0:
+        return
+    dst, src = _squeeze_pair(dst, src)
+    lim = _limits(qp, src.dtype, rounding)
+    ct = lim.ct
+    fused = rounding == "trunc" and qp.zero_point == 0  # the cast alone finishes the job
+    scratch: np.ndarray | None = None
+    for idx in _blocks(src.shape, FAST_BLOCK):
+        s, d = src[idx], dst[idx]
+        state = _range_state(s, lim)
+        if state == _NAN and nan == "error":
+            raise _NanFound
+        if fused and qp.scale == 1.0 and (state == _IN or (state == _OUT and _FAST_BUFFERED_CASTS
+                                                             and not lim.wide)):
+            # One pass, no scratch: the float->int cast truncates toward zero; clip first if needed.
+            if state == _IN:
+                np.copyto(d, s, casting="unsafe")
+            else:
+                np.clip(s, lim.lo_f, lim.hi_f, out=d, dtype=ct, casting="unsafe")
+            continue
+        if fused and state == _IN:
+            np.multiply(s, lim.scale, out=d, dtype=ct, casting="unsafe")  # one buffered pass
+            continue
+        if scratch is None:
+            scratch = np.empty(scratch_elems, ct)
+        with np.errstate(over="ignore"):
+            for sub in _blocks(s.shape, scratch_elems):
+                ss, dd = s[sub], d[sub]
+                t = scratch[:ss.size].reshape(ss.shape)
+                np.multiply(ss, lim.scale, out=t, dtype=ct, casting="same_kind")
+                if qp.zero_point:
+                    np.add(t, lim.zero_point, out=t)
+                if state == _NAN:
+                    np.copyto(t, lim.zero_point, where=np.isnan(t))
+                if rounding == "nearest":
+                    np.rint(t, out=t)
+                if state == _IN:
+                    np.copyto(dd, t, casting="unsafe")
+                elif not lim.wide and _FAST_BUFFERED_CASTS:
+                    np.clip(t, lim.lo_f, lim.hi_f, out=dd, dtype=ct, casting="unsafe")
+                else:  # (64-bit codes: the largest float below the maximum, then the maximum itself)
+                    big = t > lim.hi_f if lim.wide else None
+                    np.clip(t, lim.lo_f, lim.hi_f, out=t)
+                    np.copyto(dd, t, casting="unsafe")
+                    if big is not None:
+                        np.copyto(dd, qp.hi, where=big)
+
+
+def _dequantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_elems: int) -> None:
+    """``dst[...] = dequantize(src)``; src holds codes of the element dtype (any strides),
+    dst is float32 or float64 of the same shape."""
+    if src.size == 0:
+        return
+    dst, src = _squeeze_pair(dst, src)
+    if qp.is_float or (qp.scale == 1.0 and qp.zero_point == 0 and qp.dtype.itemsize < 8):
+        np.copyto(dst, src, casting="same_kind")  # exact up to 16-bit codes; one rounding for 32-bit
+        return
+    with np.errstate(over="ignore"):  # |real| beyond float32 (a subnormal scale): +-inf, as IEEE says
+        _dequantize_blocks(dst, src, qp, scratch_elems)
+
+
+def _dequantize_blocks(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_elems: int) -> None:
+    f32 = np.float32
+    narrow = qp.dtype.itemsize <= 2 and abs(qp.zero_point) <= 1 << 23
+    zp = f32(qp.zero_point) if narrow else np.float64(qp.zero_point)
+    inverse, scale = _exact_inverse(qp.scale), f32(qp.scale)
+    if narrow and not qp.zero_point and _FAST_BUFFERED_CASTS:
+        # One buffered pass: NumPy casts the codes to float32 in small internal buffers.
+        if inverse is not None:
+            np.multiply(src, inverse, out=dst, dtype=f32, casting="same_kind")
+        else:
+            np.divide(src, scale, out=dst, dtype=f32, casting="same_kind")
+        return
+    in_place = narrow and dst.dtype == f32
+    block = DEQ_BLOCK if in_place else scratch_elems
+    scratch = None if in_place else np.empty(block, f32 if narrow else np.float64)
+    for idx in _blocks(src.shape, block):
+        s, d = src[idx], dst[idx]
+        t = d if scratch is None else scratch[:s.size].reshape(s.shape)
+        np.copyto(t, s, casting="unsafe")  # codes -> float: exact (float64 for wide codes)
+        if qp.zero_point:
+            np.subtract(t, zp, out=t)  # exact
+        if not narrow:  # round the float64 difference once to float32
+            t = t.astype(f32) if d.dtype != f32 else _copied(d, t)
+        if inverse is not None:
+            np.multiply(t, inverse, out=t)  # exact: same result as the division
+        else:
+            np.divide(t, scale, out=t)
+        if t is not d:
+            np.copyto(d, t)
+
+
+def _copied(dst: np.ndarray, src: np.ndarray) -> np.ndarray:
+    np.copyto(dst, src, casting="same_kind")
+    return dst
+
+
+def _exact_inverse(scale: float) -> np.float32 | None:
+    """1/scale as float32 if multiplying by it equals dividing by scale (a power of two
+    whose inverse is a normal float32), else None."""
+    mantissa, _ = math.frexp(scale)
+    inverse = 1.0 / scale  # exact for a power of two (in float64)
+    f32 = np.finfo(np.float32)
+    if mantissa == 0.5 and float(f32.tiny) <= inverse <= float(f32.max):
+        return np.float32(inverse)
+    return None
+
+
+# ---- public -----------------------------------------------------------------------------
+
+def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "error",
+             out: np.ndarray | None = None, max_bytes: int | None = None) -> np.ndarray:
+    """Codes of ``tensor``'s element type for real values ``x``; a COPY of x's shape.
+
+    ``q = saturate(round(x * scale + zero_point))`` with TIDL's multiplier ``scale``
+    (see the module docstring for the exact rules). Integer ``x`` of exactly the element
+    type is copied unchanged; float element types copy the values. ``out`` (same shape,
+    the element dtype) receives the result instead of a new array.
+
+    >>> t = make_descriptor("10.x", inputs=[dict(inWidth=2, inHeight=1, inNumChannels=1,
+    ...     inElementType=0, inTensorScale=10.0)]).inputs[0]           # doctest: +SKIP
+    >>> quantize(t, np.array([0.19, 30.0, -1.0]))                      # doctest: +SKIP
+    array([  1, 255,   0], dtype=uint8)
+    """
+    qp = _qparams(tensor)
+    _check_choice(rounding, ROUNDINGS, "rounding")
+    _check_choice(nan, NAN_MODES, "nan")
+    xa = np.asarray(x)
+    how = _conversion(qp, xa.dtype, "x")
+    if out is None:
+        check_alloc(xa.size * qp.dtype.itemsize, qp.label, max_bytes)
+        result = np.empty(xa.shape, qp.dtype)
+    else:
+        result = _check_out(out, xa.shape, (qp.dtype,), qp.label)
+    if how != "quantize":
+        np.copyto(result, xa, casting="same_kind" if how == "cast" else "equiv")
+        return result
+    try:
+        ct = _compute_dtype(xa.dtype, qp)
+        _quantize_into(result, xa, qp, rounding, nan, _scratch_elems(xa.nbytes, ct.itemsize))
+    except _NanFound:
+        raise _nan_error(qp.label, xa, "x") from None
+    return result
+
+
+def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
+               max_bytes: int | None = None) -> np.ndarray:
+    """Real values ``float32(q - zero_point) / float32(scale)`` of codes ``q``; a COPY.
+
+    ``q`` must have the tensor's element dtype (for float element types the values are
+    returned as float32). ``out`` (same shape, float32 or float64) receives the result.
+    """
+    qp = _qparams(tensor)
+    qa = np.asarray(q)
+    if qa.dtype != qp.dtype:
+        raise BufferMismatchError(f"{qp.label}: codes have dtype {qa.dtype}, expected the tensor's "
+                                  f"{qp.dtype}")
+    if out is None:
+        check_alloc(qa.size * 4, qp.label, max_bytes)
+        result = np.empty(qa.shape, np.float32)
+    else:
+        result = _check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), qp.label)
+    _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
+    return result
+
+
+def _check_out(out: object, shape: tuple[int, ...], dtypes: tuple[np.dtype, ...], label: str) -> np.ndarray:
+    if not isinstance(out, np.ndarray):
+        raise BufferMismatchError(f"{label}: out must be a numpy array, found {type(out).__name__}")
+    if out.shape != tuple(shape):
+        raise BufferMismatchError(f"{label}: out has shape {out.shape}, expected {tuple(shape)}")
+    if out.dtype not in dtypes:
+        raise BufferMismatchError(f"{label}: out has dtype {out.dtype}, expected "
+                                  f"{' or '.join(str(d) for d in dtypes)}")
+    if not out.flags.writeable:
+        raise BufferMismatchError(f"{label}: out is read-only")
+    return out
+
+
+def _nan_error(label: str, x: np.ndarray, what: str) -> BufferMismatchError:
+    mask = np.isnan(x)
+    count = int(np.count_nonzero(mask))
+    first = tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), x.shape)) if x.ndim else ()
+    return BufferMismatchError(f"{label}: {what} holds {count} NaN value(s), the first at index {first}; "
+                               f"pass nan='zero' to quantize NaN as the real value 0")
