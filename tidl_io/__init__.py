@@ -1,7 +1,26 @@
-"""tidl-io: TI TIDL I/O buffer descriptors (``*_tidl_io_1.bin``) for Python."""
+"""tidl-io: TI TIDL I/O buffer descriptors (``*_tidl_io_1.bin``) for Python.
+
+The descriptor core (parse, build, validate) loads eagerly; buffers, rearrange, the mock
+runtime, sessions and detection parsing load on first use, so ``tidl-io inspect`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from ._errors import AllocationLimitError, BufferMismatchError, FormatError, GeometryError, TidlIoError
-from .descriptor import Descriptor, ElementType, Tensor, TensorLayout, build, load, make_descriptor, parse
+from .descriptor import (
+    Descriptor,
+    ElementType,
+    Tensor,
+    TensorLayout,
+    build,
+    find_io_files,
+    load,
+    make_descriptor,
+    parse,
+)
 from .validate import Finding, validate
 
 __version__ = "0.1.0"
@@ -14,12 +33,66 @@ __all__ = [
     "Finding",
     "FormatError",
     "GeometryError",
+    "InvokeReport",
+    "MockC7xRuntime",
+    "PaddingReport",
+    "PermutePlan",
+    "RtTensor",
+    "Runtime",
+    "Session",
     "Tensor",
     "TensorLayout",
     "TidlIoError",
+    "alloc_input",
+    "alloc_inputs",
+    "alloc_output",
+    "alloc_outputs",
+    "as_buffer",
     "build",
+    "check_padding",
+    "dequantize",
+    "find_io_files",
+    "get_input_details",
+    "get_output_details",
     "load",
     "make_descriptor",
+    "pack",
     "parse",
+    "parse_od",
+    "permute",
+    "plan_permute",
+    "quantize",
+    "reorg",
+    "reorg_inverse",
+    "rows_from_outputs",
+    "unpack",
     "validate",
+    "view",
 ]
+
+# name -> submodule, for the names loaded on first use (PEP 562)
+_LAZY = {
+    "PaddingReport": "buffers", "alloc_input": "buffers", "alloc_inputs": "buffers",
+    "alloc_output": "buffers", "alloc_outputs": "buffers", "as_buffer": "buffers",
+    "check_padding": "buffers", "get_input_details": "buffers", "get_output_details": "buffers",
+    "pack": "buffers", "unpack": "buffers", "view": "buffers",
+    "dequantize": "quant", "quantize": "quant",
+    "PermutePlan": "permute", "permute": "permute", "plan_permute": "permute",
+    "reorg": "reorg", "reorg_inverse": "reorg",
+    "InvokeReport": "runtime", "MockC7xRuntime": "runtime", "RtTensor": "runtime", "Runtime": "runtime",
+    "Session": "session",
+    "parse_od": "detection", "rows_from_outputs": "detection",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tidl_io' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,402 @@
+"""Session, artifacts discovery and sidecar parsing.
+
+Sidecar parsing is checked against values read by hand from the real files in
+../shared/realdata/sidecar. ``Session.run`` is checked end to end on temporary artifacts
+folders built from every real descriptor (and its sidecars where they exist) against an
+independent NumPy pipeline written here from the session's documented rules: layout ->
+reverse_channels -> (x - mean) * scale when param.yaml asks for it -> trunc(x * scale + zp)
+saturated -> float32(q - zp) / float32(scale) -> the test's model -> rint(y * scale + zp)
+saturated -> float32 dequantize."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tidl_io
+from tidl_io import BufferMismatchError, FormatError
+from tidl_io.models import model_shape
+from tidl_io.runtime import MockC7xRuntime
+from tidl_io.session import (
+    ModelParams,
+    Session,
+    find_artifacts,
+    parse_onnxrt_metadata,
+    parse_param_yaml,
+)
+
+from conftest import REALDATA, ROOT, real_files
+
+SIDECAR = REALDATA / "sidecar"
+
+
+def _sidecar(io: Path, suffix: str) -> Path | None:
+    p = SIDECAR / f"{io.name}.{suffix}"
+    return p if p.is_file() else None
+
+
+# ---- sidecars -----------------------------------------------------------------------------
+
+def test_onnxrt_metadata_of_the_real_files(realdata: Path) -> None:
+    east = parse_onnxrt_metadata((SIDECAR / ("edgeai-tidl-sp__model-artifacts__east-mobilenet-simplified-no-norm__"
+                                             "625_tidl_io_1.bin.onnxrtMetaData.txt")).read_text())
+    assert east.num_graph_nodes == 121
+    assert [s.name for s in east.subgraphs] == ["onnx::Div_622onnx::Concat_616output", "625"]
+    assert east.subgraphs[0].output_names == ("output", "onnx::Concat_616", "onnx::Div_622")
+    assert east.subgraphs[1].input_names == ("onnx::Concat_616", "onnx::Concat_624")
+    assert east.subgraphs[1].input_idx == (0, 1)
+    od = parse_onnxrt_metadata((SIDECAR / ("od-8220__od-8220-20250514-supposed-final-model__artifacts__subgraph_0_"
+                                           "tidl_io_1.bin.onnxrtMetaData.txt")).read_text())
+    assert od.num_graph_nodes == 271 and od.subgraph("subgraph_0").output_names == ("labels", "dets")
+    assert od.subgraph("nope") is None
+
+
+@pytest.mark.parametrize("text,match", [("numGraphNodes", "line 1: expected key=value"),
+                                        ("x:subGraphName=a", "subgraph index: expected an integer, found 'x'"),
+                                        ("numGraphNodes=many", "numGraphNodes: expected an integer")])
+def test_onnxrt_metadata_errors(text: str, match: str) -> None:
+    with pytest.raises(FormatError, match=match):
+        parse_onnxrt_metadata(text, "meta.txt")
+
+
+def test_param_yaml_of_the_real_files(realdata: Path) -> None:
+    def load(prefix: str) -> ModelParams:
+        (path,) = SIDECAR.glob(prefix + "*param.yaml")
+        return parse_param_yaml(path.read_text(), path.name)
+
+    mono = load("monodepth")
+    assert mono.input_mean == (0.0, 0.0, 0.0) and mono.input_scale == (0.00392157,) * 3
+    assert mono.input_optimization is False and mono.normalizes and mono.input_data_layout == "NCHW"
+    assert mono.task_type == "segmentation" and mono.formatter is None
+    od = load("od-8220")
+    assert od.reverse_channels is True and od.input_scale == (1.0, 1.0, 1.0) and od.normalized_detections is False
+    assert (od.formatter.name, od.formatter.src_indices, od.formatter.dst_indices) == \
+        ("DetectionBoxSL2BoxLS", (5, 4), (4, 5))
+    assert od.detection_threshold == 0.1
+    ssd = load("bbai64__go__model__ssdLite")
+    assert ssd.input_mean is None and ssd.input_optimization is True and not ssd.normalizes
+    assert ssd.input_data_layout == "NHWC" and ssd.normalized_detections is True
+    assert ssd.formatter.src_indices == (1, 0, 3, 2) and ssd.detection_threshold == 0.3
+    bean = load("roast")  # duplicate top-level key, detection_thr and detection_threshold both present
+    assert bean.detection_threshold == 0.5 and bean.input_scale == (0.003921569790691137,) * 3
+
+
+@pytest.mark.parametrize("text,match", [
+    ("session: [1]", "session: expected a mapping"),
+    ("session: {input_mean: abc}", "session.input_mean: expected a number or a list of numbers, found 'abc'"),
+    ("session: {input_scale: [1, x]}", "session.input_scale: expected a number, found 'x'"),
+    ("session: {input_data_layout: CHW}", "expected NCHW or NHWC, found 'CHW'"),
+    ("postprocess: {formatter: DetectionYXYX2XYXY}", "postprocess.formatter: expected a mapping"),
+    ("a: [", "not valid YAML"),
+    ("- 1", "expected a mapping at the top"),
+])
+def test_param_yaml_errors(text: str, match: str) -> None:
+    with pytest.raises(FormatError, match=match):
+        parse_param_yaml(text)
+
+
+# ---- artifacts folders --------------------------------------------------------------------
+
+def _artifacts(tmp: Path, io: Path, name: str, *, net: bytes | None = None, meta: Path | None = None,
+               params: Path | None = None) -> Path:
+    art = tmp / "model" / "artifacts"
+    art.mkdir(parents=True)
+    shutil.copy(io, art / f"{name}_tidl_io_1.bin")
+    if net is not None:
+        (art / f"{name}_tidl_net.bin").write_bytes(net)
+    if meta is not None:
+        shutil.copy(meta, art / "onnxrtMetaData.txt")
+    if params is not None:
+        shutil.copy(params, tmp / "model" / "param.yaml")
+    return tmp / "model"
+
+
+def test_find_artifacts_layouts(tmp_path: Path) -> None:
+    ex = tidl_io.load(ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin")
+    data = tidl_io.build(ex)
+    art = tmp_path / "m" / "artifacts"
+    art.mkdir(parents=True)
+    for name in ("subgraph_10", "subgraph_2"):
+        (art / f"{name}_tidl_io_1.bin").write_bytes(data)
+    (art / "subgraph_2_tidl_net.bin").write_bytes(b"net")
+    (art / "tidl_io_rtos_1.bin").write_bytes(data)       # RTOS naming, net tidl_net_rtos.bin
+    (art / "tidl_net_rtos.bin").write_bytes(b"n")
+    (tmp_path / "m" / "param.yaml").write_text("task_type: detection\n")
+    found = find_artifacts(tmp_path / "m")
+    assert found.subgraph_names == ("subgraph_2", "subgraph_10", "rtos")  # natural order of the file names
+    assert [p.name if p else None for p in found.net_files] == ["subgraph_2_tidl_net.bin", None, "tidl_net_rtos.bin"]
+    assert found.param_file == tmp_path / "m" / "param.yaml" and found.metadata_file is None
+    (art / "onnxrtMetaData.txt").write_text("0:subGraphName=subgraph_10\n1:subGraphName=subgraph_2\n")
+    assert find_artifacts(art).subgraph_names[:2] == ("subgraph_10", "subgraph_2")  # metadata order first
+    one = find_artifacts(art / "subgraph_2_tidl_io_1.bin")
+    assert one.io_files == (art / "subgraph_2_tidl_io_1.bin",)
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        find_artifacts(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no \\*_tidl_io_1.bin file in this folder"):
+        find_artifacts(tmp_path / "empty")
+
+
+# ---- the independent pipeline -------------------------------------------------------------
+
+def _q_in(t, x):
+    dt = t.dtype
+    if dt.kind == "f":
+        return x.astype(dt)
+    info = np.iinfo(dt)
+    return np.clip(np.trunc(x * t.scale + t.zero_point), info.min, info.max).astype(dt)
+
+
+def _deq(t, q):
+    if t.dtype.kind == "f":
+        return q.astype(np.float32)
+    return (q.astype(np.float64) - t.zero_point).astype(np.float32) / np.float32(t.scale)
+
+
+def _q_out(t, y):
+    dt = t.dtype
+    if dt.kind == "f":
+        return y.astype(dt)
+    info = np.iinfo(dt)
+    return np.clip(np.rint(y * t.scale + t.zero_point), info.min, info.max).astype(dt)
+
+
+def _model_for(desc_list):
+    """Output j of each subgraph: mean of its inputs + a ramp inside the output's range."""
+    outs = {o.name: (j, o) for d in desc_list for j, o in enumerate(d.outputs)}
+    ins = {d.inputs[0].name: d for d in desc_list}
+
+    def model(feeds):
+        d = next(ins[k] for k in feeds if k in ins)
+        m = float(np.mean([np.mean(v) for v in feeds.values()]))
+        result = {}
+        for o in d.outputs:
+            j = outs[o.name][0]
+            if o.dtype.kind == "f":
+                lo, hi = -3.0, 3.0
+            else:
+                info = np.iinfo(o.dtype)
+                lo, hi = max((info.min - o.zero_point) / o.scale, -3.0), min((info.max - o.zero_point) / o.scale, 3.0)
+            k = np.arange(o.size)
+            y = lo + (hi - lo) * ((k * 5 + j) % 13) / 13.0 + 0.001 * np.tanh(m)
+            result[o.name] = y.reshape(model_shape(o))
+        return result
+
+    return model
+
+
+def _expected(t_in, x_nchw, params: ModelParams, normalize: bool, reverse: bool):
+    x = np.asarray(x_nchw, np.float64) if normalize else np.asarray(x_nchw)
+    if reverse and t_in.num_channels == 3:
+        x = x[:, ::-1]
+    if normalize:
+        mean = np.asarray(params.input_mean or (0.0,), np.float64).reshape(-1, 1, 1)
+        scale = np.asarray(params.input_scale or (1.0,), np.float64).reshape(-1, 1, 1)
+        x = (x - mean) * scale
+    if x.dtype.kind in "iu":  # codes of the input's own type go in unchanged
+        return _deq(t_in, x.astype(t_in.dtype))
+    return _deq(t_in, _q_in(t_in, x))
+
+
+@pytest.mark.parametrize("io", [pytest.param(p, id=p.name[:45]) for p in real_files()] or
+                         [pytest.param(None, marks=pytest.mark.skip(reason="no realdata"))])
+def test_run_end_to_end_on_real_artifacts(io: Path, tmp_path: Path) -> None:
+    meta = _sidecar(io, "onnxrtMetaData.txt")
+    params_file = _sidecar(io, "param.yaml")
+    info = parse_onnxrt_metadata(meta.read_text()) if meta else None
+    desc = tidl_io.load(io)
+    name = next((s.name for s in (info.subgraphs if info else ())
+                 if [t.name for t in desc.outputs] and set(s.output_names) >= {t.name for t in desc.outputs}),
+                "model")
+    folder = _artifacts(tmp_path, io, name, meta=meta, params=params_file)
+    with Session(folder, model=_model_for([desc])) as s:
+        assert s.artifacts.subgraph_names == (name,)
+        assert any("no net file beside it" in n for n in s.notes)
+        if info is not None and info.subgraph(name) is not None:
+            listed = info.subgraph(name).output_names
+            assert s.output_names[: len(listed)] == listed  # onnxrtMetaData.txt order
+        rng = np.random.default_rng(len(io.name))
+        feeds, expect_in = {}, {}
+        for t in s.inputs:
+            n, c, h, w = t.num_batches, t.num_channels, t.height, t.width
+            if t.dtype.kind in "iu" and not s.normalize:
+                x = rng.integers(np.iinfo(t.dtype).min, np.iinfo(t.dtype).max, (n, c, h, w), endpoint=True)
+                x = x.astype(t.dtype)
+            elif s.normalize:
+                x = rng.integers(0, 256, (n, c, h, w)).astype(np.uint8)  # raw pixels
+            else:
+                x = rng.normal(size=(n, c, h, w)).astype(np.float32)
+            expect_in[t.name] = _expected(t, x, s.params, s.normalize, s.reverse_channels)
+            # feed channels-last where the model's param.yaml says so and the shape is unambiguous
+            feeds[t.name] = x.transpose(0, 2, 3, 1) if (s.params.input_data_layout == "NHWC" and n == 1) else x
+        got = s.run(feeds)
+        reports = s.last_reports
+    assert all(tr.path == "zero-copy" for r in reports for tr in r.transfers)
+    assert list(got) == list(s.output_names)
+    model = _model_for([desc])
+    y = model({t.name: expect_in[t.name].reshape(model_shape(t)).astype(np.float64) for t in desc.inputs})
+    for t in desc.outputs:
+        want = _deq(t, _q_out(t, np.asarray(y[t.name], np.float64))).reshape(model_shape(t))
+        assert got[t.name].dtype == np.float32 and got[t.name].shape == model_shape(t)
+        np.testing.assert_array_equal(got[t.name], want, err_msg=t.label)
+
+
+def _spec_desc(inputs, outputs):
+    import sys
+    sys.path.insert(0, str(ROOT / "tools"))
+    from make_fixture import descriptor_from_spec
+    return descriptor_from_spec({"family": "10.x", "inputs": inputs, "outputs": outputs})
+
+
+def test_layouts_reverse_channels_and_normalisation(tmp_path: Path) -> None:
+    desc = _spec_desc([dict(inDataName="img", inWidth=5, inHeight=4, inNumChannels=3, inPadL=1, inPadT=1,
+                            inPadB=2, inElementType=3, inTensorScale=1000.0)],
+                      [dict(outDataName="y", outWidth=60, outHeight=1, outNumChannels=1)])
+    art = tmp_path / "m"
+    art.mkdir()
+    (art / "net_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
+    (art / "net_tidl_net.bin").write_bytes(b"\x01")
+    (art / "param.yaml").write_text("preprocess: {reverse_channels: true}\nsession: {input_mean: [10, 20, 30], "
+                                    "input_scale: [0.5, 0.25, 0.125], input_optimization: false}\n")
+    seen = {}
+
+    def model(feeds):
+        seen.update(feeds)
+        return {"y": np.zeros(60)}
+
+    x = np.random.default_rng(1).integers(0, 256, (1, 3, 4, 5)).astype(np.uint8)
+    t = desc.inputs[0]
+    want = _expected(t, x, parse_param_yaml((art / "param.yaml").read_text()), True, True)
+    with Session(art, model=model) as s:
+        assert not any("no net file" in n for n in s.notes)
+        assert s.normalize and s.reverse_channels
+        for feed, layout in ((x, None), (x[0], None), (x.transpose(0, 2, 3, 1), None), (x[0].transpose(1, 2, 0), None),
+                             (x[0].transpose(1, 2, 0), "HWC")):
+            s.run({"img": feed}, layout=layout)
+            np.testing.assert_array_equal(seen["img"].astype(np.float32), want)
+    with Session(art, model=model, normalize=False, reverse_channels=False) as s:
+        s.run(x.astype(np.int16))  # codes of the input's own type, unchanged
+        np.testing.assert_array_equal(seen["img"].astype(np.float32), _deq(t, x.astype(np.int16)))
+
+
+def test_ambiguous_shapes_follow_the_hint() -> None:
+    from tidl_io.session import _to_logical
+    t = _spec_desc([dict(inDataName="sq", inWidth=3, inHeight=3, inNumChannels=3)], []).inputs[0]
+    x = np.arange(27).reshape(1, 3, 3, 3)
+    assert (_to_logical(t, x, None)[0, 0, 0] == x[0]).all()              # NCHW by default
+    assert (_to_logical(t, x, None, "NHWC")[0, 0, 0] == x[0].transpose(2, 0, 1)).all()  # param.yaml's hint
+    assert (_to_logical(t, x, "NHWC", "NCHW")[0, 0, 0] == x[0].transpose(2, 0, 1)).all()  # run(layout=) wins
+    assert (_to_logical(t, x[0], "HWC")[0, 0, 0] == x[0].transpose(2, 0, 1)).all()
+    assert (_to_logical(t, x[0], None)[0, 0, 0] == x[0]).all()           # CHW before HWC
+    with pytest.raises(BufferMismatchError, match="array shape \\(2, 3\\) fits none of NCHW \\(1, 3, 3, 3\\)"):
+        _to_logical(t, np.zeros((2, 3)), None)
+    assert (_to_logical(t, x[0], "NHWC")[0, 0, 0] == x[0].transpose(2, 0, 1)).all()  # channels last: HWC
+    with pytest.raises(BufferMismatchError, match="array shape \\(1, 3, 3, 3\\) with layout 'HWC' fits none"):
+        _to_logical(t, x, "HWC")
+    with pytest.raises(BufferMismatchError, match="layout must be NCHW, NHWC, CHW or HWC, got 'WHC'"):
+        _to_logical(t, x, "WHC")
+
+
+def test_two_subgraphs_chain_in_metadata_order(tmp_path: Path) -> None:
+    first = _spec_desc([dict(inDataName="image", inWidth=4, inHeight=2, inNumChannels=1)],
+                       [dict(outDataName="feat", outWidth=4, outHeight=2, outNumChannels=1, outElementType=1,
+                             outTensorScale=10.0)])
+    second = _spec_desc([dict(inDataName="feat", inWidth=4, inHeight=2, inNumChannels=1),
+                         dict(inDataName="extra", inWidth=1, inHeight=1, inNumChannels=1)],
+                        [dict(outDataName="score", outWidth=8, outHeight=1, outNumChannels=1, numValidTensorDims=2)])
+    art = tmp_path / "artifacts"
+    art.mkdir()
+    (art / "zz_first_tidl_io_1.bin").write_bytes(tidl_io.build(first))
+    (art / "aa_second_tidl_io_1.bin").write_bytes(tidl_io.build(second))
+    (art / "onnxrtMetaData.txt").write_text("numGraphNodes=9\n0:subGraphName=zz_first\n0:inDataNames=input.1\n"
+                                            "0:outDataNames=feat\n1:subGraphName=aa_second\n"
+                                            "1:inDataNames=feat,extra\n1:outDataNames=score\n")
+
+    def model(feeds):
+        if "image" in feeds:
+            return {"feat": feeds["image"] * 2.0}
+        return {"score": feeds["feat"].reshape(1, 8) + feeds["extra"].reshape(1, 1)}
+
+    with Session(art, model=model) as s:
+        assert s.input_names == ("image", "extra") and s.output_names == ("feat", "score")
+        assert any("input 'feat' comes from an earlier subgraph" in n for n in s.notes)
+        x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(1, 1, 2, 4)
+        out = s.run({"input.1": x, "extra": np.full((1, 1, 1, 1), 0.5, np.float32)})  # ONNX input name alias
+    feat = np.clip(np.rint(x.astype(np.float64) * 2.0 * 10.0), -128, 127).astype(np.int8)
+    feat_real = feat.astype(np.float32) / np.float32(10.0)
+    np.testing.assert_array_equal(out["feat"], feat_real)
+    np.testing.assert_array_equal(out["score"], (feat_real.reshape(1, 8).astype(np.float64) + 0.5).astype(np.float32))
+
+
+def test_run_errors(tmp_path: Path) -> None:
+    desc = _spec_desc([dict(inDataName="a", inWidth=2, inHeight=2, inNumChannels=1),
+                       dict(inDataName="b", inWidth=2, inHeight=2, inNumChannels=1)],
+                      [dict(outDataName="y", outWidth=4, outHeight=2, outNumChannels=1)])
+    path = tmp_path / "x_tidl_io_1.bin"
+    path.write_bytes(tidl_io.build(desc))
+    with Session(path, model="ramp") as s:
+        z = np.zeros((1, 1, 2, 2), np.float32)
+        with pytest.raises(BufferMismatchError, match="this model has 2 inputs \\('a', 'b'\\); pass a mapping"):
+            s.run(z)
+        with pytest.raises(BufferMismatchError, match="unknown input 'c': this model's inputs are 'a', 'b'"):
+            s.run({"a": z, "c": z})
+        with pytest.raises(BufferMismatchError, match="missing input\\(s\\): 'b'"):
+            s.run({"a": z})
+        with pytest.raises(BufferMismatchError, match="input 0 'a': array shape \\(3,\\) fits none of"):
+            s.run({"a": np.zeros(3), "b": z})
+        with pytest.raises(BufferMismatchError, match="expected numbers, found dtype <U1"):
+            s.run({"a": np.array(["x"] * 4).reshape(1, 1, 2, 2), "b": z})
+    with pytest.raises(ValueError, match="not both"):
+        Session(path, model="ramp", runtime=MockC7xRuntime)
+
+
+def test_custom_runtime_factory_gets_desc_and_net(tmp_path: Path) -> None:
+    ex = ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin"
+    art = tmp_path / "art"
+    art.mkdir()
+    shutil.copy(ex, art / "det_tidl_io_1.bin")
+    (art / "det_tidl_net.bin").write_bytes(b"\x07" * 10)
+    calls = []
+
+    def factory(desc, net=None):
+        calls.append((desc.source, net))
+        return MockC7xRuntime(desc, net, model="detection")
+
+    with Session(art, runtime=factory) as s:
+        assert calls == [(str(art / "det_tidl_io_1.bin"), art / "det_tidl_net.bin")]
+        assert s.runtimes[0].net_nbytes == 10 and not s.notes
+    (art / "det_tidl_net.bin").write_bytes(b"")
+    with pytest.raises(FormatError, match="the net file is empty"):
+        Session(art)
+
+
+def test_params_override(tmp_path: Path) -> None:
+    ex = ROOT / "tidl_io" / "examples"
+    with Session(ex, model="detection", params={"session": {"input_mean": [1, 2, 3], "input_optimization": False}}) as s:
+        assert s.normalize and s.params.input_mean == (1.0, 2.0, 3.0)
+        assert any("normalised here as (x - [1.0, 2.0, 3.0]) * [1.0]" in n for n in s.notes)
+    with Session(ex, model="detection") as s:
+        assert not s.normalize and s.params.detection_threshold == 0.5  # the bundled param.yaml
+        assert "Session(1 subgraph(s): detector" in repr(s)
+
+
+def test_detections_from_run_outputs(tmp_path: Path) -> None:
+    with Session(ROOT / "tidl_io" / "examples", model="detection") as s:
+        img = np.full((96, 160, 3), 80, np.uint8)
+        img[10:40, 12:52] = (220, 40, 40)      # red, label 0
+        img[60:88, 20:44] = (240, 220, 40)     # yellow, label 3
+        img[0:3, 0:3] = (40, 200, 60)          # green, label 1...
+        img[0, 2] = 80                          # ...8 of the 9 pixels of its box: score 8/9
+        out = s.run(img)
+        rows = s.detections(out, width=160, height=96)
+        assert rows.tolist() == np.float32([[12, 10, 52, 40, 0, 1], [20, 60, 44, 88, 3, 1],
+                                            [0, 0, 3, 3, 1, 8 / 9]]).tolist()
+        assert s.detections(out, threshold=0.9).shape == (2, 6)
+        assert s.detections(out)[0].tolist() == np.float32([12 / 160, 10 / 96, 52 / 160, 40 / 96, 0, 1]).tolist()
+    params = {"postprocess": {"formatter": {"name": "DetectionBoxSL2BoxLS"}, "detection_threshold": 0.5}}
+    with Session(ROOT / "tidl_io" / "examples", model="detection", params=params) as s:
+        dets = {"dets": np.array([[1, 2, 3, 4, 0.9], [5, 6, 7, 8, 0.2]]), "labels": np.array([7, 8])}
+        assert s.detections(dets).tolist() == [[1, 2, 3, 4, 7, np.float32(0.9)]]

@@ -1,0 +1,1034 @@
+"""A narrow TIDL-RT-shaped runtime protocol and a host mock of the C7x runtime.
+
+:class:`Runtime` is what the rest of tidl-io needs from a runtime (spec §7): create from an
+io descriptor (and the net file), ``invoke(inputs, outputs)``, ``close()``, and TIDL-RT's
+shared-memory calls ``alloc_shared`` / ``is_shared``. :class:`MockC7xRuntime` implements it
+on the host and handles buffers the way TIDL-RT does (``tidl_rt_ovx_datamove.cpp``):
+
+- a tensor in shared memory whose element type, channel pitch, layout, scale, zero point,
+  pads and buffer size equal the descriptor's is used **in place** (zero copy);
+- the same properties in user memory: ``memcpy`` of N·DIM1·DIM2·C·channelPitch elements
+  (pads included: dirty pads travel to the device; refused when valid data lies beyond
+  that span, which TIDL-RT would silently drop);
+- anything else is **reformatted**: read as a dense NCHW/NHWC tensor, converted in float32
+  arithmetic to the descriptor's element type and written into a padded device buffer.
+  Inputs: ``q = sat((x - zpU) * (scale / scaleU))``, truncated (C cast), where the zero
+  point term is dropped when ``zpU`` equals the descriptor's (TIDL-RT's four copy
+  branches); float user data has scaleU 1, zpU 0; a float input forces scale 1. Outputs:
+  ``u = sat((q + zpU) * (scaleU / scale))`` with the same branch rule (float user: q / scale).
+
+It refuses, with a :class:`~tidl_io.BufferMismatchError` naming the tensor, what the board
+rejects or silently gets wrong: unknown or missing names, a buffer of the wrong size or
+element type, a padded buffer handed to the reformat path (TIDL-RT would read it as dense),
+"shared" memory that is not, values a C cast cannot represent, and non-zero input padding
+(``input_pads="error"``; ``"warn"`` issues a :class:`PaddingWarning`, ``"off"`` skips).
+
+The device step dequantizes each input's valid region (``float32(q - zp) / float32(scale)``,
+:func:`tidl_io.quant.dequantize`; float as is), calls the model (see :mod:`tidl_io.models`)
+with float64 arrays, quantizes each result to the output type (``rint(y * scale + zp)``,
+half to even, saturated, NaN read as 0: :func:`tidl_io.quant.quantize`; float outputs as
+float32) and writes it into the padded output buffer after filling every non-valid
+element with poison (0xA5 bytes; a quiet NaN 0x7FC0A5A5 for float32), so code that reads
+output pads is caught. Each invoke returns an :class:`InvokeReport` (also kept as
+``runtime.last_report``). Invokes that reuse the same buffer objects (the allocate-once
+loop) reuse the previous invoke's checks: the zero-copy path adds ~20-40 us
+(``tools/bench_runtime.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+
+from ._errors import BufferMismatchError, FormatError, GeometryError
+from ._limits import check_alloc
+from .buffers import as_buffer, check_padding
+from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
+from .models import Model, model_shape, resolve_model
+from .quant import dequantize, quantize
+from .validate import geometry_problems
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = [
+    "POISON_BYTE",
+    "POISON_FLOAT32_BITS",
+    "InvokeReport",
+    "MemType",
+    "MockC7xRuntime",
+    "PaddingWarning",
+    "RtTensor",
+    "Runtime",
+    "RuntimeFactory",
+    "Transfer",
+    "alloc_shared_buffers",
+    "poison_value",
+]
+
+POISON_BYTE = 0xA5
+POISON_FLOAT32_BITS = 0x7FC0A5A5  # a quiet NaN whose low bytes are the 0xA5 pattern
+_MAX_SLICES = 64  # pad plans with more planes than this fall back to whole-buffer passes
+_DEFAULT_ALIGNMENT = 128
+
+
+class PaddingWarning(UserWarning):
+    """Non-zero input padding, reported as a warning (``input_pads="warn"``)."""
+
+
+class MemType(IntEnum):
+    """``sTIDLRT_Tensor_t.memType``."""
+
+    USER = 0
+    SHARED = 1
+    NATIVE = 2
+
+
+def poison_value(dtype: np.dtype | str) -> np.generic:
+    """The value output pads are filled with: every byte 0xA5, or NaN 0x7FC0A5A5 for float32."""
+    dt = np.dtype(dtype)
+    if dt == np.float32:
+        return np.array([POISON_FLOAT32_BITS], np.uint32).view(np.float32)[0]
+    return np.frombuffer(bytes([POISON_BYTE]) * dt.itemsize, dtype=dt)[0]
+
+
+# ---- a tensor described with its own properties ----------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class RtTensor:
+    """``sTIDLRT_Tensor_t``: a buffer described with its own properties.
+
+    ``dims`` is the logical (N, DIM1, DIM2, C, H, W) shape whatever the layout;
+    ``pitches`` are TIDL-RT's five (batch, DIM1, DIM2, channel, line) in elements;
+    ``pads`` are (L, R, T, B). ``mem_type`` None lets the runtime tell with
+    ``is_shared(data)``. ``data`` is not copied.
+    """
+
+    name: str
+    data: np.ndarray = field(repr=False)
+    element_type: int
+    dims: tuple[int, int, int, int, int, int]
+    pitches: tuple[int, int, int, int, int]
+    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+    layout: int = TensorLayout.NCHW
+    scale: float = 1.0
+    zero_point: int = 0
+    mem_type: MemType | None = None
+    buffer_size: int | None = None  # elements; None: data.size
+
+    @classmethod
+    def for_tensor(cls, tensor: Tensor, data: np.ndarray, *, mem_type: MemType | None = None) -> RtTensor:
+        """``data`` (a padded 1-D buffer) described with the descriptor tensor's own
+        properties: what TIDL-RT needs for zero copy."""
+        p = tensor.strides
+        return cls(tensor.name, data, tensor.element_type, tensor.shape,
+                   (p[0], p[1], p[2], tensor.channel_pitch, tensor.line_pitch),
+                   (tensor.pad_l, tensor.pad_r, tensor.pad_t, tensor.pad_b), tensor.layout_code,
+                   float(tensor.scale), int(tensor.zero_point), mem_type, int(np.size(data)))
+
+    @classmethod
+    def from_array(cls, name: str, array: np.ndarray, *, layout: str = "NCHW", scale: float = 1.0,
+                   zero_point: int = 0, mem_type: MemType | None = None) -> RtTensor:
+        """A dense user tensor: ``array`` shaped (N, C, H, W) for NCHW (up to 6-D:
+        (N, DIM1, DIM2, C, H, W)) or (N, H, W, C) for NHWC (fewer axes: leading 1s). Its
+        element type comes from its dtype; float data has scale 1 and zero point 0 in
+        TIDL-RT. The runtime converts it (the reformat path). ``array`` is not copied."""
+        a = np.asarray(array)
+        if layout not in ("NCHW", "NHWC"):
+            raise BufferMismatchError(f"{name!r}: layout must be 'NCHW' or 'NHWC', got {layout!r}")
+        etype = _element_type_of(a.dtype, name)
+        if layout == "NHWC":
+            if a.ndim > 4:
+                raise BufferMismatchError(f"{name!r}: an NHWC array has at most 4 axes, found shape {a.shape}")
+            n, h, w, c = (1,) * (4 - a.ndim) + a.shape
+            dims = (n, 1, 1, c, h, w)
+            pitches = (c * h * w, c * h * w, c * h * w, h * w, c * w)
+            code = TensorLayout.NHWC
+        else:
+            if a.ndim > 6:
+                raise BufferMismatchError(f"{name!r}: at most 6 axes (N, DIM1, DIM2, C, H, W), found {a.shape}")
+            six = (1,) * (6 - a.ndim) + a.shape
+            dims = six  # type: ignore[assignment]
+            _, d1, d2, c, h, w = six
+            pitches = (d1 * d2 * c * h * w, d2 * c * h * w, c * h * w, h * w, w)
+            code = TensorLayout.NCHW
+        return cls(name, a, etype, dims, pitches, (0, 0, 0, 0), int(code), float(scale), int(zero_point),
+                   mem_type, int(a.size))
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.dims, dtype=np.int64))
+
+    @property
+    def is_dense(self) -> bool:
+        """No pads and the pitches of a dense array of ``dims`` in ``layout``."""
+        return self.pads == (0, 0, 0, 0) and self.pitches == _dense_pitches(self.dims, self.layout)
+
+
+def _dense_pitches(dims: tuple[int, ...], layout: int) -> tuple[int, int, int, int, int]:
+    _, d1, d2, c, h, w = dims
+    if layout == TensorLayout.NHWC:
+        return (c * h * w, c * h * w, c * h * w, h * w, c * w)
+    return (d1 * d2 * c * h * w, d2 * c * h * w, c * h * w, h * w, w)
+
+
+def _element_type_of(dtype: np.dtype, name: str) -> int:
+    for e in ElementType:
+        if e.dtype == dtype:
+            return int(e)
+    known = ", ".join(str(e.dtype) for e in ElementType)
+    raise BufferMismatchError(f"{name!r}: TIDL-RT has no element type for dtype {dtype}; use one of {known}")
+
+
+# ---- the report ------------------------------------------------------------------------
+
+class Transfer(NamedTuple):
+    """How one tensor crossed between the application and the device in one invoke.
+
+    ``path`` is ``"zero-copy"`` (used in place), ``"memcpy"`` (same properties, user
+    memory) or ``"reformat"`` (converted); ``nbytes`` is what the runtime wrote (0 for zero
+    copy); ``reasons`` says why it was not zero copy."""
+
+    name: str
+    kind: str
+    path: str
+    nbytes: int
+    seconds: float
+    reasons: tuple[str, ...] = ()
+
+
+class InvokeReport(NamedTuple):
+    """What one ``invoke`` did. ``device_seconds`` is the emulated accelerator's work
+    (dequantize inputs, run the model, quantize and store outputs, poison pads);
+    ``model_seconds`` is the model call alone; ``copy_seconds`` the reported copies and
+    conversions; ``overhead_seconds`` everything else the runtime spent (name matching,
+    checks, input-pad checks, bookkeeping)."""
+
+    transfers: tuple[Transfer, ...]
+    total_seconds: float
+    device_seconds: float
+    model_seconds: float
+    pad_check_seconds: float = 0.0
+
+    @property
+    def zero_copy(self) -> tuple[str, ...]:
+        """Names of the tensors used in place."""
+        return tuple(t.name for t in self.transfers if t.path == "zero-copy")
+
+    @property
+    def copied(self) -> tuple[str, ...]:
+        """Names of the tensors the runtime copied or converted."""
+        return tuple(t.name for t in self.transfers if t.path != "zero-copy")
+
+    @property
+    def bytes_copied(self) -> int:
+        return sum(t.nbytes for t in self.transfers)
+
+    @property
+    def copy_seconds(self) -> float:
+        return sum(t.seconds for t in self.transfers)
+
+    @property
+    def overhead_seconds(self) -> float:
+        return self.total_seconds - self.device_seconds - self.copy_seconds
+
+    def __str__(self) -> str:
+        head = (f"invoke: {self.total_seconds * 1e3:.3f} ms total, device {self.device_seconds * 1e3:.3f} ms "
+                f"(model {self.model_seconds * 1e3:.3f} ms), copies {self.copy_seconds * 1e3:.3f} ms, "
+                f"runtime overhead {self.overhead_seconds * 1e6:.1f} us")
+        lines = [head]
+        for t in self.transfers:
+            why = f" ({'; '.join(t.reasons)})" if t.reasons else ""
+            lines.append(f"  {t.kind} {t.name!r}: {t.path}, {t.nbytes} bytes{why}")
+        return "\n".join(lines)
+
+
+# ---- the protocol ----------------------------------------------------------------------
+
+Buffer = np.ndarray | RtTensor
+Tensors = Mapping[Any, Buffer] | Sequence[RtTensor]
+"""Buffers by tensor name (or slot index), or RtTensors matched by name then position."""
+
+
+@runtime_checkable
+class Runtime(Protocol):
+    """What tidl-io needs from a TIDL runtime (``TIDLRT_create`` .. ``TIDLRT_delete``)."""
+
+    @property
+    def descriptor(self) -> Descriptor: ...
+
+    @property
+    def last_report(self) -> InvokeReport | None: ...
+
+    def alloc_shared(self, size: int, alignment: int = _DEFAULT_ALIGNMENT) -> np.ndarray:
+        """``TIDLRT_allocSharedMem``: ``size`` bytes (a 1-D uint8 array)."""
+        ...
+
+    def is_shared(self, buf: np.ndarray) -> bool:
+        """``TIDLRT_isSharedMem``."""
+        ...
+
+    def invoke(self, inputs: Tensors, outputs: Tensors) -> InvokeReport:
+        """``TIDLRT_invoke``: run once with these input and output buffers."""
+        ...
+
+    def close(self) -> None:
+        """``TIDLRT_delete``."""
+        ...
+
+
+class RuntimeFactory(Protocol):
+    """``TIDLRT_create``: a runtime for one descriptor and its net file (path or bytes;
+    None when the artifacts folder has none)."""
+
+    def __call__(self, desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None) -> Runtime: ...
+
+
+def alloc_shared_buffers(runtime: Runtime) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """One zero-filled buffer per input and per output of the runtime's descriptor, in its
+    shared memory (so invokes are zero copy): flat arrays of the tensor's dtype and buffer
+    size (as :func:`tidl_io.buffers.alloc_input` makes, typed by
+    :func:`tidl_io.buffers.as_buffer`), by name. NEW memory."""
+    def one(t: Tensor) -> np.ndarray:
+        nbytes = max(t.buffer_size, t.required_size) * t.itemsize
+        return as_buffer(t, runtime.alloc_shared(nbytes, _DEFAULT_ALIGNMENT))
+
+    desc = runtime.descriptor
+    return {t.name: one(t) for t in desc.inputs}, {t.name: one(t) for t in desc.outputs}
+
+
+# ---- geometry plans --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _PadPlan:
+    """Where a tensor's non-valid buffer elements are, as blocks ``(start, count, stride,
+    length)``: elements ``[start + i*stride, start + i*stride + length)`` for i < count.
+
+    Built from the geometry alone: the valid region is a set of planes (every axis but
+    the two finest), each a run of rows; the gaps are the row pads inside each plane and
+    the spans between planes. ``blocks`` is None when there are too many planes to treat
+    one by one (whole-buffer passes are used then)."""
+
+    blocks: tuple[tuple[int, int, int, int], ...] | None
+
+    @classmethod
+    def of(cls, t: Tensor) -> _PadPlan:
+        axes = sorted((s, d) for s, d in zip(t.strides, t.shape) if d > 1)
+        run = 1
+        while axes and axes[0][0] == run:  # fold contiguous axes into one run
+            run *= axes.pop(0)[1]
+        row_stride, rows = axes.pop(0) if axes else (run, 1)
+        planes = int(np.prod([d for _, d in axes], dtype=np.int64)) if axes else 1
+        if planes > _MAX_SLICES:
+            return cls(None)
+        starts = np.array([t.first_offset], dtype=np.int64)
+        for s, d in axes:
+            starts = (starts[:, None] + s * np.arange(d, dtype=np.int64)[None, :]).ravel()
+        starts.sort()
+        extent = (rows - 1) * row_stride + run
+        blocks: list[tuple[int, int, int, int]] = []
+        pos = 0
+        for a in starts.tolist():
+            if a < pos:  # planes interleave: no simple block structure
+                return cls(None)
+            if a > pos:
+                blocks.append((pos, 1, a - pos, a - pos))
+            if rows > 1 and row_stride > run:
+                blocks.append((a + run, rows - 1, row_stride, row_stride - run))
+            pos = a + extent
+        if pos < t.buffer_size:
+            blocks.append((pos, 1, t.buffer_size - pos, t.buffer_size - pos))
+        return cls(tuple(blocks))
+
+    def views(self, buf: np.ndarray) -> list[np.ndarray]:
+        """The pad blocks of ``buf`` as views (1-D slices, or count x length arrays)."""
+        item = buf.itemsize
+        out = []
+        for start, count, stride, length in self.blocks or ():
+            if count == 1:
+                out.append(buf[start:start + length])
+            else:
+                out.append(np.ndarray((count, length), buf.dtype, buffer=buf, offset=start * item,
+                                      strides=(stride * item, item)))
+        return out
+
+
+def _bit_views(block: np.ndarray) -> list[np.ndarray]:
+    """Unsigned-integer views covering every byte of ``block`` (a view), wide where it is
+    contiguous: their max is 0 exactly when all bytes are 0 (a -0.0 float is non-zero)."""
+    if block.size == 0:
+        return []
+    if block.ndim == 1 and block.flags.c_contiguous:
+        raw = block.view(np.uint8)
+        n8 = raw.shape[0] & ~7
+        parts = [raw[:n8].view(np.uint64)] if n8 else []
+        return parts + ([raw[n8:]] if raw.shape[0] > n8 else [])
+    return [block if block.dtype.kind == "u" else block.view(f"u{block.itemsize}")]
+
+
+# ---- conversions (TIDL-RT's copy_* templates) ------------------------------------------
+
+def _saturate(values: np.ndarray, dtype: np.dtype, name: str, truncate_only: bool = False) -> np.ndarray:
+    """float32 ``values`` to ``dtype`` like TIDL-RT's ``tidl_rt_sat``: clamp to the type's
+    range, then a C cast (truncation toward zero); NaN becomes 0 for integer types (as
+    ARM's conversion does). With ``truncate_only`` (TIDL-RT's as-is branch, a bare C
+    cast) values outside the range are an error: the board's result would be undefined.
+    May reuse ``values``' memory."""
+    if dtype.kind == "f":
+        lim = np.float32(np.finfo(np.float32).max)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.clip(values, -lim, lim).astype(dtype)
+    info = np.iinfo(dtype)
+    work = values if dtype.itemsize <= 2 else values.astype(np.float64)  # float32 holds 16-bit bounds exactly
+    lo, hi = work.dtype.type(info.min), work.dtype.type(info.max)
+    if work.size == 0:
+        return work.astype(dtype)
+    mn, mx = work.min(), work.max()
+    has_nan = bool(np.isnan(mn) or np.isnan(mx))
+    if truncate_only and (has_nan or mn <= lo - 1 or mx >= hi + 1):
+        bad = np.isnan(work) | (work <= lo - 1) | (work >= hi + 1)
+        first = float(work[bad].ravel()[0])
+        raise BufferMismatchError(
+            f"{name}: value {first!r} cannot be represented as {dtype} and TIDL-RT converts it with a bare "
+            f"C cast (same scale and zero point, no saturation): the board's result is undefined; clip the "
+            f"data to [{info.min}, {info.max}] first")
+    if has_nan:
+        work = np.where(np.isnan(work), work.dtype.type(0), work)
+    if mn < lo or mx > hi or has_nan:
+        work = np.clip(work, lo, hi)
+    return work.astype(dtype)  # in range: the cast truncates toward zero, like C
+
+
+def _convert_in(x: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
+    """TIDL-RT's input conversion of user values ``x`` to the descriptor's element type."""
+    user_float = rt.data.dtype.kind == "f"
+    scale_u = np.float32(1.0 if user_float else rt.scale)
+    zp_u = 0 if user_float else int(rt.zero_point)
+    scale_d = np.float32(1.0 if t.is_float else t.scale)
+    data = x.astype(np.float32)
+    same_zp, same_scale = zp_u == t.zero_point, scale_u == scale_d
+    if same_zp and same_scale:
+        return _saturate(data, t.dtype, t.label, truncate_only=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not same_zp:
+            data = data - np.float32(zp_u)
+        if not same_scale:
+            data = data * np.float32(scale_d / scale_u)
+    return _saturate(data, t.dtype, t.label)
+
+
+def _convert_out(q: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
+    """TIDL-RT's output conversion of device values ``q`` to the user's element type."""
+    user_dtype = rt.data.dtype
+    user_float = user_dtype.kind == "f"
+    scale_u = np.float32(1.0 if user_float else rt.scale)
+    zp_u = 0 if user_float else int(rt.zero_point)
+    scale_d = np.float32(t.scale)
+    data = q.astype(np.float32)
+    same_zp, same_scale = zp_u == t.zero_point, scale_u == scale_d
+    if same_zp and same_scale:
+        return _saturate(data, user_dtype, f"{t.label} (user tensor)", truncate_only=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not same_zp:
+            data = data + np.float32(zp_u)
+        if not same_scale:
+            data = data * np.float32(scale_u / scale_d)
+    return _saturate(data, user_dtype, f"{t.label} (user tensor)")
+
+
+# Element types TIDL-RT's reformat path can write into an input buffer (any user type),
+# and the extra as-is pairs its tables list (user int32 / int64).
+_CONVERTIBLE = {0, 1, 2, 3, 6}
+_AS_IS_EXTRA = {5: {4, 5}, 8: {5, 7, 8}}
+
+
+def _device_quantize(y: np.ndarray, t: Tensor, out: np.ndarray) -> None:
+    """The device's store of real values ``y`` into ``out`` (the valid-region view):
+    :func:`tidl_io.quant.quantize` with round-half-to-even and NaN read as 0 (float
+    outputs take the values as float32)."""
+    quantize(t, y, rounding="nearest", nan="zero", out=out)
+
+
+def _dequantize(q: np.ndarray, t: Tensor) -> np.ndarray:
+    """The device's read of a valid region: :func:`tidl_io.quant.dequantize` (float32
+    arithmetic), handed to the model as float64."""
+    out = np.empty(q.shape, np.float64)
+    dequantize(t, q, out=out)
+    return out
+
+
+# ---- the mock --------------------------------------------------------------------------
+
+_Plan_t = tuple[str, tuple[str, ...], np.ndarray, "RtTensor | None"]
+"""(path, reasons, data, rt): how one tensor goes to or from the device."""
+
+
+class _Slot:
+    """One descriptor tensor with everything the hot path needs precomputed."""
+
+    __slots__ = ("_bits_cache", "dtype", "internal", "is_float", "item", "label", "memcpy_n", "model_shape", "name",
+                 "nbytes", "offset", "pad_plan", "shape", "size", "strides", "tensor")
+
+    def __init__(self, t: Tensor) -> None:
+        self.tensor = t
+        self.name, self.label = t.name, t.label
+        self.dtype, self.item = t.dtype, t.itemsize
+        # what alloc_input/alloc_output allocate: the buffer size (never below the last valid element)
+        self.size = max(t.buffer_size, t.required_size)
+        self.nbytes = self.size * t.itemsize
+        self.shape = t.shape
+        self.offset = t.first_offset * t.itemsize
+        self.strides = tuple(s * t.itemsize for s in t.strides)
+        self.model_shape = model_shape(t)
+        self.memcpy_n = min(_memcpy_elements(t), t.buffer_size)
+        self.is_float = t.is_float
+        self.pad_plan = _PadPlan.of(t)
+        self.internal: np.ndarray | None = None
+        self._bits_cache: tuple[weakref.ref[np.ndarray], list[np.ndarray]] | None = None
+
+    def pad_bits(self, buf: np.ndarray) -> list[np.ndarray]:
+        """Views over the pad bytes of ``buf`` (see :func:`_bit_views`), cached for the
+        last buffer seen: invokes usually reuse the same buffers."""
+        hit = self._bits_cache
+        if hit is not None and hit[0]() is buf:
+            return hit[1]
+        views = [v for block in self.pad_plan.views(buf) for v in _bit_views(block)]
+        self._bits_cache = (weakref.ref(buf), views)
+        return views
+
+    def view(self, buf: np.ndarray) -> np.ndarray:
+        """The 6-D view of the valid elements of a buffer laid out as the descriptor says."""
+        return np.ndarray(self.shape, self.dtype, buffer=buf, offset=self.offset, strides=self.strides)
+
+
+class MockC7xRuntime:
+    """A host stand-in for TIDL-RT on the C7x (see the module docstring).
+
+    ``model`` is a callable, a built-in name or spec (see :func:`tidl_io.models.resolve_model`;
+    default identity when shapes allow it, else ramp). ``net`` is the ``*_tidl_net.bin``
+    path or bytes: only checked to exist and be non-empty (None is accepted: the mock needs
+    no network). ``input_pads`` is "error", "warn" or "off"; ``poison`` fills output pads.
+    """
+
+    def __init__(self, desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None, *,
+                 model: Model | str | Mapping[str, Any] | None = None, input_pads: str = "error",
+                 poison: bool = True) -> None:
+        if input_pads not in ("error", "warn", "off"):
+            raise ValueError(f"input_pads must be 'error', 'warn' or 'off', got {input_pads!r}")
+        problems = [f"{t.label}: {f}: {m}" for t in (*desc.inputs, *desc.outputs) for f, m in geometry_problems(t)]
+        if problems:
+            raise GeometryError(f"{desc.source}: cannot run this descriptor: " + "; ".join(problems))
+        self._desc = desc
+        self.net_nbytes = _check_net(net)
+        self.model: Model = resolve_model(model, desc)
+        self.input_pads = input_pads
+        self.poison = poison
+        self._inputs = [_Slot(t) for t in desc.inputs]
+        self._outputs = [_Slot(t) for t in desc.outputs]
+        self._in_names = {s.name: i for i, s in enumerate(self._inputs)}
+        self._out_names = {s.name: i for i, s in enumerate(self._outputs)}
+        self._shared: list[tuple[int, int, np.ndarray]] = []
+        self._shared_cache: dict[int, tuple[weakref.ref[np.ndarray], bool]] = {}
+        self._plan_memo: tuple[list[tuple[Any, weakref.ref[Any], Any]], list[tuple[Any, weakref.ref[Any], Any]],
+                               list[_Plan_t], list[_Plan_t]] | None = None
+        self._closed = False
+        self._last: InvokeReport | None = None
+
+    # -- protocol ---------------------------------------------------------------------
+    @property
+    def descriptor(self) -> Descriptor:
+        return self._desc
+
+    @property
+    def last_report(self) -> InvokeReport | None:
+        """The report of the last successful invoke."""
+        return self._last
+
+    def alloc_shared(self, size: int, alignment: int = _DEFAULT_ALIGNMENT) -> np.ndarray:
+        """``TIDLRT_allocSharedMem(alignment, size)``: a new zero-filled 1-D uint8 array of
+        ``size`` bytes whose address is a multiple of ``alignment``. Views into it count
+        as shared. ``.view(dtype)`` gives a typed buffer."""
+        if size < 0 or alignment < 1 or alignment & (alignment - 1):
+            raise ValueError(f"alloc_shared: size must be >= 0 and alignment a power of two, got {size}, {alignment}")
+        check_alloc(size + alignment, "alloc_shared")
+        block = np.zeros(size + alignment, np.uint8)
+        start = (-block.ctypes.data) % alignment
+        buf = block[start:start + size]
+        addr = buf.ctypes.data
+        self._shared.append((addr, addr + size, block))
+        self._shared_cache.clear()
+        self._plan_memo = None
+        return buf
+
+    def free_shared(self, buf: np.ndarray) -> None:
+        """``TIDLRT_freeSharedMem``: forget the block holding ``buf``."""
+        lo, hi = _byte_bounds(buf)
+        self._shared = [b for b in self._shared if not (b[0] <= lo and hi <= b[1])]
+        self._shared_cache.clear()
+        self._plan_memo = None
+
+    def is_shared(self, buf: np.ndarray) -> bool:
+        """``TIDLRT_isSharedMem``: whether all of ``buf`` lies in one block from
+        :meth:`alloc_shared` (a view into one counts)."""
+        if not isinstance(buf, np.ndarray) or not self._shared:
+            return False
+        hit = self._shared_cache.get(id(buf))
+        if hit is not None and hit[0]() is buf:
+            return hit[1]
+        lo, hi = _byte_bounds(buf)
+        result = any(start <= lo and hi <= end for start, end, _ in self._shared)
+        if len(self._shared_cache) > 256:
+            self._shared_cache.clear()
+        self._shared_cache[id(buf)] = (weakref.ref(buf), result)
+        return result
+
+    def close(self) -> None:
+        """``TIDLRT_delete``: drop internal buffers; later invokes raise. Shared blocks the
+        application holds stay valid."""
+        self._closed = True
+        self._plan_memo = None
+        for slot in (*self._inputs, *self._outputs):
+            slot.internal = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- invoke -----------------------------------------------------------------------
+    def invoke(self, inputs: Tensors, outputs: Tensors) -> InvokeReport:
+        """Run once. ``inputs``/``outputs`` map tensor names (or slot indices) to padded
+        1-D buffers laid out as the descriptor says (``alloc_input``/``alloc_output``, or
+        shared ones) or to :class:`RtTensor`; a sequence of RtTensor is matched by name,
+        falling back to position for empty names. Inputs are not modified; output buffers
+        are written in place. Returns the :class:`InvokeReport`."""
+        t0 = time.perf_counter()
+        if self._closed:
+            raise BufferMismatchError(f"{self._desc.source}: invoke after close()")
+        cached = self._cached_plans(inputs, outputs)
+        if cached is not None:
+            in_plans, out_plans = cached
+        else:
+            ins = self._match(inputs, self._inputs, self._in_names, "input")
+            outs = self._match(outputs, self._outputs, self._out_names, "output")
+            in_plans = [self._plan(slot, value) for slot, value in zip(self._inputs, ins)]
+            out_plans = [self._plan(slot, value) for slot, value in zip(self._outputs, outs)]
+            self._remember_plans(inputs, outputs, in_plans, out_plans)
+
+        transfers: list[Transfer] = []
+        pad_seconds = 0.0
+        device_in: list[np.ndarray] = []
+        for slot, plan in zip(self._inputs, in_plans):
+            path = plan[0]
+            if path != "reformat" and self.input_pads != "off":
+                t_pad = time.perf_counter()
+                self._check_pads(slot, plan[2])
+                pad_seconds += time.perf_counter() - t_pad
+            buf, transfer = self._stage_input(slot, plan)
+            device_in.append(buf)
+            transfers.append(transfer)
+        device_out = [plan[2] if plan[0] == "zero-copy" else self._internal(slot)
+                      for slot, plan in zip(self._outputs, out_plans)]
+
+        t_dev = time.perf_counter()
+        model_seconds = self._device(device_in, device_out)
+        device_seconds = time.perf_counter() - t_dev
+
+        for slot, plan, buf in zip(self._outputs, out_plans, device_out):
+            transfers.append(self._unstage_output(slot, plan, buf))
+        report = InvokeReport(tuple(transfers), time.perf_counter() - t0, device_seconds, model_seconds, pad_seconds)
+        self._last = report
+        return report
+
+    # -- steps ------------------------------------------------------------------------
+    def _cached_plans(self, inputs: Tensors, outputs: Tensors) -> tuple[list[_Plan_t], list[_Plan_t]] | None:
+        """The plans of the previous invoke when it was given the very same objects under
+        the same keys (the usual allocate-once loop): matching and checks depend only on them."""
+        memo = self._plan_memo
+        if memo is None or type(inputs) is not dict or type(outputs) is not dict:
+            return None
+        in_items, out_items, in_plans, out_plans = memo
+        if len(inputs) != len(in_items) or len(outputs) != len(out_items):
+            return None
+        for given, items in ((inputs, in_items), (outputs, out_items)):
+            for key, ref, sig in items:
+                value = given.get(key)
+                if value is not ref() or _signature(value) != sig:
+                    return None
+        return in_plans, out_plans
+
+    def _remember_plans(self, inputs: Tensors, outputs: Tensors, in_plans: list[_Plan_t],
+                        out_plans: list[_Plan_t]) -> None:
+        self._plan_memo = None
+        if type(inputs) is not dict or type(outputs) is not dict:
+            return
+        try:
+            in_items = [(k, weakref.ref(v), _signature(v)) for k, v in inputs.items()]
+            out_items = [(k, weakref.ref(v), _signature(v)) for k, v in outputs.items()]
+        except TypeError:  # an object without weak references: no memo
+            return
+        self._plan_memo = (in_items, out_items, in_plans, out_plans)
+
+    def _match(self, given: Tensors, slots: list[_Slot], names: dict[str, int], kind: str) -> list[Buffer]:
+        found: list[Buffer | None] = [None] * len(slots)
+        if isinstance(given, (dict, Mapping)):
+            items: Any = given.items()
+        elif isinstance(given, Sequence) and not isinstance(given, (str, bytes)):
+            items = []
+            for pos, rt in enumerate(given):
+                if not isinstance(rt, RtTensor):
+                    raise BufferMismatchError(f"{kind}s: a sequence must hold RtTensor objects, item {pos} is "
+                                              f"{type(rt).__name__}; use a mapping name -> buffer")
+                items.append((rt.name if rt.name else pos, rt))
+        else:
+            raise BufferMismatchError(f"{kind}s: expected a mapping name -> buffer, found {type(given).__name__}")
+        for key, value in items:
+            i = names.get(key) if isinstance(key, str) else None
+            if i is None:
+                if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+                    if not 0 <= key < len(slots):
+                        raise BufferMismatchError(f"{kind} index {key}: the descriptor has {len(slots)} {kind}(s)")
+                    i = int(key)
+                else:
+                    listed = ", ".join(repr(s.name) for s in slots)
+                    raise BufferMismatchError(f"unknown {kind} {key!r}: the descriptor's {kind}s are {listed}")
+            slot = slots[i]
+            if found[i] is not None:
+                raise BufferMismatchError(f"{slot.label} given twice")
+            if isinstance(value, RtTensor):
+                if value.name and value.name != slot.name and isinstance(key, str):
+                    raise BufferMismatchError(f"{slot.label}: given under that name but the RtTensor is named "
+                                              f"{value.name!r}")
+            elif not isinstance(value, np.ndarray):
+                raise BufferMismatchError(f"{slot.label}: expected a numpy buffer or an RtTensor, found "
+                                          f"{type(value).__name__}")
+            found[i] = value
+        missing = [s.label for s, f in zip(slots, found) if f is None]
+        if missing:
+            raise BufferMismatchError(f"missing {kind} buffer(s): {', '.join(missing)}")
+        return found  # type: ignore[return-value]
+
+    def _plan(self, slot: _Slot, value: Buffer) -> _Plan_t:
+        """(path, reasons, data, rt): TIDL-RT's choice of zero-copy, memcpy or reformat."""
+        if isinstance(value, np.ndarray):
+            buf = value
+            if buf.dtype != slot.dtype:
+                t = slot.tensor
+                raise BufferMismatchError(
+                    f"{slot.label}: buffer element type is {buf.dtype}, the descriptor's is {slot.dtype} "
+                    f"({t.element.name if t.element is not None else t.element_type}); pack() the data, or pass "
+                    f"RtTensor.from_array(...) to have the runtime convert it")
+            if buf.ndim != 1 or not buf.flags.c_contiguous:
+                raise BufferMismatchError(
+                    f"{slot.label}: expected a contiguous 1-D buffer of {slot.size} elements (as alloc_input/"
+                    f"alloc_output make), found shape {buf.shape}" + ("" if buf.flags.c_contiguous else
+                                                                      " (not contiguous)"))
+            if buf.shape[0] != slot.size:
+                raise BufferMismatchError(
+                    f"{slot.label}: buffer has {buf.shape[0]} elements ({buf.nbytes} bytes), the descriptor's "
+                    f"buffer size is {slot.size} elements ({slot.nbytes} bytes)")
+            if self.is_shared(buf):
+                return "zero-copy", (), buf, None
+            self._check_memcpy(slot)
+            return "memcpy", ("user memory, not shared (alloc_shared)",), buf, None
+        return self._plan_rt(slot, value)
+
+    def _plan_rt(self, slot: _Slot, rt: RtTensor) -> _Plan_t:
+        t = slot.tensor
+        self._check_rt(t, rt)
+        reasons = _mismatches(t, rt)
+        shared = self.is_shared(rt.data)
+        mem = rt.mem_type if rt.mem_type is not None else (MemType.SHARED if shared else MemType.USER)
+        if mem == MemType.SHARED and not shared:
+            raise BufferMismatchError(f"{t.label}: RtTensor mem_type is SHARED but its data is not in this "
+                                      f"runtime's shared memory (alloc_shared); the C7x could not reach it")
+        data = rt.data.reshape(-1)
+        if reasons:
+            if not rt.is_dense:
+                raise BufferMismatchError(
+                    f"{t.label}: TIDL-RT must convert this tensor ({'; '.join(reasons)}) and its conversion reads "
+                    f"the user tensor as a dense {'NHWC' if rt.layout == TensorLayout.NHWC else 'NCHW'} array, but "
+                    f"this one has pads {rt.pads} / pitches {rt.pitches} (dense would be "
+                    f"{_dense_pitches(rt.dims, rt.layout)}): the board would read the wrong elements")
+            size = rt.data.size if rt.buffer_size is None else rt.buffer_size
+            if size < rt.size:
+                raise BufferMismatchError(f"{t.label}: a dense {rt.dims} tensor needs {rt.size} elements, found {size}")
+            self._check_convertible(t, rt)
+            return "reformat", tuple(reasons), data, rt
+        if mem != MemType.SHARED:
+            self._check_memcpy(slot)
+            return "memcpy", ("user memory, not shared (alloc_shared)",), data, rt
+        return "zero-copy", (), data, rt
+
+    @staticmethod
+    def _check_memcpy(slot: _Slot) -> None:
+        """TIDL-RT's memcpy of a same-property tensor in user memory moves N·C·DIM1·DIM2·
+        chPitch elements, which misses data when outPadCh or batch/DIM pitches put valid
+        elements beyond that: the board would silently lose them."""
+        t = slot.tensor
+        if slot.memcpy_n < t.required_size:
+            raise BufferMismatchError(
+                f"{t.label}: in user memory TIDL-RT copies only N*C*DIM1*DIM2*channelPitch = {slot.memcpy_n} "
+                f"elements, but valid elements reach index {t.last_offset} (channel pads / DIM or batch pitches): "
+                f"the board would silently {'drop' if t.kind == 'output' else 'not see'} the rest; allocate this "
+                f"buffer with alloc_shared (zero copy) or pass a dense RtTensor")
+
+    def _check_rt(self, t: Tensor, rt: RtTensor) -> None:
+        """Consistency of an RtTensor with its own data and with the tensor's logical shape."""
+        data = rt.data
+        if not isinstance(data, np.ndarray):
+            raise BufferMismatchError(f"{t.label}: RtTensor.data must be a numpy array, found {type(data).__name__}")
+        try:
+            own = ElementType(rt.element_type).dtype
+        except ValueError:
+            raise BufferMismatchError(f"{t.label}: RtTensor element type {rt.element_type} is not a TIDL element "
+                                      f"type (0..8)") from None
+        if data.dtype != own:
+            raise BufferMismatchError(f"{t.label}: RtTensor says element type {ElementType(rt.element_type).name} "
+                                      f"({own}) but its data is {data.dtype}")
+        if not data.flags.c_contiguous:
+            raise BufferMismatchError(f"{t.label}: RtTensor data must be contiguous (TIDL-RT reads raw memory); "
+                                      f"use np.ascontiguousarray")
+        if tuple(rt.dims) != t.shape:
+            raise BufferMismatchError(f"{t.label}: RtTensor dims (N, DIM1, DIM2, C, H, W) = {tuple(rt.dims)}, the "
+                                      f"descriptor's are {t.shape}")
+        size = data.size if rt.buffer_size is None else rt.buffer_size
+        if size > data.size:
+            raise BufferMismatchError(f"{t.label}: RtTensor buffer_size {size} exceeds its data ({data.size} "
+                                      f"elements)")
+        if not _mismatches(t, rt) and data.size < t.buffer_size:
+            raise BufferMismatchError(f"{t.label}: buffer has {data.size} elements, the descriptor's buffer size "
+                                      f"is {t.buffer_size}")
+
+    def _check_convertible(self, t: Tensor, rt: RtTensor) -> None:
+        device_type = t.element_type
+        user_type = rt.element_type
+        if device_type in _CONVERTIBLE:
+            return
+        if user_type == device_type or device_type in _AS_IS_EXTRA.get(user_type, set()):
+            user_float = rt.data.dtype.kind == "f"
+            same = (0 if user_float else rt.zero_point) == t.zero_point and \
+                np.float32(1.0 if user_float else rt.scale) == np.float32(t.scale)
+            if same:
+                return
+        raise BufferMismatchError(f"{t.label}: TIDL-RT cannot convert {ElementType(user_type).name} data into a "
+                                  f"{t.element.name if t.element else t.element_type} tensor (its copy tables "
+                                  f"return VX_FAILURE); pass data of the descriptor's type")
+
+    def _internal(self, slot: _Slot) -> np.ndarray:
+        """The runtime's own padded buffer for a tensor (allocated on first use, zero-filled)."""
+        if slot.internal is None:
+            check_alloc(slot.nbytes + 64, f"{slot.label}: runtime buffer")
+            block = np.zeros(slot.nbytes + 64, np.uint8)
+            start = (-block.ctypes.data) % 64
+            slot.internal = block[start:start + slot.nbytes].view(slot.dtype)
+        return slot.internal
+
+    def _stage_input(self, slot: _Slot, plan: _Plan_t) -> tuple[np.ndarray, Transfer]:
+        path, reasons, data, rt = plan
+        if path == "zero-copy":
+            return data, Transfer(slot.name, "input", path, 0, 0.0)
+        t1 = time.perf_counter()
+        dev = self._internal(slot)
+        if path == "memcpy":
+            n = slot.memcpy_n
+            np.copyto(dev[:n], data[:n])
+            nbytes = n * slot.item
+        else:
+            assert rt is not None
+            t = slot.tensor
+            slot.view(dev)[...] = _convert_in(_dense_logical(rt, t), rt, t)
+            nbytes = t.size * slot.item
+        return dev, Transfer(slot.name, "input", path, nbytes, time.perf_counter() - t1, reasons)
+
+    def _unstage_output(self, slot: _Slot, plan: _Plan_t, dev: np.ndarray) -> Transfer:
+        path, reasons, data, rt = plan
+        if path == "zero-copy":
+            return Transfer(slot.name, "output", path, 0, 0.0)
+        t1 = time.perf_counter()
+        if path == "memcpy":
+            n = slot.memcpy_n
+            np.copyto(data[:n], dev[:n])
+            if self.poison and n < data.shape[0]:
+                data[n:] = poison_value(slot.dtype)  # what TIDL-RT leaves there is unspecified
+            nbytes = n * slot.item
+        else:
+            assert rt is not None
+            t = slot.tensor
+            _dense_write(rt, _convert_out(slot.view(dev), rt, t))
+            nbytes = t.size * rt.data.itemsize
+        return Transfer(slot.name, "output", path, nbytes, time.perf_counter() - t1, reasons)
+
+    def _check_pads(self, slot: _Slot, buf: np.ndarray) -> None:
+        plan = slot.pad_plan
+        if plan.blocks is not None:
+            dirty = any(v.max() for v in slot.pad_bits(buf))
+        else:
+            bits = buf.view(f"u{buf.itemsize}")
+            dirty = np.count_nonzero(bits) != np.count_nonzero(slot.view(bits))
+        if not dirty:
+            return
+        message = _pad_message(slot.tensor, buf)
+        if self.input_pads == "error":
+            raise BufferMismatchError(message)
+        warnings.warn(message, PaddingWarning, stacklevel=3)
+
+    def _device(self, device_in: list[np.ndarray], device_out: list[np.ndarray]) -> float:
+        """The emulated accelerator: returns the model's own time."""
+        feeds = {s.name: _dequantize(s.view(buf), s.tensor).reshape(s.model_shape)
+                 for s, buf in zip(self._inputs, device_in)}
+        t_model = time.perf_counter()
+        result = self.model(feeds)
+        model_seconds = time.perf_counter() - t_model
+        if not isinstance(result, Mapping):
+            raise BufferMismatchError(f"model returned {type(result).__name__}, expected a mapping output name -> "
+                                      f"array")
+        extra = [k for k in result if k not in self._out_names]
+        if extra:
+            raise BufferMismatchError(f"model returned unknown output(s) {', '.join(map(repr, extra))}; outputs: "
+                                      f"{', '.join(repr(s.name) for s in self._outputs)}")
+        for slot, buf in zip(self._outputs, device_out):
+            if slot.name not in result:
+                raise BufferMismatchError(f"model returned no value for {slot.label}")
+            y = np.asarray(result[slot.name])
+            if y.dtype.kind not in "fiub":
+                raise BufferMismatchError(f"model output for {slot.label} has dtype {y.dtype}, expected numbers")
+            if y.shape != slot.model_shape and y.size != slot.tensor.size:
+                raise BufferMismatchError(f"model output for {slot.label} has shape {y.shape}, expected "
+                                          f"{slot.model_shape} ({slot.tensor.size} elements)")
+            if self.poison:
+                _poison(slot, buf)
+            _device_quantize(y.reshape(slot.shape), slot.tensor, slot.view(buf))
+        return model_seconds
+
+
+def _signature(value: Any) -> Any:
+    """What an object's plan depends on besides its identity (an array's shape and dtype
+    can be reassigned in place)."""
+    arr = value.data if isinstance(value, RtTensor) else value
+    return (arr.shape, arr.dtype, arr.strides) if isinstance(arr, np.ndarray) else None
+
+
+def _poison(slot: _Slot, buf: np.ndarray) -> None:
+    value = poison_value(slot.tensor.dtype)
+    if slot.pad_plan.blocks is None:
+        buf.fill(value)  # the valid region is written right after
+    else:
+        for v in slot.pad_plan.views(buf):
+            v.fill(value)
+
+
+def _memcpy_elements(t: Tensor) -> int:
+    """TIDL-RT's memcpy size for same-property tensors in user memory: N·C·DIM1·DIM2·chPitch."""
+    return t.num_batches * t.num_channels * t.dim1 * t.dim2 * t.channel_pitch
+
+
+def _mismatches(t: Tensor, rt: RtTensor) -> list[str]:
+    """Why TIDL-RT would not take ``rt`` as the descriptor's own tensor (is_tidlrt_*_same)."""
+    out = []
+    if rt.element_type != t.element_type:
+        out.append(f"element type {_etype(rt.element_type)} vs {_etype(t.element_type)}")
+    if rt.layout == TensorLayout.NCHW and t.num_channels > 1 and rt.pitches[3] != t.channel_pitch:
+        out.append(f"channel pitch {rt.pitches[3]} vs {t.channel_pitch}")
+    if rt.layout != t.layout_code and t.num_channels > 1:
+        out.append(f"layout {_layout(rt.layout)} vs {t.layout}")
+    if rt.zero_point != t.zero_point:
+        out.append(f"zero point {rt.zero_point} vs {t.zero_point}")
+    if np.float32(rt.scale) != np.float32(t.scale):
+        out.append(f"scale {rt.scale!r} vs {t.scale!r}")
+    pads = (t.pad_l, t.pad_r, t.pad_t)
+    if tuple(rt.pads[:3]) != pads:
+        out.append(f"pads L/R/T {tuple(rt.pads[:3])} vs {pads}")
+    size = rt.data.size if rt.buffer_size is None else rt.buffer_size
+    if size != t.buffer_size:
+        out.append(f"buffer size {size} vs {t.buffer_size} elements")
+    return out
+
+
+def _etype(code: int) -> str:
+    try:
+        return f"{ElementType(code).name} ({ElementType(code).dtype})"
+    except ValueError:
+        return str(code)
+
+
+def _layout(code: int) -> str:
+    try:
+        return TensorLayout(code).name
+    except ValueError:
+        return f"layout{code}"
+
+
+def _dense_logical(rt: RtTensor, t: Tensor) -> np.ndarray:
+    """A dense user tensor's data as a (N, DIM1, DIM2, C, H, W) view."""
+    flat = rt.data.reshape(-1)[: rt.size]
+    n, d1, d2, c, h, w = rt.dims
+    if rt.layout == TensorLayout.NHWC:
+        return flat.reshape(n * d1 * d2, h, w, c).transpose(0, 3, 1, 2).reshape(t.shape)
+    return flat.reshape(t.shape)
+
+
+def _dense_write(rt: RtTensor, values: np.ndarray) -> None:
+    flat = rt.data.reshape(-1)[: rt.size]
+    n, d1, d2, c, h, w = rt.dims
+    if rt.layout == TensorLayout.NHWC:
+        flat.reshape(n * d1 * d2, h, w, c)[...] = values.reshape(n * d1 * d2, c, h, w).transpose(0, 2, 3, 1)
+    else:
+        flat.reshape(values.shape)[...] = values
+
+
+def _pad_message(t: Tensor, buf: np.ndarray) -> str:
+    """Where the first non-zero input pad element is (from :func:`tidl_io.buffers.check_padding`)."""
+    report = check_padding(t, buf)
+    i = report.first_dirty if report.first_dirty is not None else 0
+    value = buf[i].item()
+    if i < t.first_offset:
+        where = "before the first valid element (top/left pad)"
+    elif i > t.last_offset:
+        where = "after the last valid element (bottom pad / spare plane)"
+    else:
+        line, col = divmod(i, t.line_pitch)
+        where = f"between valid elements (buffer line {line}, column {col}: a pad column or pad row)"
+    return (f"{t.label}: input padding must be zero (TIDL reads it as data), found {report.dirty} non-zero pad "
+            f"element(s) of {report.checked}; first at element {i} (byte {i * t.itemsize}) {where}: expected 0, "
+            f"found {value!r}. Zero the pads once (alloc_input does) and write only the valid region "
+            f"(pack / view)")
+
+
+def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
+    low = high = a.__array_interface__["data"][0]
+    if a.size == 0:
+        return low, low
+    for d, s in zip(a.shape, a.strides):
+        if s < 0:
+            low += (d - 1) * s
+        else:
+            high += (d - 1) * s
+    return low, high + a.itemsize
+
+
+def _check_net(net: str | os.PathLike[str] | bytes | None) -> int | None:
+    """The mock only checks that a given net file exists and is not empty; returns its size."""
+    if net is None:
+        return None
+    if isinstance(net, (bytes, bytearray, memoryview)):
+        if len(net) == 0:
+            raise FormatError("<net bytes>", "the network is empty (0 bytes)")
+        return len(net)
+    path = Path(net)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such net file")
+    size = path.stat().st_size
+    if size == 0:
+        raise FormatError(str(path), "the net file is empty (0 bytes)")
+    return size

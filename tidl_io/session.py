@@ -1,0 +1,587 @@
+"""Run a compiled model end to end: artifacts folder in, dequantized outputs by name out.
+
+>>> with Session("model/artifacts") as s:                       # doctest: +SKIP
+...     out = s.run({"input": image})                           # float or uint8; NCHW, NHWC or HWC
+...     out["dets"].shape
+(200, 5)
+
+A :class:`Session` finds every ``*_tidl_io_1.bin`` in an artifacts folder (one per
+offloaded subgraph), the ``onnxrtMetaData.txt`` beside them (output order) and the model's
+``param.yaml`` (in the folder or its parent; preprocessing facts). It creates one runtime
+per subgraph (the host mock :class:`~tidl_io.runtime.MockC7xRuntime` by default),
+allocates every buffer once in the runtime's shared memory (so invokes are zero-copy) and
+reuses them on every :meth:`Session.run`.
+
+What ``run`` does to an input array, in order:
+
+1. layout: the array may be NCHW, NHWC, HWC or CHW (or the tensor's exact squeezed
+   shape); it is matched against the tensor's (N, C, H, W) shape, ties broken by
+   param.yaml's ``session.input_data_layout``, then NCHW.
+2. ``reverse_channels`` (param.yaml ``preprocess.reverse_channels``): flips the channel
+   axis of 3-channel inputs (edgeai convention: images arrive RGB; true means the network
+   wants BGR).
+3. normalisation, edgeai convention ``(x - input_mean) * input_scale`` per channel, applied
+   only when param.yaml gives them **and** ``session.input_optimization`` is false. With
+   ``input_optimization: true`` TIDL folded mean and scale into the network, so raw pixels
+   go in unchanged. Pass ``normalize=True/False`` to override.
+4. quantization to the input's element type with TIDL-RT's input rule (``q = x * scale``,
+   saturated, truncated), written into the padded buffer (pads stay zero).
+
+Outputs are returned dequantized (``(q - zero_point) / scale``) and squeezed, as new
+arrays that stay valid after the next run, in ``onnxrtMetaData.txt`` order when present.
+
+A real artifacts folder has ``<name>_tidl_net.bin`` beside each io file. The mock does not
+need it: when it is missing the session still runs and says so in :attr:`Session.notes`
+(a real runtime factory gets ``net=None`` and must refuse).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import yaml
+
+from ._errors import BufferMismatchError, FormatError
+from .buffers import pack, unpack
+from .descriptor import Descriptor, Tensor, find_io_files, load
+from .detection import Formatter, denormalize, rows_from_outputs, select
+from .models import model_shape
+from .runtime import InvokeReport, MockC7xRuntime, Runtime, RuntimeFactory, alloc_shared_buffers
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = [
+    "Artifacts",
+    "ModelParams",
+    "OnnxrtMetadata",
+    "Session",
+    "SubgraphInfo",
+    "find_artifacts",
+    "parse_onnxrt_metadata",
+    "parse_param_yaml",
+]
+
+_METADATA = "onnxrtMetaData.txt"
+_PARAMS = "param.yaml"
+
+
+# ---- onnxrtMetaData.txt ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SubgraphInfo:
+    """One subgraph of ``onnxrtMetaData.txt``: ``k:subGraphName``, ``k:inDataNames``, ...."""
+
+    index: int
+    name: str
+    input_names: tuple[str, ...] = ()
+    output_names: tuple[str, ...] = ()
+    input_idx: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class OnnxrtMetadata:
+    """``onnxrtMetaData.txt``: the ONNX graph's node count and the offloaded subgraphs."""
+
+    num_graph_nodes: int | None
+    subgraphs: tuple[SubgraphInfo, ...]
+
+    def subgraph(self, name: str) -> SubgraphInfo | None:
+        for s in self.subgraphs:
+            if s.name == name:
+                return s
+        return None
+
+
+def parse_onnxrt_metadata(text: str, source: str = _METADATA) -> OnnxrtMetadata:
+    """Parse the ``key=value`` lines of ``onnxrtMetaData.txt`` (``k:key=value`` per subgraph).
+
+    Unknown keys are ignored; a malformed line or a non-integer count raises FormatError
+    naming the line.
+    """
+    nodes: int | None = None
+    per: dict[int, dict[str, str]] = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            raise FormatError(source, f"line {lineno}: expected key=value, found {line!r}")
+        index, colon, name = key.partition(":")
+        if not colon:
+            if key == "numGraphNodes":
+                nodes = _int(value, source, lineno, key)
+            continue
+        per.setdefault(_int(index, source, lineno, "subgraph index"), {})[name] = value.strip()
+    subs = []
+    for k in sorted(per):
+        f = per[k]
+
+        def names(key: str, f: dict[str, str] = f) -> tuple[str, ...]:
+            return tuple(n for n in f.get(key, "").split(",") if n)
+
+        idx = tuple(_int(v, source, 0, f"{k}:inputIdx") for v in f.get("inputIdx", "").split(",") if v.strip())
+        subs.append(SubgraphInfo(k, f.get("subGraphName", str(k)), names("inDataNames"), names("outDataNames"), idx))
+    return OnnxrtMetadata(nodes, tuple(subs))
+
+
+def _int(value: str, source: str, lineno: int, what: str) -> int:
+    try:
+        return int(value.strip())
+    except ValueError:
+        where = f"line {lineno}: " if lineno else ""
+        raise FormatError(source, f"{where}{what}: expected an integer, found {value.strip()!r}") from None
+
+
+# ---- param.yaml ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelParams:
+    """The facts a session needs from an edgeai ``param.yaml``; ``raw`` keeps the whole file.
+
+    ``input_mean``/``input_scale`` are edgeai's: normalised = (x - mean) * scale, per
+    channel. ``input_optimization`` true means TIDL folded them into the network.
+    """
+
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    input_mean: tuple[float, ...] | None = None
+    input_scale: tuple[float, ...] | None = None
+    input_data_layout: str | None = None
+    input_optimization: bool | None = None
+    reverse_channels: bool = False
+    formatter: Formatter | None = None
+    normalized_detections: bool | None = None
+    detection_threshold: float | None = None
+    task_type: str | None = None
+    source: str = _PARAMS
+
+    @property
+    def normalizes(self) -> bool:
+        """Whether the application must apply mean/scale itself (given, and not folded)."""
+        given = self.input_mean is not None or self.input_scale is not None
+        return given and not self.input_optimization
+
+
+def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> ModelParams:
+    """Read an edgeai ``param.yaml`` (text or an already-loaded mapping).
+
+    Reads ``session.input_mean/input_scale/input_data_layout/input_optimization``,
+    ``preprocess.reverse_channels`` (and ``data_layout`` when the session has none),
+    ``postprocess.formatter/normalized_detections/detection_threshold`` (or
+    ``detection_thr``) and ``task_type``. Values of the wrong kind raise FormatError.
+    """
+    if isinstance(text, Mapping):
+        raw: Any = text
+    else:
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise FormatError(source, f"not valid YAML: {exc}") from None
+    raw = raw or {}
+    if not isinstance(raw, Mapping):
+        raise FormatError(source, f"expected a mapping at the top, found {type(raw).__name__}")
+    sess = _section(raw, "session", source)
+    pre = _section(raw, "preprocess", source)
+    post = _section(raw, "postprocess", source)
+    layout = sess.get("input_data_layout") or pre.get("data_layout")
+    if layout is not None and str(layout) not in ("NCHW", "NHWC"):
+        raise FormatError(source, f"expected NCHW or NHWC, found {layout!r}", field="session.input_data_layout")
+    formatter = None
+    if post.get("formatter"):
+        if not isinstance(post["formatter"], Mapping):
+            raise FormatError(source, f"expected a mapping, found {post['formatter']!r}", field="postprocess.formatter")
+        formatter = Formatter.from_mapping(post["formatter"], source)
+    threshold = post.get("detection_threshold", post.get("detection_thr"))
+    return ModelParams(
+        raw=raw,
+        input_mean=_floats(sess.get("input_mean"), source, "session.input_mean"),
+        input_scale=_floats(sess.get("input_scale"), source, "session.input_scale"),
+        input_data_layout=None if layout is None else str(layout),
+        input_optimization=None if sess.get("input_optimization") is None else bool(sess["input_optimization"]),
+        reverse_channels=bool(pre.get("reverse_channels") or False),
+        formatter=formatter,
+        normalized_detections=None if post.get("normalized_detections") is None
+        else bool(post["normalized_detections"]),
+        detection_threshold=None if threshold is None else _float(threshold, source, "postprocess.detection_threshold"),
+        task_type=None if raw.get("task_type") is None else str(raw["task_type"]),
+        source=source,
+    )
+
+
+def _section(raw: Mapping[str, Any], name: str, source: str) -> Mapping[str, Any]:
+    value = raw.get(name) or {}
+    if not isinstance(value, Mapping):
+        raise FormatError(source, f"expected a mapping, found {value!r}", field=name)
+    return value
+
+
+def _float(value: Any, source: str, name: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise FormatError(source, f"expected a number, found {value!r}", field=name) from None
+
+
+def _floats(value: Any, source: str, name: str) -> tuple[float, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return (float(value),)
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise FormatError(source, f"expected a number or a list of numbers, found {value!r}", field=name)
+    return tuple(_float(v, source, name) for v in value)
+
+
+# ---- artifacts folder ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Artifacts:
+    """What :func:`find_artifacts` found: io files in run order, the net file beside each
+    (None when missing), and the sidecars."""
+
+    io_files: tuple[Path, ...]
+    net_files: tuple[Path | None, ...]
+    subgraph_names: tuple[str, ...]
+    metadata_file: Path | None = None
+    param_file: Path | None = None
+
+
+def _subgraph_name(io: Path) -> str:
+    name = io.name
+    if name.endswith("_tidl_io_1.bin"):
+        return name[: -len("_tidl_io_1.bin")]
+    m = re.fullmatch(r"tidl_io_(.*)_1\.bin", name)
+    return m.group(1) if m else name
+
+
+def _net_file(io: Path) -> Path | None:
+    name = io.name
+    if name.endswith("_tidl_io_1.bin"):
+        candidate = io.with_name(name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin")
+    else:
+        candidate = io.with_name("tidl_net_" + _subgraph_name(io) + ".bin")
+    return candidate if candidate.is_file() else None
+
+
+def _natural(s: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
+    """Locate a model's files from an io file, an artifacts folder, or a model folder
+    holding ``artifacts/``. Subgraphs are ordered as ``onnxrtMetaData.txt`` lists them,
+    else by name (natural order). ``param.yaml`` is looked for beside the io files, then
+    in the parent folder (edgeai layout: ``model_dir/param.yaml``, ``model_dir/artifacts/``).
+    Raises FileNotFoundError when nothing is there."""
+    p = Path(path)
+    if p.is_dir():
+        folder = p
+        ios = find_io_files(folder)
+        if not ios and (folder / "artifacts").is_dir():
+            folder = folder / "artifacts"
+            ios = find_io_files(folder)
+        if not ios:
+            raise FileNotFoundError(f"{p}: no *_tidl_io_1.bin file in this folder (nor in {p / 'artifacts'})")
+    elif p.is_file():
+        folder, ios = p.parent, [p]
+    else:
+        raise FileNotFoundError(f"{p}: no such file or folder")
+    meta = folder / _METADATA
+    meta_file = meta if meta.is_file() else None
+    param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
+    order = {}
+    if meta_file is not None:
+        info = parse_onnxrt_metadata(meta_file.read_text(errors="replace"), str(meta_file))
+        order = {s.name: s.index for s in info.subgraphs}
+    ios = sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
+    return Artifacts(tuple(ios), tuple(_net_file(f) for f in ios), tuple(_subgraph_name(f) for f in ios),
+                     meta_file, param_file)
+
+
+# ---- the session -----------------------------------------------------------------------
+
+class _Subgraph:
+    """One io file: its descriptor, runtime and the buffers allocated once for it."""
+
+    def __init__(self, name: str, desc: Descriptor, runtime: Runtime, meta: SubgraphInfo | None) -> None:
+        self.name, self.desc, self.runtime = name, desc, runtime
+        self.in_bufs, self.out_bufs = alloc_shared_buffers(runtime)
+        # ONNX names for the inputs (onnxrtMetaData.txt), when they are listed one per input.
+        self.onnx_inputs: tuple[str, ...] = ()
+        outputs = list(desc.outputs)
+        if meta is not None:
+            if len(meta.input_names) == len(desc.inputs):
+                self.onnx_inputs = meta.input_names
+            by_name = {t.name: t for t in outputs}
+            if set(meta.output_names) <= set(by_name) and meta.output_names:
+                listed = [by_name[n] for n in meta.output_names]
+                outputs = listed + [t for t in outputs if t.name not in meta.output_names]
+        self.outputs: tuple[Tensor, ...] = tuple(outputs)
+
+
+class Session:
+    """A compiled model ready to run: see the module docstring for what :meth:`run` does.
+
+    ``path`` is an io file, an artifacts folder or a model folder holding ``artifacts/``.
+    ``runtime`` is a factory ``f(desc, net) -> Runtime`` (default: the host mock,
+    :class:`~tidl_io.runtime.MockC7xRuntime`, with ``model`` and ``input_pads``).
+    ``params`` overrides the param.yaml found (a path, text, mapping or ModelParams).
+    ``normalize`` / ``reverse_channels`` override param.yaml's decisions.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, runtime: RuntimeFactory | None = None,
+                 model: Any = None, params: str | os.PathLike[str] | Mapping[str, Any] | ModelParams | None = None,
+                 normalize: bool | None = None, reverse_channels: bool | None = None,
+                 input_pads: str = "error") -> None:
+        if runtime is not None and model is not None:
+            raise ValueError("give model= for the default mock runtime, or runtime=, not both")
+        self.artifacts = find_artifacts(path)
+        self.notes: list[str] = []
+        self.params = self._params(params)
+        self.metadata: OnnxrtMetadata | None = None
+        if self.artifacts.metadata_file is not None:
+            self.metadata = parse_onnxrt_metadata(self.artifacts.metadata_file.read_text(errors="replace"),
+                                                  str(self.artifacts.metadata_file))
+        factory: RuntimeFactory = runtime if runtime is not None else _mock_factory(model, input_pads)
+        self._subgraphs: list[_Subgraph] = []
+        try:
+            for io, net, name in zip(self.artifacts.io_files, self.artifacts.net_files,
+                                     self.artifacts.subgraph_names):
+                desc = load(io)
+                if net is None:
+                    self.notes.append(f"{io.name}: no net file beside it; the mock runs without one (a board "
+                                      f"needs {name}_tidl_net.bin)")
+                meta = self.metadata.subgraph(name) if self.metadata is not None else None
+                self._subgraphs.append(_Subgraph(name, desc, factory(desc, net), meta))
+        except BaseException:
+            self.close()
+            raise
+        self.normalize = self.params.normalizes if normalize is None else bool(normalize)
+        self.reverse_channels = self.params.reverse_channels if reverse_channels is None else bool(reverse_channels)
+        self._explain()
+        self.last_reports: tuple[InvokeReport, ...] = ()
+
+    def _params(self, params: Any) -> ModelParams:
+        if isinstance(params, ModelParams):
+            return params
+        if isinstance(params, Mapping):
+            return parse_param_yaml(params, "<params>")
+        if params is not None:
+            p = Path(params)
+            if p.is_file():
+                return parse_param_yaml(p.read_text(errors="replace"), str(p))
+            return parse_param_yaml(str(params), "<params>")
+        if self.artifacts.param_file is not None:
+            f = self.artifacts.param_file
+            return parse_param_yaml(f.read_text(errors="replace"), str(f))
+        return ModelParams()
+
+    def _explain(self) -> None:
+        p = self.params
+        given = p.input_mean is not None or p.input_scale is not None
+        if self.normalize:
+            self.notes.append(f"inputs are normalised here as (x - {list(p.input_mean or (0.0,))}) * "
+                              f"{list(p.input_scale or (1.0,))} (param.yaml, input_optimization false)")
+        elif given and p.input_optimization:
+            self.notes.append("param.yaml's input_mean/input_scale are folded into the network "
+                              "(input_optimization true): raw values go in unchanged")
+        if self.reverse_channels:
+            self.notes.append("3-channel inputs are flipped RGB -> BGR (reverse_channels true)")
+        produced: set[str] = set()
+        for sg in self._subgraphs:
+            for t in sg.desc.inputs:
+                if t.name in produced:
+                    self.notes.append(f"subgraph {sg.name!r} input {t.name!r} comes from an earlier subgraph")
+            produced.update(t.name for t in sg.desc.outputs)
+
+    # -- introspection ----------------------------------------------------------------
+    @property
+    def descriptors(self) -> tuple[Descriptor, ...]:
+        return tuple(sg.desc for sg in self._subgraphs)
+
+    @property
+    def runtimes(self) -> tuple[Runtime, ...]:
+        return tuple(sg.runtime for sg in self._subgraphs)
+
+    @property
+    def inputs(self) -> tuple[Tensor, ...]:
+        """The tensors run() needs from the caller (subgraph inputs no earlier subgraph makes)."""
+        produced: set[str] = set()
+        need = []
+        for sg in self._subgraphs:
+            need += [t for t in sg.desc.inputs if t.name not in produced]
+            produced.update(t.name for t in sg.desc.outputs)
+        return tuple(need)
+
+    @property
+    def outputs(self) -> tuple[Tensor, ...]:
+        """Every subgraph output, in onnxrtMetaData.txt order (else descriptor order)."""
+        return tuple(t for sg in self._subgraphs for t in sg.outputs)
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.inputs)
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.outputs)
+
+    def buffers(self, subgraph: int = 0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The padded input and output buffers of a subgraph (the session's own, views)."""
+        sg = self._subgraphs[subgraph]
+        return sg.in_bufs, sg.out_bufs
+
+    # -- running ----------------------------------------------------------------------
+    def run(self, feeds: Mapping[str, Any] | np.ndarray, *, layout: str | None = None) -> dict[str, np.ndarray]:
+        """Preprocess and pack the inputs, invoke every subgraph, return dequantized,
+        squeezed outputs by name (new arrays). ``feeds`` maps input names (io names or the
+        ONNX names of onnxrtMetaData.txt) to arrays, or is one array for a one-input model.
+        ``layout`` ("NCHW", "NHWC", "HWC", "CHW") settles an ambiguous array shape."""
+        if isinstance(feeds, np.ndarray) or not isinstance(feeds, Mapping):
+            needed = self.inputs
+            if len(needed) != 1:
+                raise BufferMismatchError(f"this model has {len(needed)} inputs "
+                                          f"({', '.join(repr(t.name) for t in needed)}); pass a mapping name -> array")
+            feeds = {needed[0].name: feeds}
+        aliases = {onnx: t.name for sg in self._subgraphs for onnx, t in zip(sg.onnx_inputs, sg.desc.inputs)}
+        given: dict[str, Any] = {}
+        for key, value in feeds.items():
+            name = key if key in self.input_names else aliases.get(key, key)
+            if name not in self.input_names:
+                raise BufferMismatchError(f"unknown input {key!r}: this model's inputs are "
+                                          f"{', '.join(repr(n) for n in self.input_names)}")
+            if name in given:
+                raise BufferMismatchError(f"input {name!r} given twice (under two names)")
+            given[name] = value
+        missing = [n for n in self.input_names if n not in given]
+        if missing:
+            raise BufferMismatchError(f"missing input(s): {', '.join(repr(n) for n in missing)}")
+
+        results: dict[str, np.ndarray] = {}
+        reports = []
+        for sg in self._subgraphs:
+            for t in sg.desc.inputs:
+                if t.name in given:
+                    x = self._prepare(t, given[t.name], layout)
+                    _pack(t, x, sg.in_bufs[t.name])
+                else:  # produced by an earlier subgraph: already dequantized, logical shape
+                    _pack(t, np.asarray(results[t.name], dtype=np.float64).reshape(t.shape), sg.in_bufs[t.name])
+            reports.append(sg.runtime.invoke(sg.in_bufs, sg.out_bufs))
+            for t in sg.outputs:
+                results[t.name] = _unpack(t, sg.out_bufs[t.name])
+        self.last_reports = tuple(reports)
+        return {t.name: results[t.name] for t in self.outputs}
+
+    def _prepare(self, t: Tensor, value: Any, layout: str | None) -> np.ndarray:
+        """User data -> the tensor's logical 6-D (N, DIM1, DIM2, C, H, W) values."""
+        x = np.asarray(value)
+        if x.dtype.kind not in "fiub":
+            raise BufferMismatchError(f"{t.label}: expected numbers, found dtype {x.dtype}")
+        x6 = _to_logical(t, x, layout, self.params.input_data_layout)
+        c = t.num_channels
+        if self.reverse_channels and c == 3:
+            x6 = x6[:, :, :, ::-1]
+        if self.normalize:
+            p = self.params
+            mean = np.asarray(p.input_mean if p.input_mean is not None else (0.0,), np.float64)
+            scale = np.asarray(p.input_scale if p.input_scale is not None else (1.0,), np.float64)
+            for what, arr in (("input_mean", mean), ("input_scale", scale)):
+                if arr.size not in (1, c):
+                    raise BufferMismatchError(f"{t.label}: param.yaml session.{what} has {arr.size} values for "
+                                              f"{c} channels")
+            x6 = (x6.astype(np.float64) - mean.reshape(-1, 1, 1)) * scale.reshape(-1, 1, 1)
+        return x6
+
+    def detections(self, outputs: Mapping[str, Any], *, width: float | None = None, height: float | None = None,
+                   threshold: float | None = None) -> np.ndarray:
+        """Detection rows (x1, y1, x2, y2, label, score) from :meth:`run`'s outputs, a new
+        float32 [K, 6] array: the form is recognised by
+        :func:`~tidl_io.detection.rows_from_outputs` with param.yaml's ``formatter``; rows
+        scoring below ``threshold`` (default param.yaml's ``detection_threshold``, else
+        none) are dropped; with ``normalized_detections: true`` and ``width``/``height``
+        given, boxes are scaled to pixels."""
+        rows = rows_from_outputs(outputs, self.params.formatter)
+        limit = threshold if threshold is not None else self.params.detection_threshold
+        if limit is not None:
+            rows = select(rows, limit)
+        if self.params.normalized_detections and width is not None and height is not None:
+            rows = denormalize(rows, width, height)
+        return rows
+
+    # -- lifetime ---------------------------------------------------------------------
+    def close(self) -> None:
+        """Close every runtime (idempotent)."""
+        for sg in getattr(self, "_subgraphs", ()):
+            sg.runtime.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        subs = ", ".join(sg.name for sg in self._subgraphs)
+        return (f"Session({len(self._subgraphs)} subgraph(s): {subs}; inputs {list(self.input_names)}; "
+                f"outputs {list(self.output_names)})")
+
+
+def _mock_factory(model: Any, input_pads: str) -> RuntimeFactory:
+    def make(desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None) -> Runtime:
+        return MockC7xRuntime(desc, net, model=model, input_pads=input_pads)
+    return make
+
+
+_LAYOUT_PERMS = {  # array layout -> axes to take for (N, C, H, W) (or (C, H, W))
+    "NCHW": (0, 1, 2, 3),
+    "NHWC": (0, 3, 1, 2),
+    "CHW": (0, 1, 2),
+    "HWC": (2, 0, 1),
+}
+_COMPATIBLE = {"NCHW": ("exact", "NCHW", "CHW"), "NHWC": ("NHWC", "HWC"), "CHW": ("CHW",), "HWC": ("HWC",)}
+
+
+def _to_logical(t: Tensor, x: np.ndarray, layout: str | None, hint: str | None = None) -> np.ndarray:
+    """A view of ``x`` as the tensor's 6-D logical shape. The array's layout is whichever
+    of the tensor's exact shapes (6-D or squeezed), NCHW, CHW, NHWC, HWC its shape fits, in
+    that order of preference; ``layout`` insists on one, ``hint`` (param.yaml's) breaks ties."""
+    for name in (layout, hint):
+        if name is not None and name not in _COMPATIBLE:
+            raise BufferMismatchError(f"layout must be NCHW, NHWC, CHW or HWC, got {name!r}")
+    n, d1, d2, c, h, w = t.shape
+    candidates = []
+    if x.shape in (t.shape, model_shape(t)):
+        candidates.append("exact")
+    if d1 == d2 == 1:
+        for form, shape in (("NCHW", (n, c, h, w)), ("CHW", (c, h, w)), ("NHWC", (n, h, w, c)), ("HWC", (h, w, c))):
+            if x.shape == shape and (form in ("NCHW", "NHWC") or n == 1):
+                candidates.append(form)
+    if layout is not None:
+        candidates = [f for f in candidates if f in _COMPATIBLE[layout]]
+    elif hint is not None:
+        candidates = [f for f in candidates if f in _COMPATIBLE[hint]] or candidates
+    if not candidates:
+        forms = [f"NCHW {(n, c, h, w)}", f"NHWC {(n, h, w, c)}"] + ([f"HWC {(h, w, c)}"] if n == 1 else [])
+        given = f" with layout {layout!r}" if layout is not None else ""
+        raise BufferMismatchError(f"{t.label}: array shape {x.shape}{given} fits none of {', '.join(forms)} nor "
+                                  f"the tensor's shape {model_shape(t)}")
+    form = candidates[0]
+    y = x if form == "exact" else x.transpose(_LAYOUT_PERMS[form])
+    return y.reshape(t.shape)
+
+
+def _pack(t: Tensor, x6: np.ndarray, buf: np.ndarray) -> None:
+    """Write logical 6-D values into the padded buffer in place (quantized, truncating)."""
+    pack(t, x6, out=buf, layout="NCHW", rounding="trunc")
+
+
+def _unpack(t: Tensor, buf: np.ndarray) -> np.ndarray:
+    """The dequantized valid region, squeezed (a new float32 array)."""
+    return unpack(t, buf, dequantize=True, squeeze=True)
