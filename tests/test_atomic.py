@@ -140,8 +140,6 @@ def test_cwd_relative_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert sorted(os.listdir(tmp_path)) == ["rel.bin"]
 
 
-@pytest.mark.xfail(strict=True, reason="_atomic uses mkstemp's 0o600 for every file: fix reported (fchmod to the "
-                                       "replaced file's mode, else 0o666 less the umask)")
 def test_permissions_are_those_of_a_plain_write(tmp_path: Path) -> None:
     old_mask = os.umask(0o022)
     try:

@@ -56,7 +56,7 @@ RNG = np.random.default_rng(20240601)
 def spec_index(t: Any, n: Any, d1: Any, d2: Any, c: Any, h: Any, w: Any) -> Any:
     """Spec §4 from the raw fields (works on ints and on broadcasting arrays)."""
     C, W = t.num_channels, t.width
-    dim2_pitch = t.channel_pitch * (C + t.pad_ch)
+    dim2_pitch = t.channel_pitch * (C + (t.pad_ch if t.kind == "output" else 0))  # padCh is 0 for inputs
     dim1_pitch = dim2_pitch * t.dim2
     batch_pitch = dim1_pitch * t.dim1
     base = n * batch_pitch + d1 * dim1_pitch + d2 * dim2_pitch
@@ -160,7 +160,7 @@ def make_tensor(kind: str = "input", *, n: int = 1, d1: int = 1, d2: int = 1, c:
     if family == "10.x":
         planes = c + (1 if kind == "input" else pad_ch)
         formula = n * d1 * d2 * planes * rows * line
-        last = spec_index(_Raw(fields, d1, d2), n - 1, d1 - 1, d2 - 1, c - 1, h - 1, w - 1)
+        last = spec_index(_Raw(fields, d1, d2, kind), n - 1, d1 - 1, d2 - 1, c - 1, h - 1, w - 1)
         fields["buf_size"] = max(formula, last + 1)
         if kind == "output":
             fields["num_valid_dims"] = 4
@@ -170,8 +170,8 @@ def make_tensor(kind: str = "input", *, n: int = 1, d1: int = 1, d2: int = 1, c:
 
 
 class _Raw:
-    def __init__(self, fields: dict[str, Any], d1: int, d2: int):
-        self.__dict__.update(fields, dim1=d1, dim2=d2)
+    def __init__(self, fields: dict[str, Any], d1: int, d2: int, kind: str):
+        self.__dict__.update(fields, dim1=d1, dim2=d2, kind=kind)
 
 
 @st.composite
@@ -185,7 +185,7 @@ def geometries(draw: Any) -> Any:
     dtype = draw(st.sampled_from(sorted(CODES)))
     scale = float(np.float32(draw(st.sampled_from([1.0, 16.0, 35.142269134521484, 32768.0, 0.25]))))
     zp = draw(st.sampled_from([0, 0, 3, -5])) if dtype != "float32" else 0
-    t = make_tensor(kind, **dims, pads=pads, pad_ch=draw(st.integers(0, 3)) if kind == "output" else 0,
+    t = make_tensor(kind, **dims, pads=pads, pad_ch=draw(st.integers(0, 3)),  # inputs too: inPadCh must not move elements
                     dtype=dtype, layout=draw(st.sampled_from([0, 0, 1])), scale=scale, zp=zp,
                     pitch=draw(st.sampled_from(["plane", "quirk", "loose"])), family=family)
     assert geometry_problems(t) == []

@@ -204,6 +204,18 @@ def test_geometry_of_the_padded_real_input(realdata: Path) -> None:
     assert t.dtype == np.uint8 and t.buffer_nbytes == t.buffer_size
 
 
+def test_input_channel_pad_is_not_geometry() -> None:
+    """Spec §4: dim2Pitch = chPitch * (C + padCh) with padCh 0 for inputs."""
+    desc = make_descriptor("10.x", inputs=[{"inWidth": 4, "inHeight": 2, "inNumChannels": 2, "inChannelPitch": 8,
+                                            "inNumBatches": 1, "inDIM1": 1, "inDIM2": 2, "inPadCh": 3,
+                                            "inTensorScale": 1.0, "inElementType": 0, "inBufSize": 48}],
+                           outputs=[{"outWidth": 4, "outHeight": 2, "outNumChannels": 2, "outChannelPitch": 8,
+                                     "outNumBatches": 1, "outDIM1": 1, "outDIM2": 2, "outPadCh": 3,
+                                     "outTensorScale": 1.0, "outElementType": 0, "outBufSize": 80}])
+    assert desc.inputs[0].dim2_pitch == 8 * 2
+    assert desc.outputs[0].dim2_pitch == 8 * (2 + 3)
+
+
 def test_geometry_nhwc(realdata: Path) -> None:
     t = tidl_io.load(realdata / "bbai64__go__model__TFL-CL-0000-mobileNetV1-mlperf__artifacts__87_tidl_io_1.bin"
                      ).inputs[0]
@@ -260,9 +272,9 @@ def test_lookup_by_index_and_name() -> None:
     desc = tidl_io.load(FIXTURES / "l2_c2_multi_tidl_io_1.bin")
     assert desc.input("right") is desc.inputs[1]
     assert desc.output(2).name == "score"
-    with pytest.raises(KeyError, match="no input named 'nope'; inputs: 'left', 'right', 'meta'"):
+    with pytest.raises(tidl_io.TensorNotFoundError, match="no input named 'nope'; inputs: 'left', 'right', 'meta'"):
         desc.input("nope")
-    with pytest.raises(KeyError, match="no output 3"):
+    with pytest.raises(KeyError, match="no output 3"):  # still a KeyError for dict-minded callers
         desc.output(3)
 
 
@@ -349,11 +361,28 @@ def test_load_refuses_huge_files_before_reading(tmp_path: Path) -> None:
         tidl_io.load(big)
 
 
-def test_make_descriptor_rejects_unknown_fields() -> None:
-    with pytest.raises(ValueError, match="layout has no field for 'dim1'"):
+def test_make_descriptor_rejects_unknown_fields_and_bad_values() -> None:
+    with pytest.raises(tidl_io.FormatError, match="layout has no field for 'dim1'"):
         make_descriptor("8.x", inputs=[{"dim1": 2}])
-    with pytest.raises(ValueError, match="unknown field 'inFoo'"):
+    with pytest.raises(tidl_io.FormatError, match="unknown field 'inFoo'"):
         make_descriptor("10.x", inputs=[{"inFoo": 2}])
+    with pytest.raises(tidl_io.FormatError, match="no layout 7.x/c1"):
+        make_descriptor("7.x")
+    with pytest.raises(tidl_io.FormatError, match=r"input 0: inWidth: 2147483648 does not fit int32_t"):
+        make_descriptor("10.x", inputs=[{"inWidth": 2**31}])
+    with pytest.raises(tidl_io.FormatError, match=r"inWidth: expected an integer, found 'wide'"):
+        make_descriptor("10.x", inputs=[{"inWidth": "wide"}])
+    with pytest.raises(tidl_io.FormatError, match="name of 512 bytes leaves no room for the NUL"):
+        make_descriptor("10.x", inputs=[{"inDataName": "x" * 512}])
+
+
+@pytest.mark.parametrize("value", ["model_tidl_io_1.bin", Path("m.bin"), None, 42])
+def test_parse_refuses_what_is_not_bytes(value: object) -> None:
+    with pytest.raises(tidl_io.FormatError, match="expected the file's bytes, found"):
+        tidl_io.parse(value)  # type: ignore[arg-type]
+    if isinstance(value, (str, Path)):
+        with pytest.raises(tidl_io.FormatError, match=r"use tidl_io.load\(path\)"):
+            tidl_io.parse(value)  # type: ignore[arg-type]
 
 
 # ---- load: bounded reads (hostile paths) ----------------------------------------------------
@@ -377,9 +406,20 @@ def test_load_of_an_endless_device_stops_at_the_cap(monkeypatch: pytest.MonkeyPa
 
 
 def test_public_names_resolve() -> None:
-    """Every name in tidl_io.__all__ exists (the lazy ones load on first use)."""
+    """Every name in tidl_io.__all__ is what it says, also after every submodule has been
+    imported (importing a submodule binds its name on the package: permute, reorg)."""
+    import importlib
+    import types
+
+    for module in ("buffers", "quant", "permute", "reorg", "runtime", "session", "detection", "models"):
+        importlib.import_module(f"tidl_io.{module}")
     for name in tidl_io.__all__:
-        assert getattr(tidl_io, name) is not None, name
+        value = getattr(tidl_io, name)
+        assert value is not None and not isinstance(value, types.ModuleType), name
+    x = np.arange(6).reshape(2, 3)
+    assert np.array_equal(tidl_io.permute(x, (1, 0)), x.T)
+    y = np.arange(16).reshape(1, 4, 2, 2)
+    assert np.array_equal(tidl_io.reorg_inverse(tidl_io.reorg(y, 2), 2), y)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = tidl_io.nope  # type: ignore[attr-defined]
 

@@ -7,6 +7,8 @@ import pytest
 
 from tidl_io import _schema
 
+from conftest import corpus_params
+
 
 def test_every_known_size_and_nothing_else() -> None:
     sizes = {lay.size: lay.key for lay in _schema.layouts()}
@@ -52,3 +54,20 @@ def test_resolve_products_and_unknown_names() -> None:
 def test_find_layout_unknown() -> None:
     with pytest.raises(ValueError, match="no layout 8.x/c2; known:"):
         _schema.find_layout("8.x", 2)
+
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_fast_path_equals_the_construct_struct(path) -> None:
+    """parse() reads through record_dtype; the construct struct of the same schema must agree."""
+    import tidl_io
+
+    data = path.read_bytes()
+    lay = tidl_io.parse(data).layout  # a container's first descriptor has the same layout
+    fast = lay.read(data[:lay.size])
+    slow = lay.struct.parse(data[:lay.size])
+    for m in lay.members:
+        if m.kind == "header":
+            assert fast[m.name] == slow[m.name], m.name
+        else:
+            assert fast[m.name].dtype == slow[m.name].dtype and np.array_equal(fast[m.name], slow[m.name]), m.name
+            assert not fast[m.name].flags.writeable

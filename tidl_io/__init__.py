@@ -1,7 +1,8 @@
 """tidl-io: TI TIDL I/O buffer descriptors (``*_tidl_io_1.bin``) for Python.
 
-The descriptor core (parse, build, validate) loads eagerly; buffers, rearrange, the mock
-runtime, sessions and detection parsing load on first use, so ``tidl-io inspect`` starts fast.
+The descriptor core (parse, build, validate) and rearrange (whose function names equal
+their module names, so they must be bound here) load eagerly; buffers, the mock runtime,
+sessions and detection parsing load on first use, so ``tidl-io inspect`` starts fast.
 """
 
 from __future__ import annotations
@@ -9,7 +10,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ._errors import AllocationLimitError, BufferMismatchError, FormatError, GeometryError, TidlIoError
+from ._errors import (
+    AllocationLimitError,
+    BufferMismatchError,
+    FormatError,
+    GeometryError,
+    TensorNotFoundError,
+    TidlIoError,
+)
 from .descriptor import (
     Descriptor,
     ElementType,
@@ -21,6 +29,8 @@ from .descriptor import (
     make_descriptor,
     parse,
 )
+from .permute import PermutePlan, permute, plan_permute
+from .reorg import reorg, reorg_inverse
 from .validate import Finding, validate
 
 __version__ = "0.1.0"
@@ -42,6 +52,7 @@ __all__ = [
     "Session",
     "Tensor",
     "TensorLayout",
+    "TensorNotFoundError",
     "TidlIoError",
     "alloc_input",
     "alloc_inputs",
@@ -77,8 +88,6 @@ _LAZY = {
     "check_padding": "buffers", "get_input_details": "buffers", "get_output_details": "buffers",
     "pack": "buffers", "unpack": "buffers", "view": "buffers",
     "dequantize": "quant", "quantize": "quant",
-    "PermutePlan": "permute", "permute": "permute", "plan_permute": "permute",
-    "reorg": "reorg", "reorg_inverse": "reorg",
     "InvokeReport": "runtime", "MockC7xRuntime": "runtime", "RtTensor": "runtime", "Runtime": "runtime",
     "Session": "session",
     "parse_od": "detection", "rows_from_outputs": "detection",

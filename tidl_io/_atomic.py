@@ -5,7 +5,9 @@ A reader (or a process killed mid-write) sees the old file or the new one, never
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -13,11 +15,17 @@ __all__ = ["write_bytes_atomic"]
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (POSIX rename semantics)."""
+    """Replace ``path`` with ``data`` atomically (POSIX rename semantics).
+
+    The new file keeps the mode of the file it replaces, else gets a plain write's mode
+    (0o666 less the umask); the folder is fsynced after the rename so the rename is durable.
+    """
     target = Path(path)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
+            if hasattr(os, "fchmod"):  # POSIX
+                os.fchmod(fh.fileno(), _mode_for(target))
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -25,3 +33,30 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_folder(target.parent)
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # no /proc: read it by setting it (and restore at once)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -35,6 +35,13 @@ class BufferMismatchError(TidlIoError, ValueError):
     """A buffer or user array does not fit the tensor it is used with."""
 
 
+class TensorNotFoundError(TidlIoError, KeyError):
+    """No tensor with that index or name (a KeyError, so ``except KeyError`` still works)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 class AllocationLimitError(TidlIoError, MemoryError):
     """An allocation would exceed TIDL_IO_MAX_ALLOC_BYTES (or the per-call cap)."""
 

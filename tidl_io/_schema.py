@@ -116,8 +116,27 @@ class Layout:
 
     @functools.cached_property
     def struct(self) -> Any:
-        """The ``construct.Struct`` of this layout (built on first use)."""
+        """The ``construct.Struct`` of this layout (built on first use): builds files, and
+        is the reference parser the fast path is tested against."""
         return _build_struct(self)
+
+    @functools.cached_property
+    def record_dtype(self) -> np.dtype:
+        """The same members as one numpy structured dtype: the fast parse path, derived
+        from the schema like :attr:`struct` (no padding; offsets are the members' own)."""
+        dtype = np.dtype({
+            "names": [m.name for m in self.members],
+            "formats": [(m.dtype, m.shape[:1]) if m.shape else np.dtype("<i4") for m in self.members],
+            "offsets": [m.offset for m in self.members],
+            "itemsize": self.size,
+        })
+        return dtype
+
+    def read(self, data: bytes) -> dict[str, Any]:
+        """Member name -> value (int for header members, read-only arrays over ``data`` for
+        the rest) for ``data`` of exactly :attr:`size` bytes: one ``numpy.frombuffer``."""
+        record = np.frombuffer(data, self.record_dtype, count=1)[0]
+        return {m.name: int(record[m.name]) if m.kind == "header" else record[m.name] for m in self.members}
 
 
 def _schema_dir() -> Path:

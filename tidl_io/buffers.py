@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ._blocked import view_reshape
 from ._errors import BufferMismatchError, GeometryError
 from ._limits import check_alloc
 from .descriptor import Descriptor, ElementType, Tensor
@@ -342,6 +343,21 @@ def _slabs(plan: _Plan) -> Iterator[tuple[int, int, int]]:
     return itertools.product(range(n), range(d1), range(d2))
 
 
+def _slab_groups(plan: _Plan, v6: np.ndarray, u6: np.ndarray, budget: int
+                 ) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """For many small (n, d1, d2) slabs: the buffer view in memory order and the user
+    array, both with those three axes merged into one (views), and how many slabs fit the
+    scratch ``budget`` (elements). None when a slab alone exceeds the budget, there is one
+    slab, or the strides cannot merge; callers then go slab by slab in row blocks."""
+    slab, count = math.prod(plan.shape[3:]), math.prod(plan.shape[:3])
+    if count == 1 or slab > budget:
+        return None
+    vm, um = view_reshape(v6, (count, *v6.shape[3:])), view_reshape(u6, (count, *u6.shape[3:]))
+    if vm is None or um is None:
+        return None
+    return (vm.transpose(0, 2, 3, 1) if plan.channels_last else vm), um, max(1, budget // slab)
+
+
 # ---- pack -------------------------------------------------------------------------------
 
 def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", rounding: str = "trunc",
@@ -414,7 +430,24 @@ def _pack_into(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_la
     # Layout change: per (n, d1, d2) slab, in row blocks of all channels.
     c, h, w = plan.shape[3:]
     perm = (2, 0, 1) if channels_last else (1, 2, 0)  # user block -> buffer block (memory order)
-    if how == "copy" and x6.dtype == plan.dtype:  # (equal byte order too: the permute never casts)
+    same = how == "copy" and x6.dtype == plan.dtype  # (equal byte order too: the permute never casts)
+    groups = _slab_groups(plan, v6, x6, _scratch_elems(x.nbytes, plan.itemsize))
+    if groups is not None:  # many small slabs: whole groups of them per step
+        vm, xm, k = groups
+        perm4 = (0, *(p + 1 for p in perm))
+        block = np.empty(min(k, xm.shape[0]) * c * h * w, plan.dtype)
+        for s0 in range(0, xm.shape[0], k):
+            src, dst = xm[s0:s0 + k], vm[s0:s0 + k]
+            if not same:
+                t = block[:src.size].reshape(src.shape)
+                if how == "quantize":
+                    _quantize_into(t, src, qp, rounding, nan, float_scratch)
+                else:
+                    np.copyto(t, src, casting="same_kind")
+                src = t
+            _copy_into(dst, src, perm4)
+        return
+    if same:
         for i in _slabs(plan):
             _copy_into(_mem3(v6[i], plan.channels_last), x6[i], perm)
         return
@@ -491,6 +524,19 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
     out6 = _reshape_view(result, tuple(plan.shape[i] for i in (_CL if channels_last else _CF)))
     c, h, w = plan.shape[3:]
     perm = (1, 2, 0) if channels_last else (2, 0, 1)  # buffer block (memory order) -> user block
+    groups = _slab_groups(plan, v6, out6, _scratch_elems(result.nbytes, result.itemsize))
+    if groups is not None:  # many small slabs: whole groups of them per step
+        vm, om, k = groups
+        perm4 = (0, *(p + 1 for p in perm))
+        block = np.empty(min(k, vm.shape[0]) * c * h * w, result.dtype) if qp is not None else None
+        for s0 in range(0, vm.shape[0], k):
+            src = vm[s0:s0 + k]
+            if block is not None:
+                t = block[:src.size].reshape(src.shape)
+                _dequantize_into(t, src, qp, scratch_elems)
+                src = t
+            _copy_into(om[s0:s0 + k], src, perm4)
+        return result
     if qp is None:
         for i in _slabs(plan):
             _copy_into(out6[i], _mem3(v6[i], plan.channels_last), perm)

@@ -16,17 +16,17 @@ import functools
 import math
 import os
 import struct as _struct
-from pathlib import Path
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import fields as _dc_fields
 from enum import IntEnum
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from ._errors import FormatError, GeometryError
+from ._errors import FormatError, GeometryError, TensorNotFoundError
 from ._limits import check_alloc, max_alloc_bytes
 from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
 
@@ -223,8 +223,10 @@ class Tensor:
 
     @property
     def dim2_pitch(self) -> int:
-        """channelPitch · (C + padCh): one DIM2 step (padCh is 0 for inputs)."""
-        return self.channel_pitch * (self.num_channels + self.pad_ch)
+        """channelPitch · (C + outPadCh): one DIM2 step. Inputs have no channel padding in
+        TIDL's geometry (spec §4): ``inPadCh`` is ignored here, and validate() warns when set."""
+        pad_ch = self.pad_ch if self.kind == "output" else 0
+        return self.channel_pitch * (self.num_channels + pad_ch)
 
     @property
     def dim1_pitch(self) -> int:
@@ -286,6 +288,12 @@ class Tensor:
     @property
     def buffer_nbytes(self) -> int:
         return self.buffer_size * self.itemsize
+
+    @property
+    def alloc_size(self) -> int:
+        """Elements tidl_io allocates for this tensor: :attr:`buffer_size`, or more when the
+        valid elements reach beyond it (only possible where the size is computed, 8.x/9.x)."""
+        return max(self.buffer_size, self.required_size)
 
     @property
     def first_byte_offset(self) -> int:
@@ -417,12 +425,12 @@ def _lookup(tensors: Sequence[Tensor], key: int | str, kind: str, source: str) -
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         if 0 <= key < len(tensors):
             return tensors[int(key)]
-        raise KeyError(f"{source}: no {kind} {key}; it has {len(tensors)} {kind}(s)")
+        raise TensorNotFoundError(f"{source}: no {kind} {key}; it has {len(tensors)} {kind}(s)")
     for t in tensors:
         if t.name == key:
             return t
     names = ", ".join(repr(t.name) for t in tensors)
-    raise KeyError(f"{source}: no {kind} named {key!r}; {kind}s: {names}")
+    raise TensorNotFoundError(f"{source}: no {kind} named {key!r}; {kind}s: {names}")
 
 
 # ---- parse ------------------------------------------------------------------------------
@@ -438,6 +446,9 @@ def parse(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> Desc
     The layout is identified by the size of ``data``. ``source`` names the data in
     error messages. Raises :class:`FormatError` with the byte offset and field.
     """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        hint = "; to read a file, use tidl_io.load(path)" if isinstance(data, (str, os.PathLike)) else ""
+        raise FormatError(source, f"expected the file's bytes, found {type(data).__name__}{hint}")
     data = bytes(data)
     layout = layout_by_size().get(len(data))
     if layout is not None:
@@ -446,14 +457,7 @@ def parse(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> Desc
 
 
 def _parse_one(data: bytes, layout: Layout, source: str) -> Descriptor:
-    struct = layout.struct
-    import construct
-
-    try:
-        parsed = struct.parse(data)
-    except construct.ConstructError as exc:  # construct errors carry their path; keep it
-        raise FormatError(source, f"cannot parse as {layout.description}: {exc}") from None
-    values = {m.name: parsed[m.name] for m in layout.members}
+    values = layout.read(data)  # the schema's structured dtype; build() goes through its construct struct
     desc = Descriptor(layout, MappingProxyType(values), source=source)
     for kind, count_name, capacity in (("input", "numInputBuf", layout.in_slots),
                                        ("output", "numOutputBuf", layout.out_slots)):
@@ -542,6 +546,17 @@ def build(desc: Descriptor) -> bytes:
     return b"".join(parts)
 
 
+def _int32(value: Any, source: str, what: str) -> int:
+    """An int32 struct member's value, or a FormatError naming it."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise FormatError(source, f"{what}: expected an integer, found {value!r}") from None
+    if not -(2**31) <= number < 2**31:
+        raise FormatError(source, f"{what}: {number} does not fit int32_t")
+    return number
+
+
 def make_descriptor(
     family: str,
     cores: int = 1,
@@ -555,10 +570,13 @@ def make_descriptor(
     """Make a descriptor from per-tensor field mappings (TI names or Tensor attributes).
 
     Unset fields are zero, like TIDL's zero-filled struct; ``numInputBuf`` and
-    ``numOutputBuf`` default to the number of tensors given. Fields that the layout lacks
-    raise ValueError.
+    ``numOutputBuf`` default to the number of tensors given. An unknown family, a field
+    the layout lacks, or a value its C type cannot hold raise :class:`FormatError`.
     """
-    layout = find_layout(family, cores)
+    try:
+        layout = find_layout(family, cores)
+    except ValueError as exc:
+        raise FormatError(source, str(exc)) from None
     inputs, outputs = list(inputs), list(outputs)
     values: dict[str, Any] = {}
     for m in layout.header_members:
@@ -567,12 +585,12 @@ def make_descriptor(
     values["numOutputBuf"] = len(outputs)
     for key, val in (header or {}).items():
         if key not in values:
-            raise ValueError(f"{layout.key} has no header field {key!r}")
-        values[key] = int(val)
+            raise FormatError(source, f"{layout.key} has no header field {key!r}")
+        values[key] = _int32(val, source, key)
     for kind, specs in (("input", inputs), ("output", outputs)):
         capacity = layout.in_slots if kind == "input" else layout.out_slots
         if len(specs) > capacity:
-            raise ValueError(f"{layout.key} holds at most {capacity} {kind}s, got {len(specs)}")
+            raise FormatError(source, f"{layout.key} holds at most {capacity} {kind}s, got {len(specs)}")
         members = layout.members_of(kind)
         by_key = {m.name: m for m in members}
         by_key.update({m.attr: m for m in members if m.attr})
@@ -580,15 +598,21 @@ def make_descriptor(
         for i, spec in enumerate(specs):
             for key, val in spec.items():
                 member = by_key.get(key)
+                where = f"{layout.key} {kind} {i}"
                 if member is None:
                     if key in _TENSOR_FIELDS:
-                        raise ValueError(f"{layout.key} {kind} {i}: layout has no field for {key!r}")
-                    raise ValueError(f"{layout.key} {kind} {i}: unknown field {key!r}")
-                if member.attr == "name_bytes" and isinstance(val, str):
-                    val = val.encode("utf-8")  # type: ignore[assignment]
-                if member.attr == "name_bytes" and len(val) > member.itemsize:
-                    raise ValueError(f"{layout.key} {kind} {i}: name longer than {member.itemsize} bytes")
-                arrays[member.name][i] = val
+                        raise FormatError(source, f"{where}: layout has no field for {key!r}")
+                    raise FormatError(source, f"{where}: unknown field {key!r}")
+                if member.attr == "name_bytes":
+                    raw = val.encode("utf-8") if isinstance(val, str) else bytes(val)
+                    if len(raw) >= member.itemsize:
+                        raise FormatError(source, f"{where}: name of {len(raw)} bytes leaves no room for the NUL "
+                                          f"in {member.itemsize}", field=member.name)
+                    arrays[member.name][i] = raw
+                elif member.ctype == "float32_tidl":
+                    arrays[member.name][i] = float(val)
+                else:
+                    arrays[member.name][i] = _int32(val, source, f"{where}: {member.name}")
         for arr in arrays.values():
             arr.flags.writeable = False
         values.update(arrays)
