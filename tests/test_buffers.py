@@ -15,6 +15,8 @@ smaller than the padded plane, outPadCh, 8.x without DIM fields, every element t
 
 from __future__ import annotations
 
+import re
+
 import ctypes
 import itertools
 import mmap
@@ -660,3 +662,15 @@ def test_bench_buffers_quick_prints_every_case() -> None:
                    "unpack int8", "unpack uint8", "unpack int16", "check_padding"):
         assert needle in proc.stdout, needle
 
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"offset": 1.5}, "offset must be a whole number of bytes, found 1.5"),
+    ({"offset": "1"}, "offset must be a whole number of bytes, found '1'"),
+    ({"offset": -8}, "offset must be >= 0, found -8"),
+    ({"align": 64.0}, "align must be a whole number of bytes, found 64.0"),
+])
+def test_as_buffer_refuses_bad_offsets_and_alignments(kwargs: dict, message: str) -> None:
+    t = make_tensor("input")
+    with pytest.raises(BufferMismatchError, match=re.escape(message)):
+        as_buffer(t, bytearray(4096), **kwargs)

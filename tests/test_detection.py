@@ -1,6 +1,8 @@
 """Detection outputs: TIDL's detection-layer format against records built independently
 with ``struct.pack`` (spec §8 and TI's reference reader: records at header start +
-objInfoOffset, stepped by objInfoSize, pose in the record's last 36 bytes), and the plain
+objInfoOffset, stepped by objInfoSize; the pose in the record's last 36 bytes, TI's
+test-bench reader's convention, which spec §8's "after the last used keypoint" equals when
+objInfoSize = 28 + 12·nkp + 36, as TI's layer writes it), and the plain
 forms (YOLOX dets/labels, TFLite PostProcess) against hand-worked rows."""
 
 from __future__ import annotations
@@ -28,7 +30,12 @@ from tidl_io.detection import (
 
 
 def _od_bytes(records, *, nkp=0, pose=False, size=None, offset=20, count=None, otype=None, tail=0):
-    """Independent encoder: header then records (7 f32, keypoints, zero fill, pose at the end)."""
+    """Independent encoder: header then records (7 f32, keypoints, zero fill, pose at the end).
+
+    The pose goes in the record's LAST 36 bytes: TI's test-bench reader's convention
+    (``bboxPtr + objInfoSize - sizeof(TIDL_ODLayerObjectPose)``), not spec §8's "right after
+    the last used keypoint"; the two agree when size == 28 + 12·nkp + 36 (see
+    test_pose_where_both_readings_agree)."""
     need = 28 + 12 * nkp + (36 if pose else 0)
     size = need if size is None else size
     otype = (1 | (4 if nkp else 0) | (8 if pose else 0)) if otype is None else otype
@@ -80,6 +87,31 @@ def test_parse_matches_struct_records(nkp: int, pose: bool, extra: int, offset: 
     expect = [[rec["box"][3], rec["box"][4], rec["box"][5], rec["box"][6], rec["box"][1], rec["box"][2]]
               for rec in recs]
     assert rows.dtype == np.float32 and rows.tolist() == np.float32(expect).tolist()
+
+
+@pytest.mark.parametrize("nkp", [0, 2, 32])
+def test_pose_where_both_readings_agree(nkp: int) -> None:
+    # objInfoSize exactly 28 + 12*nkp + 36 (what TI's detection layer writes): the pose is the
+    # 9 floats right after the last used keypoint (spec §8) AND the record's last 36 bytes (TI's
+    # reader). Encoded here by offset 28 + 12*nkp, independently of _od_bytes.
+    size = 28 + 12 * nkp + 36
+    rng = np.random.default_rng(40 + nkp)
+    box = [[float(k), float(k + 3), *np.float32(rng.random(5)).tolist()] for k in range(3)]
+    kps = [np.float32(rng.random((nkp, 3))).tolist() for _ in range(3)]
+    poses = [np.float32(rng.normal(size=9)).tolist() for _ in range(3)]
+    raw = bytearray(struct.pack("<4fi", 3, size, nkp, 20, 1 | 8 | (4 if nkp else 0)))
+    for k in range(3):
+        r = bytearray(size)
+        struct.pack_into("<7f", r, 0, *box[k])
+        for j, kp in enumerate(kps[k]):
+            struct.pack_into("<3f", r, 28 + 12 * j, *kp)
+        struct.pack_into("<9f", r, 28 + 12 * nkp, *poses[k])  # after the last used keypoint
+        raw += r
+    od = parse_od(bytes(raw))
+    assert od.header.has_pose and od.header.obj_info_size == size
+    assert od.records["pose"].tolist() == poses
+    if nkp:
+        assert od.records["keypoints"].tolist() == kps
 
 
 def test_records_are_a_view_of_a_float32_buffer() -> None:
@@ -214,6 +246,16 @@ def test_tflite_postprocess_outputs_of_ssdlite() -> None:
         rows_from_tflite(boxes, classes, scores, np.array([2.5]))
     px = denormalize(rows, 320, 240)
     assert px[0, :4].tolist() == np.float32([0.2 * 320, 0.1 * 240, 0.4 * 320, 0.3 * 240]).tolist()
+
+
+def test_bad_outputs_and_formatter_arguments_raise_library_errors() -> None:
+    dets = {"dets": np.zeros((3, 5)), "labels": np.zeros(3)}
+    with pytest.raises(BufferMismatchError, match="outputs: expected a mapping output name -> array .*found list"):
+        rows_from_outputs([1])  # type: ignore[arg-type]
+    with pytest.raises(BufferMismatchError, match="formatter: expected a Formatter, a mapping .* found str 'name'"):
+        rows_from_outputs(dets, formatter="name")  # type: ignore[arg-type]
+    with pytest.raises(BufferMismatchError, match="formatter: expected .* found int 3"):
+        apply_formatter(np.zeros((1, 6)), 3)  # type: ignore[arg-type]
 
 
 def test_rows_from_outputs_recognises_forms() -> None:

@@ -224,3 +224,31 @@ def test_model_shape_is_what_unpack_returns(path) -> None:
     for t in (*desc.inputs, *desc.outputs):
         assert model_shape(t) == unpack(t, alloc_input(desc, t.index) if t.kind == "input"
                                         else alloc_output(desc, t.index)).shape, t.label
+
+
+def test_model_trial_arrays_respect_the_allocation_cap(monkeypatch) -> None:
+    """A huge input must give the library's AllocationLimitError, not NumPy's 'array is too big'."""
+    import tidl_io
+    from tidl_io import models
+
+    desc = tidl_io.make_descriptor("10.x", inputs=[{"inDataName": "x", "inWidth": 2**30, "inHeight": 2**30,
+                                                    "inNumChannels": 1, "inChannelPitch": 2**30,
+                                                    "inNumBatches": 1, "inDIM1": 1, "inDIM2": 1,
+                                                    "inTensorScale": 1.0, "inElementType": 6}],
+                                   outputs=[{"outDataName": "y", "outWidth": 4, "outHeight": 1,
+                                             "outNumChannels": 1, "outChannelPitch": 4, "outNumBatches": 1,
+                                             "outDIM1": 1, "outDIM2": 1, "outTensorScale": 1.0,
+                                             "outElementType": 6, "numValidTensorDims": 1}])
+    monkeypatch.setenv("TIDL_IO_MAX_ALLOC_BYTES", str(64 * 2**20))
+    with pytest.raises(tidl_io.AllocationLimitError, match="model 'chain': a float64 trial array for input 0 'x'"):
+        models.chain(desc, ["mean"])
+
+
+def test_build_od_argument_errors_are_library_errors() -> None:
+    import tidl_io
+    from tidl_io.detection import build_od
+
+    with pytest.raises(tidl_io.BufferMismatchError, match="obj_info_size must be a multiple of 4 and >= 28, got 3"):
+        build_od(np.zeros((1, 6)), obj_info_size=3)
+    with pytest.raises(tidl_io.BufferMismatchError, match="2 detections do not fit a capacity of 1 records"):
+        build_od(np.zeros((2, 6)), capacity=1)

@@ -272,8 +272,15 @@ def test_alloc_shared_alignment_and_zeros() -> None:
         buf = rt.alloc_shared(1000, align)
         assert buf.dtype == np.uint8 and buf.shape == (1000,) and buf.ctypes.data % align == 0
         assert not buf.any()
-    with pytest.raises(ValueError, match="power of two"):
+    with pytest.raises(BufferMismatchError, match="alloc_shared: alignment must be a power of two, found 3"):
         rt.alloc_shared(10, 3)
+    with pytest.raises(BufferMismatchError, match="alloc_shared: size must be >= 0 bytes, found -1"):
+        rt.alloc_shared(-1)
+    with pytest.raises(BufferMismatchError, match="alloc_shared: size must be an integer number of bytes, found "
+                                                  "str '1'"):
+        rt.alloc_shared("1")  # type: ignore[arg-type]
+    with pytest.raises(BufferMismatchError, match="alloc_shared: alignment must be an integer .* found float 64.0"):
+        rt.alloc_shared(10, 64.0)  # type: ignore[arg-type]
     assert isinstance(rt, Runtime)
 
 
@@ -402,6 +409,42 @@ def test_reformat_output_to_float_and_to_other_scale() -> None:
     rt.invoke(ins, {"depth": RtTensor.from_array("depth", user16, scale=100.0, zero_point=0)})
     ratio = np.float32(np.float32(100.0) / np.float32(t.scale))
     np.testing.assert_array_equal(user16.ravel(), np.trunc(q * ratio).astype(np.int16))
+
+
+def test_float_output_reformat_uses_scale_one() -> None:
+    # A float32 device output whose stored outTensorScale is 2: its buffer holds the model's
+    # values as they are (float outputs are not scaled), so a float32 user tensor on the
+    # reformat path gets the same values as the buffer path: 1 2 3 4, not q / 2.
+    desc = _small(inputs=[dict(inDataName="x", inWidth=4, inHeight=1, inNumChannels=1, inElementType=6)],
+                  outputs=[dict(outDataName="y", outWidth=4, outHeight=1, outNumChannels=1, outElementType=6,
+                                outTensorScale=2.0)])
+    rt = MockC7xRuntime(desc, model=lambda f: {"y": np.array([1.0, 2.0, 3.0, 4.0])})
+    ins, outs = alloc_shared_buffers(rt)
+    rt.invoke(ins, outs)
+    assert outs["y"][valid_index(desc.outputs[0])].tolist() == [1.0, 2.0, 3.0, 4.0]
+    user = np.zeros((1, 1, 1, 4), np.float32)
+    rep = rt.invoke(ins, {"y": RtTensor.from_array("y", user)})
+    assert rep.transfers[-1].path == "reformat"  # TIDL-RT compares the raw scale field: 1 vs 2
+    assert user.ravel().tolist() == [1.0, 2.0, 3.0, 4.0]
+    # an int16 user tensor of scale 10 gets trunc(value * 10)
+    user16 = np.zeros((1, 1, 1, 4), np.int16)
+    rt.invoke(ins, {"y": RtTensor.from_array("y", user16, scale=10.0)})
+    assert user16.ravel().tolist() == [10, 20, 30, 40]
+
+
+def test_float_input_reformat_ignores_the_float_scales() -> None:
+    # float32 device input with a stored scale of 4 and a float32 user tensor: values as they are.
+    desc = _small(inputs=[dict(inDataName="x", inWidth=4, inHeight=1, inNumChannels=1, inElementType=6,
+                               inTensorScale=4.0)],
+                  outputs=[dict(outDataName="y", outWidth=4, outHeight=1, outNumChannels=1, outElementType=6)])
+    seen = {}
+    rt = MockC7xRuntime(desc, model=lambda f: (seen.update(f), {"y": np.zeros(4)})[1])
+    _, outs = alloc_shared_buffers(rt)
+    rt.invoke({"x": RtTensor.from_array("x", np.array([[[[0.5, -1.25, 3.0, 7.75]]]], np.float32))}, outs)
+    assert seen["x"].ravel().tolist() == [0.5, -1.25, 3.0, 7.75]
+    # uint8 user data of scale 0.5 (TIDL-RT: x * 1 / 0.5)
+    rt.invoke({"x": RtTensor.from_array("x", np.array([[[[1, 2, 3, 255]]]], np.uint8), scale=0.5)}, outs)
+    assert seen["x"].ravel().tolist() == [2.0, 4.0, 6.0, 510.0]
 
 
 def test_as_is_cast_out_of_range_is_refused() -> None:
@@ -575,7 +618,13 @@ def test_reading_an_output_pad_is_detectable() -> None:
 
 
 @pytest.mark.parametrize("result,text", [
-    (lambda d: {"feat": np.zeros((2, 2))}, "model output for output 0 'feat' has shape (2, 2), expected (1, 5, 3, 4)"),
+    (lambda d: {"feat": np.zeros((2, 2))}, "model output for output 0 'feat': expected shape (1, 5, 3, 4) "
+                                           "(size-1 axes may be dropped or added), found (2, 2)"),
+    # the right element count in another axis order (NHWC for an NCHW output) is not reshaped
+    (lambda d: {"feat": np.zeros((1, 3, 4, 5))}, "model output for output 0 'feat': expected shape (1, 5, 3, 4) "
+                                                 "(size-1 axes may be dropped or added), found (1, 3, 4, 5)"),
+    (lambda d: {"feat": np.zeros(60)}, "expected shape (1, 5, 3, 4) (size-1 axes may be dropped or added), "
+                                       "found (60,)"),
     (lambda d: {}, "model returned no value for output 0 'feat'"),
     (lambda d: {"feat": np.zeros(60), "x": 1}, "model returned unknown output(s) 'x'"),
     (lambda d: [1], "model returned list, expected a mapping"),
@@ -588,6 +637,17 @@ def test_model_results_are_checked(result, text: str) -> None:
     with pytest.raises(BufferMismatchError) as info:
         rt.invoke(ins, outs)
     assert text in str(info.value)
+
+
+def test_model_output_may_drop_or_add_size_one_axes() -> None:
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    t = desc.outputs[0]
+    y = np.arange(60, dtype=np.float64).reshape(5, 3, 4) / 8
+    for shape in ((5, 3, 4), (1, 1, 5, 3, 4), (5, 1, 3, 4, 1)):
+        rt = MockC7xRuntime(desc, model=lambda f, shape=shape: {"feat": y.reshape(shape)})
+        ins, outs = alloc_shared_buffers(rt)
+        rt.invoke(ins, outs)
+        np.testing.assert_array_equal(outs["feat"][valid_index(t)], q_out(t, y.ravel()))
 
 
 def test_model_values_saturate_and_nan_reads_as_zero() -> None:
@@ -621,8 +681,12 @@ def test_bad_geometry_and_options_are_refused_at_create() -> None:
     bad = _small(inputs=[dict(PADDED, inPadL=-1)], outputs=[PADDED_OUT])
     with pytest.raises(GeometryError, match="cannot run this descriptor: input 0 'img': inPadL: expected >= 0"):
         MockC7xRuntime(bad)
-    with pytest.raises(ValueError, match="input_pads must be"):
+    with pytest.raises(BufferMismatchError, match="input_pads: expected 'error', 'warn' or 'off', found 'loud'"):
         MockC7xRuntime(_small(inputs=[PADDED], outputs=[PADDED_OUT]), input_pads="loud")
+    with pytest.raises(BufferMismatchError, match="input_pads: expected .* found 'x'"):
+        MockC7xRuntime(_small(inputs=[PADDED], outputs=[PADDED_OUT]), input_pads="x")
+    with pytest.raises(BufferMismatchError, match="desc: expected a tidl_io Descriptor .* found NoneType"):
+        MockC7xRuntime(None)  # type: ignore[arg-type]
 
 
 def test_close_and_context_manager() -> None:

@@ -196,8 +196,8 @@ def _expected(t_in, x_nchw, params: ModelParams, normalize: bool, reverse: bool)
         mean = np.asarray(params.input_mean or (0.0,), np.float64).reshape(-1, 1, 1)
         scale = np.asarray(params.input_scale or (1.0,), np.float64).reshape(-1, 1, 1)
         x = (x - mean) * scale
-    if x.dtype.kind in "iu":  # codes of the input's own type go in unchanged
-        return _deq(t_in, x.astype(t_in.dtype))
+    if x.dtype.kind in "iu":  # integers are real values too, in float32 arithmetic (float64 for 32/64-bit)
+        x = x.astype(np.float64 if x.dtype.itemsize >= 4 else np.float32)
     return _deq(t_in, _q_in(t_in, x))
 
 
@@ -278,8 +278,65 @@ def test_layouts_reverse_channels_and_normalisation(tmp_path: Path) -> None:
             s.run({"img": feed}, layout=layout)
             np.testing.assert_array_equal(seen["img"].astype(np.float32), want)
     with Session(art, model=model, normalize=False, reverse_channels=False) as s:
-        s.run(x.astype(np.int16))  # codes of the input's own type, unchanged
-        np.testing.assert_array_equal(seen["img"].astype(np.float32), _deq(t, x.astype(np.int16)))
+        s.run(x.astype(np.int16))  # integers are real values: quantized like the same values in float
+        np.testing.assert_array_equal(seen["img"].astype(np.float32), _deq(t, _q_in(t, x.astype(np.float32))))
+        s.run(x.astype(np.float32))
+        np.testing.assert_array_equal(seen["img"].astype(np.float32), _deq(t, _q_in(t, x.astype(np.float32))))
+
+
+def _one_input(tmp_path: Path, etype: int, scale: float, zp: int = 0) -> Path:
+    """An artifacts folder: input x (1, 1, 1, 5), element type ``etype``, ``scale``/``zp``; a
+    float output y of the same shape."""
+    i = dict(inDataName="x", inWidth=5, inHeight=1, inNumChannels=1, inElementType=etype, inTensorScale=scale,
+             inZeroPoint=zp)
+    o = dict(outDataName="y", outWidth=5, outHeight=1, outNumChannels=1, outElementType=6, outTensorScale=1.0)
+    art = tmp_path / f"art_{etype}_{scale}_{zp}"
+    art.mkdir()
+    (art / "m_tidl_io_1.bin").write_bytes(tidl_io.build(_spec_desc([i], [o])))
+    return art
+
+
+@pytest.mark.parametrize("etype,scale,zp,dtype,feed,model_sees", [
+    # uint8 input, scale 0.5: codes trunc(x * 0.5) = 0 0 1 50 127, the model sees codes / 0.5
+    (0, 0.5, 0, np.uint8, [0, 1, 3, 100, 255], [0, 0, 2, 100, 254]),
+    # uint8 image into an int8 input (scale 1): values saturate at 127
+    (1, 1.0, 0, np.uint8, [0, 1, 3, 100, 255], [0, 1, 3, 100, 127]),
+    # uint8 image into an int16 input of scale 4: codes 4x, back to the values
+    (3, 4.0, 0, np.uint8, [0, 1, 3, 100, 255], [0, 1, 3, 100, 255]),
+    # int16 into an int16 input with zero point 10, scale 1: q = x + 10, the model sees q - 10
+    (3, 1.0, 10, np.int16, [-5, 0, 7, 32757, 32767], [-5, 0, 7, 32757, 32757]),
+    # the fast path (same type, scale 1, zero point 0): codes are the values
+    (0, 1.0, 0, np.uint8, [0, 1, 3, 100, 255], [0, 1, 3, 100, 255]),
+    # int32 values into a uint8 input of scale 0.25 (float64 arithmetic): trunc(x / 4), saturated
+    (0, 0.25, 0, np.int32, [-8, 7, 9, 1000, 2**31 - 1], [0, 4, 8, 1000, 1020]),
+])
+def test_integer_feeds_are_real_values(tmp_path: Path, etype, scale, zp, dtype, feed, model_sees) -> None:
+    seen = {}
+
+    def model(feeds):
+        seen.update(feeds)
+        return {"y": np.zeros(5)}
+
+    with Session(_one_input(tmp_path, etype, scale, zp), model=model) as s:
+        s.run(np.array(feed, dtype).reshape(1, 1, 1, 5))
+        assert seen["x"].ravel().tolist() == model_sees
+        s.run(np.array(feed, np.float64).reshape(1, 1, 1, 5))  # the same values in float: the same codes
+        assert seen["x"].ravel().tolist() == model_sees
+
+
+def test_codes_keyword_writes_codes_unchanged(tmp_path: Path) -> None:
+    seen = {}
+
+    def model(feeds):
+        seen.update(feeds)
+        return {"y": np.zeros(5)}
+
+    with Session(_one_input(tmp_path, 0, 0.5), model=model) as s:
+        s.run(np.array([0, 1, 3, 100, 255], np.uint8).reshape(1, 1, 1, 5), codes=True)
+        assert seen["x"].ravel().tolist() == [0, 2, 6, 200, 510]  # codes / 0.5
+        with pytest.raises(BufferMismatchError, match="codes=True takes codes of the element type uint8, found "
+                                                      "dtype float32"):
+            s.run(np.zeros((1, 1, 1, 5), np.float32), codes=True)
 
 
 def test_ambiguous_shapes_follow_the_hint() -> None:
@@ -349,7 +406,8 @@ def test_run_errors(tmp_path: Path) -> None:
             s.run({"a": np.zeros(3), "b": z})
         with pytest.raises(BufferMismatchError, match="expected numbers, found dtype <U1"):
             s.run({"a": np.array(["x"] * 4).reshape(1, 1, 2, 2), "b": z})
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(BufferMismatchError, match="Session: model= is for the default mock runtime and runtime= "
+                                                  "replaces it; expected one of them, found both"):
         Session(path, model="ramp", runtime=MockC7xRuntime)
 
 

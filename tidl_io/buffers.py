@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -195,6 +196,7 @@ def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None
     with :func:`check_padding`.
     """
     plan = _plan(tensor)
+    offset, align = _whole(offset, "offset", plan.label), _whole(align or 0, "align", plan.label)
     raw = _raw_bytes(memory, plan.label, "memory")
     need = plan.size * plan.itemsize
     if offset < 0 or raw.size - offset < need:
@@ -209,6 +211,17 @@ def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None
         raise BufferMismatchError(f"{plan.label}: memory at offset {offset} (address {address:#x}) is not "
                                   f"{align}-byte aligned (it is {address % align} bytes past a boundary)")
     return raw[offset:offset + need].view(plan.dtype)
+
+
+def _whole(value: Any, what: str, label: str) -> int:
+    """A non-negative whole number of bytes, or a BufferMismatchError naming ``what``."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise BufferMismatchError(f"{label}: {what} must be a whole number of bytes, found {value!r}") from None
+    if number < 0:
+        raise BufferMismatchError(f"{label}: {what} must be >= 0, found {number}")
+    return number
 
 
 def _raw_bytes(memory: Any, label: str, what: str) -> np.ndarray:
@@ -531,7 +544,7 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
         block = np.empty(min(k, vm.shape[0]) * c * h * w, result.dtype) if qp is not None else None
         for s0 in range(0, vm.shape[0], k):
             src = vm[s0:s0 + k]
-            if block is not None:
+            if qp is not None and block is not None:
                 t = block[:src.size].reshape(src.shape)
                 _dequantize_into(t, src, qp, scratch_elems)
                 src = t

@@ -5,8 +5,13 @@ its first valid element: a 20-byte header (``numDetObjects``, ``objInfoSize``,
 ``odNumKeyPoints``, ``objInfoOffset`` as float32, ``odObjectType`` as an int32 bit mask),
 then one record per object at byte ``objInfoOffset + k * objInfoSize`` from the header start
 (what TI's reference reader does): ObjId, label, score, xmin, ymin, xmax, ymax, then
-``odNumKeyPoints`` keypoints of (x, y, confidence). With the pose bit, the record's last 36
-bytes hold the pose (r11 r21 r31 r12 r22 r32 tx ty tz), as TI's reader takes them.
+``odNumKeyPoints`` keypoints of (x, y, confidence). With the pose bit, the pose (r11 r21
+r31 r12 r22 r32 tx ty tz) is read from the record's LAST 36 bytes, as TI's test-bench
+reader does (``tidl_tb_postProc``: ``objectPosePtr = bboxPtr + objInfoSize -
+sizeof(TIDL_ODLayerObjectPose)``). TI's header comment (``itidl_ti.h``) and spec §8 place
+it right after the last used keypoint (byte 28 + 12·odNumKeyPoints); TI's detection layer
+writes ``objInfoSize = 28 + 12·numKeypoints + 36`` with the pose, where both readings are
+the same bytes. They differ only for a record padded beyond that size.
 
 >>> od = parse_od(output)                           # doctest: +SKIP
 >>> od.header.num_objects, od.records["score"]      # doctest: +SKIP
@@ -104,7 +109,8 @@ class OdOutput:
 def od_record_dtype(obj_info_size: int, num_keypoints: int = 0, pose: bool = False) -> np.dtype:
     """The structured dtype of one record: float32 fields ``obj_id, label, score, xmin,
     ymin, xmax, ymax``, then ``keypoints`` (num_keypoints, 3) if any, ``pose`` (9,) at the
-    record's last 36 bytes if ``pose``; itemsize ``obj_info_size``."""
+    record's last 36 bytes if ``pose`` (TI's reader; see the module docstring); itemsize
+    ``obj_info_size``."""
     names = ["obj_id", "label", "score", "xmin", "ymin", "xmax", "ymax"]
     formats: list[Any] = ["<f4"] * 7
     offsets = [4 * i for i in range(7)]
@@ -210,10 +216,10 @@ def build_od(
     need = _BOX_NBYTES + _KEYPOINT_NBYTES * num_keypoints + (_POSE_NBYTES if has_pose else 0)
     size = need if obj_info_size is None else int(obj_info_size)
     if size < need or size % 4:
-        raise ValueError(f"obj_info_size must be a multiple of 4 and >= {need}, got {size}")
+        raise BufferMismatchError(f"build_od: obj_info_size must be a multiple of 4 and >= {need}, got {size}")
     cap = k if capacity is None else int(capacity)
     if k > cap:
-        raise ValueError(f"{k} detections do not fit a capacity of {cap} records")
+        raise BufferMismatchError(f"build_od: {k} detections do not fit a capacity of {cap} records")
     total = (OD_HEADER_NBYTES + cap * size) // 4
     if out is None:
         out = np.zeros(total, np.float32)
@@ -283,15 +289,26 @@ def apply_formatter(rows: Any, formatter: Formatter | Mapping[str, Any] | None) 
     r = np.asarray(rows, dtype=np.float32)
     if r.ndim != 2 or r.shape[1] < 6:
         raise BufferMismatchError(f"detection rows: expected shape [K, >=6], found {r.shape}")
+    f = _formatter(formatter)
     out = np.array(r[:, :6], dtype=np.float32, copy=True)
-    if formatter is None:
+    if f is None:
         return out
-    f = formatter if isinstance(formatter, Formatter) else Formatter.from_mapping(formatter)
     bad = [i for i in (*f.src_indices, *f.dst_indices) if not 0 <= i < r.shape[1]]
     if bad:
         raise BufferMismatchError(f"formatter {f.name!r}: index {bad[0]} is outside rows of {r.shape[1]} columns")
     out[:, list(f.dst_indices)] = r[:, list(f.src_indices)]
     return out
+
+
+def _formatter(formatter: Any) -> Formatter | None:
+    """A Formatter from what the helpers accept, or a BufferMismatchError naming the argument."""
+    if formatter is None or isinstance(formatter, Formatter):
+        return formatter
+    if isinstance(formatter, Mapping):
+        return Formatter.from_mapping(formatter)
+    raise BufferMismatchError(f"formatter: expected a Formatter, a mapping with name/src_indices/dst_indices "
+                              f"(param.yaml's postprocess.formatter) or None, found {type(formatter).__name__} "
+                              f"{formatter!r}")
 
 
 def rows_from_dets_labels(dets: Any, labels: Any, formatter: Formatter | Mapping[str, Any] | None = None
@@ -349,6 +366,10 @@ def rows_from_outputs(outputs: Mapping[str, Any], formatter: Formatter | Mapping
     ``:2`` scores, ``:3`` count, and the boxes); one output whose last axis is 6 (rows of
     (x1, y1, x2, y2, score, label) before formatting); else one float output parsed as
     TIDL's detection-layer format. Returns a new float32 [K, 6] array."""
+    if not isinstance(outputs, Mapping):
+        raise BufferMismatchError(f"outputs: expected a mapping output name -> array (what Session.run returns), "
+                                  f"found {type(outputs).__name__}")
+    formatter = _formatter(formatter)
     names = list(outputs)
     if "dets" in outputs and "labels" in outputs:
         return rows_from_dets_labels(outputs["dets"], outputs["labels"], formatter)

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ._errors import GeometryError
+from ._errors import BufferMismatchError, GeometryError
+from ._limits import check_alloc
 from .descriptor import Descriptor, Tensor
 from .detection import OD_HEADER_NBYTES, build_od
 from .permute import permute as _permute_op
@@ -215,7 +216,9 @@ def _chain_plan(desc: Descriptor, outputs: Mapping[str | int, Any]) -> list[tupl
         plan.append((src.name, o, list(spec.get("ops", []))))
     # Check the plan on zeros of the right shapes now, so errors come at build time.
     for name, o, steps in plan:
-        x = np.zeros(model_shape(_pick(desc.inputs, name, 0, "input")))
+        src = _pick(desc.inputs, name, 0, "input")
+        check_alloc(src.size * 8, f"model 'chain': a float64 trial array for {src.label}")
+        x = np.zeros(model_shape(src))
         for step in steps:
             x = _op(x, step)
         _fit(x, o, "chain")
@@ -307,7 +310,7 @@ def color_boxes(desc: Descriptor, *, colors: Sequence[tuple[str, tuple[int, int,
     fill, label = the colour's index. Boxes are normalised to [0, 1]: x1 = col0 / W,
     x2 = (col1 + 1) / W (same for y). Rows come sorted by score, highest first."""
     if channel_order not in ("RGB", "BGR"):
-        raise ValueError(f"channel_order must be 'RGB' or 'BGR', got {channel_order!r}")
+        raise BufferMismatchError(f"color_boxes: channel_order must be 'RGB' or 'BGR', got {channel_order!r}")
     refs = np.array([c for _, c in colors], dtype=np.float64).reshape(-1, 3)
     if channel_order == "BGR":
         refs = refs[:, ::-1]
@@ -354,6 +357,7 @@ def detection(desc: Descriptor, detector: Detector | None = None, *, output: int
     def run(inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         result = dict(rest(inputs)) if rest is not None else {}
         rows = np.asarray(detect(inputs), dtype=np.float64).reshape(-1, 6)[:capacity]
+        check_alloc(o.size * 4, f"model 'detection': the float32 output {o.label}")
         flat = np.zeros(o.size, np.float32)
         build_od(rows, capacity=capacity, out=flat)
         result[o.name] = flat.reshape(model_shape(o))

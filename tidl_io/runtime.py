@@ -5,8 +5,12 @@ io descriptor (and the net file), ``invoke(inputs, outputs)``, ``close()``, and 
 shared-memory calls ``alloc_shared`` / ``is_shared``. :class:`MockC7xRuntime` implements it
 on the host and handles buffers the way TIDL-RT does (``tidl_rt_ovx_datamove.cpp``):
 
-- a tensor in shared memory whose element type, channel pitch, layout, scale, zero point,
-  pads and buffer size equal the descriptor's is used **in place** (zero copy);
+- a tensor in shared memory whose properties match the descriptor's is used **in place**
+  (zero copy). TIDL-RT's test (``is_tidlrt_in_tensor_same`` / ``_out_``) compares element
+  type, channel pitch (NCHW with C > 1 only), layout (C > 1 only), zero point and scale;
+  the mock also requires pads L/R/T and the buffer size (spec §7) to be equal, and like
+  TIDL-RT compares no line, DIM or batch pitch nor pad B (see :func:`_mismatches`). A
+  plain 1-D buffer (not an RtTensor) carries the descriptor's own properties;
 - the same properties in user memory: ``memcpy`` of N·DIM1·DIM2·C·channelPitch elements
   (pads included: dirty pads travel to the device; refused when valid data lies beyond
   that span, which TIDL-RT would silently drop);
@@ -14,8 +18,9 @@ on the host and handles buffers the way TIDL-RT does (``tidl_rt_ovx_datamove.cpp
   arithmetic to the descriptor's element type and written into a padded device buffer.
   Inputs: ``q = sat((x - zpU) * (scale / scaleU))``, truncated (C cast), where the zero
   point term is dropped when ``zpU`` equals the descriptor's (TIDL-RT's four copy
-  branches); float user data has scaleU 1, zpU 0; a float input forces scale 1. Outputs:
-  ``u = sat((q + zpU) * (scaleU / scale))`` with the same branch rule (float user: q / scale).
+  branches); float user data has scaleU 1, zpU 0; a float device tensor has scale 1 and
+  zero point 0 (its buffer holds real values). Outputs: ``u = sat((q + zpU) * (scaleU /
+  scale))`` with the same branch and float rules (float user, quantized device: q / scale).
 
 It refuses, with a :class:`~tidl_io.BufferMismatchError` naming the tensor, what the board
 rejects or silently gets wrong: unknown or missing names, a buffer of the wrong size or
@@ -51,7 +56,7 @@ import numpy as np
 
 from ._errors import BufferMismatchError, FormatError, GeometryError
 from ._limits import check_alloc
-from .buffers import as_buffer, check_padding
+from .buffers import _aligned_zeros, as_buffer, check_padding
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
 from .models import Model, model_shape, resolve_model
 from .quant import dequantize, quantize
@@ -150,19 +155,15 @@ class RtTensor:
             if a.ndim > 4:
                 raise BufferMismatchError(f"{name!r}: an NHWC array has at most 4 axes, found shape {a.shape}")
             n, h, w, c = (1,) * (4 - a.ndim) + a.shape
-            dims = (n, 1, 1, c, h, w)
-            pitches = (c * h * w, c * h * w, c * h * w, h * w, c * w)
+            dims: tuple[int, int, int, int, int, int] = (n, 1, 1, c, h, w)
             code = TensorLayout.NHWC
         else:
             if a.ndim > 6:
                 raise BufferMismatchError(f"{name!r}: at most 6 axes (N, DIM1, DIM2, C, H, W), found {a.shape}")
-            six = (1,) * (6 - a.ndim) + a.shape
-            dims = six  # type: ignore[assignment]
-            _, d1, d2, c, h, w = six
-            pitches = (d1 * d2 * c * h * w, d2 * c * h * w, c * h * w, h * w, w)
+            dims = (1,) * (6 - a.ndim) + a.shape  # type: ignore[assignment]
             code = TensorLayout.NCHW
-        return cls(name, a, etype, dims, pitches, (0, 0, 0, 0), int(code), float(scale), int(zero_point),
-                   mem_type, int(a.size))
+        return cls(name, a, etype, dims, _dense_pitches(dims, code), (0, 0, 0, 0), int(code), float(scale),
+                   int(zero_point), mem_type, int(a.size))
 
     @property
     def size(self) -> int:
@@ -299,8 +300,7 @@ def alloc_shared_buffers(runtime: Runtime) -> tuple[dict[str, np.ndarray], dict[
     size (as :func:`tidl_io.buffers.alloc_input` makes, typed by
     :func:`tidl_io.buffers.as_buffer`), by name. NEW memory."""
     def one(t: Tensor) -> np.ndarray:
-        nbytes = max(t.buffer_size, t.required_size) * t.itemsize
-        return as_buffer(t, runtime.alloc_shared(nbytes, _DEFAULT_ALIGNMENT))
+        return as_buffer(t, runtime.alloc_shared(t.alloc_size * t.itemsize, _DEFAULT_ALIGNMENT))
 
     desc = runtime.descriptor
     return {t.name: one(t) for t in desc.inputs}, {t.name: one(t) for t in desc.outputs}
@@ -408,14 +408,31 @@ def _saturate(values: np.ndarray, dtype: np.dtype, name: str, truncate_only: boo
     return work.astype(dtype)  # in range: the cast truncates toward zero, like C
 
 
+def _user_qparams(rt: RtTensor) -> tuple[np.float32, int]:
+    """(scaleU, zpU) of a user tensor: TIDL-RT forces 1 and 0 for float32 user data."""
+    if rt.data.dtype.kind == "f":
+        return np.float32(1.0), 0
+    return np.float32(rt.scale), int(rt.zero_point)
+
+
+def _device_qparams(t: Tensor) -> tuple[np.float32, int]:
+    """(scale, zero point) of the device tensor in a conversion: 1 and 0 for a float
+    tensor, whose buffer holds real values (what :func:`tidl_io.quant.dequantize` and
+    :func:`tidl_io.buffers.unpack` read), so the reformat path and the zero-copy path give
+    the same values. TIDL-RT's input copy forces scale 1 for a float device tensor; its
+    output copy (``cp_data_out_tensor_tidlrt_tiovx``) takes ``outTensorScale`` as is, which
+    only differs where a float output's stored scale is not 1 (not seen in real files)."""
+    if t.is_float:
+        return np.float32(1.0), 0
+    return np.float32(t.scale), int(t.zero_point)
+
+
 def _convert_in(x: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
     """TIDL-RT's input conversion of user values ``x`` to the descriptor's element type."""
-    user_float = rt.data.dtype.kind == "f"
-    scale_u = np.float32(1.0 if user_float else rt.scale)
-    zp_u = 0 if user_float else int(rt.zero_point)
-    scale_d = np.float32(1.0 if t.is_float else t.scale)
+    scale_u, zp_u = _user_qparams(rt)
+    scale_d, zp_d = _device_qparams(t)
     data = x.astype(np.float32)
-    same_zp, same_scale = zp_u == t.zero_point, scale_u == scale_d
+    same_zp, same_scale = zp_u == zp_d, scale_u == scale_d
     if same_zp and same_scale:
         return _saturate(data, t.dtype, t.label, truncate_only=True)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -429,12 +446,10 @@ def _convert_in(x: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
 def _convert_out(q: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
     """TIDL-RT's output conversion of device values ``q`` to the user's element type."""
     user_dtype = rt.data.dtype
-    user_float = user_dtype.kind == "f"
-    scale_u = np.float32(1.0 if user_float else rt.scale)
-    zp_u = 0 if user_float else int(rt.zero_point)
-    scale_d = np.float32(t.scale)
+    scale_u, zp_u = _user_qparams(rt)
+    scale_d, zp_d = _device_qparams(t)
     data = q.astype(np.float32)
-    same_zp, same_scale = zp_u == t.zero_point, scale_u == scale_d
+    same_zp, same_scale = zp_u == zp_d, scale_u == scale_d
     if same_zp and same_scale:
         return _saturate(data, user_dtype, f"{t.label} (user tensor)", truncate_only=True)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -476,19 +491,19 @@ class _Slot:
     """One descriptor tensor with everything the hot path needs precomputed."""
 
     __slots__ = ("_bits_cache", "dtype", "internal", "is_float", "item", "label", "memcpy_n", "model_shape", "name",
-                 "nbytes", "offset", "pad_plan", "shape", "size", "strides", "tensor")
+                 "nbytes", "offset", "pad_plan", "shape", "size", "squeezed", "strides", "tensor")
 
     def __init__(self, t: Tensor) -> None:
         self.tensor = t
         self.name, self.label = t.name, t.label
         self.dtype, self.item = t.dtype, t.itemsize
-        # what alloc_input/alloc_output allocate: the buffer size (never below the last valid element)
-        self.size = max(t.buffer_size, t.required_size)
+        self.size = t.alloc_size  # what alloc_input/alloc_output allocate
         self.nbytes = self.size * t.itemsize
         self.shape = t.shape
         self.offset = t.first_offset * t.itemsize
         self.strides = tuple(s * t.itemsize for s in t.strides)
         self.model_shape = model_shape(t)
+        self.squeezed = _squeezed(self.model_shape)
         self.memcpy_n = min(_memcpy_elements(t), t.buffer_size)
         self.is_float = t.is_float
         self.pad_plan = _PadPlan.of(t)
@@ -522,8 +537,11 @@ class MockC7xRuntime:
     def __init__(self, desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None, *,
                  model: Model | str | Mapping[str, Any] | None = None, input_pads: str = "error",
                  poison: bool = True) -> None:
-        if input_pads not in ("error", "warn", "off"):
-            raise ValueError(f"input_pads must be 'error', 'warn' or 'off', got {input_pads!r}")
+        if not isinstance(desc, Descriptor):
+            raise BufferMismatchError(f"desc: expected a tidl_io Descriptor (tidl_io.load / parse), found "
+                                      f"{type(desc).__name__}")
+        if not isinstance(input_pads, str) or input_pads not in ("error", "warn", "off"):
+            raise BufferMismatchError(f"input_pads: expected 'error', 'warn' or 'off', found {input_pads!r}")
         problems = [f"{t.label}: {f}: {m}" for t in (*desc.inputs, *desc.outputs) for f, m in geometry_problems(t)]
         if problems:
             raise GeometryError(f"{desc.source}: cannot run this descriptor: " + "; ".join(problems))
@@ -557,8 +575,15 @@ class MockC7xRuntime:
         """``TIDLRT_allocSharedMem(alignment, size)``: a new zero-filled 1-D uint8 array of
         ``size`` bytes whose address is a multiple of ``alignment``. Views into it count
         as shared. ``.view(dtype)`` gives a typed buffer."""
-        if size < 0 or alignment < 1 or alignment & (alignment - 1):
-            raise ValueError(f"alloc_shared: size must be >= 0 and alignment a power of two, got {size}, {alignment}")
+        for what, value in (("size", size), ("alignment", alignment)):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+                raise BufferMismatchError(f"alloc_shared: {what} must be an integer number of bytes, found "
+                                          f"{type(value).__name__} {value!r}")
+        size, alignment = int(size), int(alignment)
+        if size < 0:
+            raise BufferMismatchError(f"alloc_shared: size must be >= 0 bytes, found {size}")
+        if alignment < 1 or alignment & (alignment - 1):
+            raise BufferMismatchError(f"alloc_shared: alignment must be a power of two, found {alignment}")
         check_alloc(size + alignment, "alloc_shared")
         block = np.zeros(size + alignment, np.uint8)
         start = (-block.ctypes.data) % alignment
@@ -828,10 +853,8 @@ class MockC7xRuntime:
     def _internal(self, slot: _Slot) -> np.ndarray:
         """The runtime's own padded buffer for a tensor (allocated on first use, zero-filled)."""
         if slot.internal is None:
-            check_alloc(slot.nbytes + 64, f"{slot.label}: runtime buffer")
-            block = np.zeros(slot.nbytes + 64, np.uint8)
-            start = (-block.ctypes.data) % 64
-            slot.internal = block[start:start + slot.nbytes].view(slot.dtype)
+            check_alloc(slot.nbytes, f"{slot.label}: runtime buffer")
+            slot.internal = _aligned_zeros(slot.size, slot.dtype)
         return slot.internal
 
     def _stage_input(self, slot: _Slot, plan: _Plan_t) -> tuple[np.ndarray, Transfer]:
@@ -903,9 +926,10 @@ class MockC7xRuntime:
             y = np.asarray(result[slot.name])
             if y.dtype.kind not in "fiub":
                 raise BufferMismatchError(f"model output for {slot.label} has dtype {y.dtype}, expected numbers")
-            if y.shape != slot.model_shape and y.size != slot.tensor.size:
-                raise BufferMismatchError(f"model output for {slot.label} has shape {y.shape}, expected "
-                                          f"{slot.model_shape} ({slot.tensor.size} elements)")
+            if y.shape != slot.model_shape and _squeezed(y.shape) != slot.squeezed:
+                raise BufferMismatchError(f"model output for {slot.label}: expected shape {slot.model_shape} "
+                                          f"(size-1 axes may be dropped or added), found {y.shape}; a model must "
+                                          f"return the tensor's own axis order (e.g. NCHW, not NHWC)")
             if self.poison:
                 _poison(slot, buf)
             _device_quantize(y.reshape(slot.shape), slot.tensor, slot.view(buf))
@@ -917,6 +941,11 @@ def _signature(value: Any) -> Any:
     can be reassigned in place)."""
     arr = value.data if isinstance(value, RtTensor) else value
     return (arr.shape, arr.dtype, arr.strides) if isinstance(arr, np.ndarray) else None
+
+
+def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` without its size-1 axes (what ``np.squeeze`` leaves)."""
+    return tuple(d for d in shape if d != 1)
 
 
 def _poison(slot: _Slot, buf: np.ndarray) -> None:
@@ -934,7 +963,19 @@ def _memcpy_elements(t: Tensor) -> int:
 
 
 def _mismatches(t: Tensor, rt: RtTensor) -> list[str]:
-    """Why TIDL-RT would not take ``rt`` as the descriptor's own tensor (is_tidlrt_*_same)."""
+    """Why ``rt`` is not taken as the descriptor's own tensor (zero copy / memcpy).
+
+    TIDL-RT's ``is_tidlrt_in_tensor_same`` / ``is_tidlrt_out_tensor_same`` compare exactly:
+    element type; channel pitch, only for an NCHW user tensor with more than one channel
+    (``-1`` meaning W·H); layout, only with more than one channel; zero point; scale. They
+    compare the raw fields whatever the element type, so a float32 RtTensor whose scale
+    field differs from the descriptor's is reformatted on the board too (harmless for the
+    values: the conversion uses scale 1 for float data) and is reported here as such.
+    They compare neither the line, DIM or batch pitches nor any pad: the board then reads
+    the buffer with the descriptor's geometry. The mock is stricter: pads L/R/T and the
+    buffer size (spec §7) must equal the descriptor's too, else the tensor goes to the
+    reformat path, which refuses a padded user tensor; line, DIM and batch pitches and
+    pad B are not compared (they follow from W, pads, C and the channel pitch)."""
     out = []
     if rt.element_type != t.element_type:
         out.append(f"element type {_etype(rt.element_type)} vs {_etype(t.element_type)}")

@@ -25,7 +25,13 @@ What ``run`` does to an input array, in order:
    ``input_optimization: true`` TIDL folded mean and scale into the network, so raw pixels
    go in unchanged. Pass ``normalize=True/False`` to override.
 4. quantization to the input's element type with TIDL-RT's input rule (``q = x * scale``,
-   saturated, truncated), written into the padded buffer (pads stay zero).
+   saturated, truncated), written into the padded buffer (pads stay zero). Every feed is
+   REAL values, integer arrays included (TIDL-RT reads a user tensor of scale 1, zero
+   point 0 that way): a uint8 image into a uint8 input of scale 0.5 gives codes
+   ``trunc(x * 0.5)``, exactly as the same values in float would. Integer data of the
+   element type is copied unchanged only when that is the same thing (scale 1, zero
+   point 0). ``run(..., codes=True)`` takes already-quantized codes of the element type
+   instead, written unchanged (no channel reversal, no normalisation).
 
 Outputs are returned dequantized (``(q - zero_point) / scale``) and squeezed, as new
 arrays that stay valid after the next run, in ``onnxrtMetaData.txt`` order when present.
@@ -341,7 +347,8 @@ class Session:
                  normalize: bool | None = None, reverse_channels: bool | None = None,
                  input_pads: str = "error") -> None:
         if runtime is not None and model is not None:
-            raise ValueError("give model= for the default mock runtime, or runtime=, not both")
+            raise BufferMismatchError("Session: model= is for the default mock runtime and runtime= replaces it; "
+                                      "expected one of them, found both (pass the model to your runtime factory)")
         self.artifacts = find_artifacts(path)
         self.notes: list[str] = []
         self.params = self._params(params)
@@ -439,11 +446,18 @@ class Session:
         return sg.in_bufs, sg.out_bufs
 
     # -- running ----------------------------------------------------------------------
-    def run(self, feeds: Mapping[str, Any] | np.ndarray, *, layout: str | None = None) -> dict[str, np.ndarray]:
+    def run(self, feeds: Mapping[str, Any] | np.ndarray, *, layout: str | None = None,
+            codes: bool = False) -> dict[str, np.ndarray]:
         """Preprocess and pack the inputs, invoke every subgraph, return dequantized,
         squeezed outputs by name (new arrays). ``feeds`` maps input names (io names or the
         ONNX names of onnxrtMetaData.txt) to arrays, or is one array for a one-input model.
-        ``layout`` ("NCHW", "NHWC", "HWC", "CHW") settles an ambiguous array shape."""
+        ``layout`` ("NCHW", "NHWC", "HWC", "CHW") settles an ambiguous array shape.
+
+        Feeds are real values whatever their dtype: integer arrays are quantized with
+        the input's scale and zero point like float ones (see the module docstring).
+        ``codes=True``: the feeds are already-quantized codes of each input's element
+        type, written unchanged (no channel reversal, no normalisation); other dtypes
+        are refused."""
         if isinstance(feeds, np.ndarray) or not isinstance(feeds, Mapping):
             needed = self.inputs
             if len(needed) != 1:
@@ -469,7 +483,7 @@ class Session:
         for sg in self._subgraphs:
             for t in sg.desc.inputs:
                 if t.name in given:
-                    x = self._prepare(t, given[t.name], layout)
+                    x = self._prepare(t, given[t.name], layout, codes)
                     _pack(t, x, sg.in_bufs[t.name])
                 else:  # produced by an earlier subgraph: already dequantized, logical shape
                     _pack(t, np.asarray(results[t.name], dtype=np.float64).reshape(t.shape), sg.in_bufs[t.name])
@@ -479,12 +493,20 @@ class Session:
         self.last_reports = tuple(reports)
         return {t.name: results[t.name] for t in self.outputs}
 
-    def _prepare(self, t: Tensor, value: Any, layout: str | None) -> np.ndarray:
-        """User data -> the tensor's logical 6-D (N, DIM1, DIM2, C, H, W) values."""
+    def _prepare(self, t: Tensor, value: Any, layout: str | None, codes: bool = False) -> np.ndarray:
+        """User data -> the tensor's logical 6-D (N, DIM1, DIM2, C, H, W) values: real
+        values (float, or integers of the element type when scale 1 and zero point 0
+        make codes and values the same), or codes with ``codes``."""
         x = np.asarray(value)
         if x.dtype.kind not in "fiub":
             raise BufferMismatchError(f"{t.label}: expected numbers, found dtype {x.dtype}")
         x6 = _to_logical(t, x, layout, self.params.input_data_layout)
+        if codes:
+            if x6.dtype != t.dtype:
+                raise BufferMismatchError(f"{t.label}: codes=True takes codes of the element type {t.dtype}, "
+                                          f"found dtype {x6.dtype}; pass real values with codes=False")
+            return x6
+        x6 = _as_values(t, x6)
         c = t.num_channels
         if self.reverse_channels and c == 3:
             x6 = x6[:, :, :, ::-1]
@@ -575,6 +597,18 @@ def _to_logical(t: Tensor, x: np.ndarray, layout: str | None, hint: str | None =
     form = candidates[0]
     y = x if form == "exact" else x.transpose(_LAYOUT_PERMS[form])
     return y.reshape(t.shape)
+
+
+def _as_values(t: Tensor, x: np.ndarray) -> np.ndarray:
+    """Integer (or bool) user data as real values for :func:`tidl_io.buffers.pack`: the
+    array itself when its codes are those values (the element type, scale 1, zero point 0:
+    a plain copy follows), else a float32 copy (float64 for 32/64-bit integers, which
+    float32 cannot hold exactly). Float data is returned as is."""
+    if x.dtype.kind == "f":
+        return x
+    if x.dtype == t.dtype and np.float32(t.scale) == 1 and t.zero_point == 0:
+        return x
+    return x.astype(np.float64 if x.dtype.itemsize >= 4 else np.float32)
 
 
 def _pack(t: Tensor, x6: np.ndarray, buf: np.ndarray) -> None:
