@@ -256,6 +256,16 @@ _GEOM_FIELDS = ("Width", "Height", "NumChannels", "ChannelPitch", "NumBatches", 
                 "PadCh", "DIM1", "DIM2", "BufSize", "ElementType", "Layout")
 
 
+def _aim(ctx: _Ctx, data: bytearray, lay: Any, base: int, field: Callable[[str], str]) -> tuple[str, int]:
+    """Pick input or output, the member ``field(prefix)`` names ("in"/"out" prefix), and a
+    used slot of that kind (marked as touched); the RNG is drawn in that order."""
+    kind = ctx.rng.choice(("input", "output"))
+    name = field("in" if kind == "input" else "out")
+    slot = _slot(ctx, data, lay, base, kind)
+    ctx.touch(data, base, kind, slot)
+    return name, slot
+
+
 def m_geometry_field(ctx: _Ctx, data: bytearray) -> str:
     """A dim, pad, pitch, count, buffer size, element type or layout of a used tensor."""
     lay = ctx.layout_of(data)
@@ -270,12 +280,8 @@ def m_geometry_field(ctx: _Ctx, data: bytearray) -> str:
                                 ctx.rng.randint(0, cap), ctx.rng.randint(0, cap)))
         _set(data, lay, base, name, 0, value)
         return f"{name}={value}"
-    kind = ctx.rng.choice(("input", "output"))
-    prefix = "in" if kind == "input" else "out"
-    names = [prefix + f for f in _GEOM_FIELDS if lay.has(prefix + f)]
-    name = ctx.rng.choice(names)
-    slot = _slot(ctx, data, lay, base, kind)
-    ctx.touch(data, base, kind, slot)
+    name, slot = _aim(ctx, data, lay, base, lambda prefix: ctx.rng.choice(
+        [prefix + f for f in _GEOM_FIELDS if lay.has(prefix + f)]))
     value = _interesting_int(ctx.rng)
     _set(data, lay, base, name, slot, value)
     return f"{name}[{slot}]={value}"
@@ -286,10 +292,7 @@ def m_scale(ctx: _Ctx, data: bytearray) -> str:
     if lay is None:
         return m_truncate(ctx, data)
     base = ctx.base(data)
-    kind = ctx.rng.choice(("input", "output"))
-    name = "inTensorScale" if kind == "input" else "outTensorScale"
-    slot = _slot(ctx, data, lay, base, kind)
-    ctx.touch(data, base, kind, slot)
+    name, slot = _aim(ctx, data, lay, base, lambda prefix: prefix + "TensorScale")
     value = ctx.rng.choice(_FLOATS) if ctx.rng.random() < 0.7 else struct.unpack(
         "<f", ctx.rng.randbytes(4))[0]
     _set(data, lay, base, name, slot, value)
@@ -301,10 +304,7 @@ def m_name(ctx: _Ctx, data: bytearray) -> str:
     if lay is None:
         return m_bitflip(ctx, data)
     base = ctx.base(data)
-    kind = ctx.rng.choice(("input", "output"))
-    name = "inDataName" if kind == "input" else "outDataName"
-    slot = _slot(ctx, data, lay, base, kind)
-    ctx.touch(data, base, kind, slot)
+    name, slot = _aim(ctx, data, lay, base, lambda prefix: prefix + "DataName")
     r = ctx.rng.random()
     if r < 0.25:
         raw = ctx.rng.randbytes(512)  # random bytes, NUL-free with high probability near the start
