@@ -187,7 +187,7 @@ def copy(dst: np.ndarray, src: np.ndarray, tuning: Tuning = DEFAULT) -> None:
     d, s = _fuse_runs(*_simplify(dst, src))
     kind, b = _strategy(d, s, tuning)
     if kind == "stream":
-        np.copyto(d, s)
+        np.copyto(dst, src)  # NumPy orders the loops of the caller's arrays at least as well
     elif kind == "split":
         # The destination-contiguous axis is short (e.g. 3 channels): loop over it so that NumPy's
         # inner loop runs along a long axis instead.
