@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable
-from json.encoder import encode_basestring_ascii
+from collections.abc import Iterable
 from typing import Any
 
 from .descriptor import Descriptor, ElementType, Tensor
@@ -102,80 +101,31 @@ def descriptor_to_dict(desc: Descriptor, path: str | None = None) -> dict[str, A
     return out
 
 
-def _float_json(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if value in (math.inf, -math.inf):
-        return "Infinity" if value > 0 else "-Infinity"
-    return float.__repr__(value)
-
-
-_JSON_SCALARS: dict[type, Callable[[Any], str]] = {
-    str: encode_basestring_ascii, int: int.__repr__, float: _float_json, bool: lambda b: "true" if b else "false",
-    type(None): lambda _: "null",
-}
-
-
 def dumps_json(doc: Any) -> str:
-    """``json.dumps(doc, indent=2)``, character for character, about twice as fast.
-
-    The standard library's indenting encoder is pure Python and dominates ``--json`` on a
-    descriptor with hundreds of tensors. Plain dicts (str keys), lists/tuples, str, int,
-    float, bool and None take the fast path; anything else falls back to ``json.dumps``.
+    """JSON text for ``inspect --json`` / ``validate --json``: the document's skeleton
+    indented by 2, and each *record* on one line — a mapping none of whose values is a
+    list of mappings (a tensor, a finding, the header, a container entry). Records go through
+    the standard library's C encoder, so 1000 tensors take milliseconds; ``json.loads``
+    reads it like any JSON, and a record per line suits grep.
     """
-    parts: list[str] = []
-    add = parts.append
-    scalars = _JSON_SCALARS
-
-    def encode(obj: Any, pad: str) -> None:
-        kind = type(obj)
-        if kind is dict:
-            if not obj:
-                add("{}")
-                return
-            inner = pad + "  "
-            sep = "{\n" + inner
-            for key, value in obj.items():
-                if type(key) is not str:
-                    raise _Fallback
-                fast = scalars.get(type(value))
-                if fast is not None:
-                    add(sep + encode_basestring_ascii(key) + ": " + fast(value))
-                else:
-                    add(sep + encode_basestring_ascii(key) + ": ")
-                    encode(value, inner)
-                sep = ",\n" + inner
-            add("\n" + pad + "}")
-        elif kind is list or kind is tuple:
-            if not obj:
-                add("[]")
-                return
-            inner = pad + "  "
-            sep = "[\n" + inner
-            for value in obj:
-                fast = scalars.get(type(value))
-                if fast is not None:
-                    add(sep + fast(value))
-                else:
-                    add(sep)
-                    encode(value, inner)
-                sep = ",\n" + inner
-            add("\n" + pad + "]")
-        else:
-            fast = scalars.get(kind)
-            if fast is None:
-                raise _Fallback
-            add(fast(obj))
-
-    try:
-        encode(doc, "")
-    except (_Fallback, RecursionError):
-        return json.dumps(doc, indent=2)
-    return "".join(parts)
+    return _dumps(doc, "")
 
 
-class _Fallback(Exception):
-    """A value the fast JSON path does not handle."""
+def _dumps(value: Any, pad: str) -> str:
+    inner = pad + "  "
+    if isinstance(value, dict) and not _is_record(value):
+        if not value:
+            return "{}"
+        items = [f"{inner}{json.dumps(str(k))}: {_dumps(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, (list, tuple)) and any(isinstance(v, dict) for v in value):
+        return "[\n" + ",\n".join(inner + _dumps(v, inner) for v in value) + "\n" + pad + "]"
+    return json.dumps(value)
+
+
+def _is_record(value: dict[str, Any]) -> bool:
+    """A mapping none of whose own values is a list of mappings (deeper ones stay inline)."""
+    return not any(isinstance(v, (list, tuple)) and any(isinstance(i, dict) for i in v) for v in value.values())
 
 
 def document(items: Iterable[dict[str, Any]], key: str = "descriptors") -> dict[str, Any]:
