@@ -6,6 +6,11 @@ what was expected, e.g. ``io_1.bin: offset 0x0, numInputBuf: expected 0..32, fou
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
 
 class TidlIoError(Exception):
     """Root of every error tidl_io raises on purpose."""
@@ -44,6 +49,23 @@ class TensorNotFoundError(TidlIoError, KeyError):
 
 class AllocationLimitError(TidlIoError, MemoryError):
     """An allocation would exceed TIDL_IO_MAX_ALLOC_BYTES (or the per-call cap)."""
+
+
+def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], label: str) -> np.ndarray:
+    """``out`` if it is a writable numpy array of ``shape`` and one of ``dtypes`` (no
+    casting), else a :class:`BufferMismatchError` naming ``label`` and what was expected."""
+    import numpy as np
+
+    if not isinstance(out, np.ndarray):
+        raise BufferMismatchError(f"{label}: out must be a numpy array, found {type(out).__name__}")
+    if out.shape != tuple(shape):
+        raise BufferMismatchError(f"{label}: out has shape {out.shape}, expected {tuple(shape)}")
+    if out.dtype not in dtypes:
+        raise BufferMismatchError(f"{label}: out has dtype {out.dtype}, expected "
+                                  f"{' or '.join(str(d) for d in dtypes)} (no casting)")
+    if not out.flags.writeable:
+        raise BufferMismatchError(f"{label}: out is read-only")
+    return out
 
 
 __all__ = ["AllocationLimitError", "BufferMismatchError", "FormatError", "GeometryError", "TidlIoError"]

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ._blocked import view_reshape
-from ._errors import BufferMismatchError, GeometryError
+from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
 from .descriptor import Descriptor, ElementType, Tensor
 from .permute import permute
@@ -46,7 +46,6 @@ from .quant import (
     NAN_MODES,
     ROUNDINGS,
     _check_choice,
-    _check_out,
     _compute_dtype,
     _conversion,
     _dequantize_into,
@@ -521,7 +520,7 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
         check_alloc(math.prod(shape) * 4, plan.label, max_bytes)
         result = np.empty(shape, np.float32)
     else:
-        result = _check_out(out, shape, dtypes, plan.label)
+        result = check_out(out, shape, dtypes, plan.label)
     scratch_elems = _scratch_elems(result.nbytes, 8)
     if channels_last == plan.channels_last:
         # Same axis order as the buffer: one elementwise pass over the view without size-1 axes.

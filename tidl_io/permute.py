@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import _blocked
-from ._errors import BufferMismatchError, GeometryError
+from ._errors import BufferMismatchError, GeometryError, check_out
 
 __all__ = ["PermutePlan", "permute", "plan_permute"]
 
@@ -183,22 +183,11 @@ def permute(x: np.ndarray, perm: Sequence[int], out: np.ndarray | None = None,
             return x.transpose(plan.perm)
         out = np.empty(plan.out_shape, dtype=x.dtype)
     else:
-        _check_out(out, plan.out_shape, x.dtype, "permute")
+        check_out(out, plan.out_shape, (x.dtype,), "permute")
         if _overlaps(x, out):
             x = x.copy()
     _blocked.copy(out, x.transpose(plan.perm))
     return out
-
-
-def _check_out(out: object, shape: tuple[int, ...], dtype: np.dtype, who: str) -> None:
-    if not isinstance(out, np.ndarray):
-        raise BufferMismatchError(f"{who}: out must be a numpy array, found {type(out).__name__}")
-    if out.shape != shape:
-        raise BufferMismatchError(f"{who}: out has shape {out.shape}, expected {shape}")
-    if out.dtype != dtype:
-        raise BufferMismatchError(f"{who}: out has dtype {out.dtype}, expected {dtype} (no casting)")
-    if not out.flags.writeable:
-        raise BufferMismatchError(f"{who}: out (shape {out.shape}) is read-only")
 
 
 def _overlaps(a: np.ndarray, b: np.ndarray) -> bool:

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import BufferMismatchError, GeometryError
+from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
 from .descriptor import Tensor
 
@@ -401,7 +401,7 @@ def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "
         check_alloc(xa.size * qp.dtype.itemsize, qp.label, max_bytes)
         result = np.empty(xa.shape, qp.dtype)
     else:
-        result = _check_out(out, xa.shape, (qp.dtype,), qp.label)
+        result = check_out(out, xa.shape, (qp.dtype,), qp.label)
     if how != "quantize":
         np.copyto(result, xa, casting="same_kind" if how == "cast" else "equiv")
         return result
@@ -429,22 +429,9 @@ def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
         check_alloc(qa.size * 4, qp.label, max_bytes)
         result = np.empty(qa.shape, np.float32)
     else:
-        result = _check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), qp.label)
+        result = check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), qp.label)
     _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
     return result
-
-
-def _check_out(out: object, shape: tuple[int, ...], dtypes: tuple[np.dtype, ...], label: str) -> np.ndarray:
-    if not isinstance(out, np.ndarray):
-        raise BufferMismatchError(f"{label}: out must be a numpy array, found {type(out).__name__}")
-    if out.shape != tuple(shape):
-        raise BufferMismatchError(f"{label}: out has shape {out.shape}, expected {tuple(shape)}")
-    if out.dtype not in dtypes:
-        raise BufferMismatchError(f"{label}: out has dtype {out.dtype}, expected "
-                                  f"{' or '.join(str(d) for d in dtypes)}")
-    if not out.flags.writeable:
-        raise BufferMismatchError(f"{label}: out is read-only")
-    return out
 
 
 def _nan_error(label: str, x: np.ndarray, what: str) -> BufferMismatchError:

@@ -30,8 +30,8 @@ import operator
 import numpy as np
 
 from . import _blocked
-from ._errors import GeometryError
-from .permute import _check_out, permute
+from ._errors import GeometryError, check_out
+from .permute import permute
 
 __all__ = ["MODES", "reorg", "reorg_inverse"]
 
@@ -128,7 +128,7 @@ def _run(who: str, x: np.ndarray, plan: _Plan, out: np.ndarray | None) -> np.nda
         result = np.empty(out_shape, dtype=x.dtype)
         permute(src, perm, out=result.reshape(dst_shape))
         return result
-    _check_out(out, out_shape, x.dtype, who)
+    check_out(out, out_shape, (x.dtype,), who)
     dst = out.reshape(dst_shape) if out.flags.c_contiguous else _blocked.view_reshape(out, dst_shape)
     if dst is not None:
         permute(src, perm, out=dst)
