@@ -91,7 +91,7 @@ class _Plan:
     strides: tuple[int, int, int, int, int, int]
     first: int
     required: int
-    size: int  # elements to allocate: max(buffer_size, required_size)
+    size: int  # elements to allocate: Tensor.alloc_size
     channels_last: bool
 
     @property
@@ -128,7 +128,7 @@ def _plan(tensor: Tensor) -> _Plan:
     # 0 keeps the byte strides within NumPy's range.
     strides = tuple(s if d > 1 else 0 for s, d in zip(tensor.strides, tensor.shape))
     return _Plan(tensor.label, tensor.dtype, tensor.shape, strides,  # type: ignore[arg-type]
-                 tensor.first_offset, tensor.required_size, max(tensor.buffer_size, tensor.required_size),
+                 tensor.first_offset, tensor.required_size, tensor.alloc_size,
                  tensor.layout == "NHWC")
 
 
