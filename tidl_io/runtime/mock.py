@@ -1,8 +1,6 @@
-"""A narrow TIDL-RT-shaped runtime protocol and a host mock of the C7x runtime.
+"""A host mock of TIDL-RT on the C7x.
 
-:class:`Runtime` is what the rest of tidl-io needs from a runtime (spec §7): create from an
-io descriptor (and the net file), ``invoke(inputs, outputs)``, ``close()``, and TIDL-RT's
-shared-memory calls ``alloc_shared`` / ``is_shared``. :class:`MockC7xRuntime` implements it
+:class:`MockC7xRuntime` implements the :class:`~tidl_io.runtime.Runtime` protocol
 on the host and handles buffers the way TIDL-RT does (``tidl_rt_ovx_datamove.cpp``):
 
 - a tensor in shared memory whose properties match the descriptor's is used **in place**
@@ -47,55 +45,53 @@ import time
 import warnings
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import IntEnum
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._errors import BufferMismatchError, FormatError, GeometryError
-from ._limits import check_alloc
-from .buffers import _aligned_zeros, as_buffer, check_padding
-from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
-from .models import Model, model_shape, resolve_model
-from .quant import dequantize, quantize
-from .validate import geometry_problems
+from .._errors import BufferMismatchError, FormatError, GeometryError
+from .._limits import check_alloc
+from ..buffers import _aligned_zeros, check_padding
+from ..descriptor import Descriptor, ElementType, Tensor, TensorLayout
+from ..models import Model, model_shape, resolve_model
+from ..quant import dequantize, quantize
+from ..validate import geometry_problems
+from ._datamove import (
+    _AS_IS_EXTRA,
+    _CONVERTIBLE,
+    _convert_in,
+    _convert_out,
+    _dense_logical,
+    _dense_write,
+    _memcpy_elements,
+    _mismatches,
+)
+from .protocol import (
+    _DEFAULT_ALIGNMENT,
+    Buffer,
+    InvokeReport,
+    MemType,
+    RtTensor,
+    Tensors,
+    Transfer,
+    _dense_pitches,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = [
-    "POISON_BYTE",
-    "POISON_FLOAT32_BITS",
-    "InvokeReport",
-    "MemType",
-    "MockC7xRuntime",
-    "PaddingWarning",
-    "RtTensor",
-    "Runtime",
-    "RuntimeFactory",
-    "Transfer",
-    "alloc_shared_buffers",
-    "poison_value",
-]
+__all__ = ["POISON_BYTE", "POISON_FLOAT32_BITS", "MockC7xRuntime", "PaddingWarning", "poison_value"]
 
 POISON_BYTE = 0xA5
 POISON_FLOAT32_BITS = 0x7FC0A5A5  # a quiet NaN whose low bytes are the 0xA5 pattern
 _MAX_SLICES = 64  # pad plans with more planes than this fall back to whole-buffer passes
-_DEFAULT_ALIGNMENT = 128
 
 
 class PaddingWarning(UserWarning):
     """Non-zero input padding, reported as a warning (``input_pads="warn"``)."""
 
-
-class MemType(IntEnum):
-    """``sTIDLRT_Tensor_t.memType``."""
-
-    USER = 0
-    SHARED = 1
-    NATIVE = 2
 
 
 def poison_value(dtype: np.dtype | str) -> np.generic:
@@ -105,205 +101,6 @@ def poison_value(dtype: np.dtype | str) -> np.generic:
         return np.array([POISON_FLOAT32_BITS], np.uint32).view(np.float32)[0]
     return np.frombuffer(bytes([POISON_BYTE]) * dt.itemsize, dtype=dt)[0]
 
-
-# ---- a tensor described with its own properties ----------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class RtTensor:
-    """``sTIDLRT_Tensor_t``: a buffer described with its own properties.
-
-    ``dims`` is the logical (N, DIM1, DIM2, C, H, W) shape whatever the layout;
-    ``pitches`` are TIDL-RT's five (batch, DIM1, DIM2, channel, line) in elements;
-    ``pads`` are (L, R, T, B). ``mem_type`` None lets the runtime tell with
-    ``is_shared(data)``. ``data`` is not copied.
-    """
-
-    name: str
-    data: np.ndarray = field(repr=False)
-    element_type: int
-    dims: tuple[int, int, int, int, int, int]
-    pitches: tuple[int, int, int, int, int]
-    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
-    layout: int = TensorLayout.NCHW
-    scale: float = 1.0
-    zero_point: int = 0
-    mem_type: MemType | None = None
-    buffer_size: int | None = None  # elements; None: data.size
-
-    @classmethod
-    def for_tensor(cls, tensor: Tensor, data: np.ndarray, *, mem_type: MemType | None = None) -> RtTensor:
-        """``data`` (a padded 1-D buffer) described with the descriptor tensor's own
-        properties: what TIDL-RT needs for zero copy."""
-        p = tensor.strides
-        return cls(tensor.name, data, tensor.element_type, tensor.shape,
-                   (p[0], p[1], p[2], tensor.channel_pitch, tensor.line_pitch),
-                   (tensor.pad_l, tensor.pad_r, tensor.pad_t, tensor.pad_b), tensor.layout_code,
-                   float(tensor.scale), int(tensor.zero_point), mem_type, int(np.size(data)))
-
-    @classmethod
-    def from_array(cls, name: str, array: np.ndarray, *, layout: str = "NCHW", scale: float = 1.0,
-                   zero_point: int = 0, mem_type: MemType | None = None) -> RtTensor:
-        """A dense user tensor: ``array`` shaped (N, C, H, W) for NCHW (up to 6-D:
-        (N, DIM1, DIM2, C, H, W)) or (N, H, W, C) for NHWC (fewer axes: leading 1s). Its
-        element type comes from its dtype; float data has scale 1 and zero point 0 in
-        TIDL-RT. The runtime converts it (the reformat path). ``array`` is not copied."""
-        a = np.asarray(array)
-        if layout not in ("NCHW", "NHWC"):
-            raise BufferMismatchError(f"{name!r}: layout must be 'NCHW' or 'NHWC', got {layout!r}")
-        etype = _element_type_of(a.dtype, name)
-        if layout == "NHWC":
-            if a.ndim > 4:
-                raise BufferMismatchError(f"{name!r}: an NHWC array has at most 4 axes, found shape {a.shape}")
-            n, h, w, c = (1,) * (4 - a.ndim) + a.shape
-            dims: tuple[int, int, int, int, int, int] = (n, 1, 1, c, h, w)
-            code = TensorLayout.NHWC
-        else:
-            if a.ndim > 6:
-                raise BufferMismatchError(f"{name!r}: at most 6 axes (N, DIM1, DIM2, C, H, W), found {a.shape}")
-            dims = (1,) * (6 - a.ndim) + a.shape  # type: ignore[assignment]
-            code = TensorLayout.NCHW
-        return cls(name, a, etype, dims, _dense_pitches(dims, code), (0, 0, 0, 0), int(code), float(scale),
-                   int(zero_point), mem_type, int(a.size))
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.dims, dtype=np.int64))
-
-    @property
-    def is_dense(self) -> bool:
-        """No pads and the pitches of a dense array of ``dims`` in ``layout``."""
-        return self.pads == (0, 0, 0, 0) and self.pitches == _dense_pitches(self.dims, self.layout)
-
-
-def _dense_pitches(dims: tuple[int, ...], layout: int) -> tuple[int, int, int, int, int]:
-    _, d1, d2, c, h, w = dims
-    if layout == TensorLayout.NHWC:
-        return (c * h * w, c * h * w, c * h * w, h * w, c * w)
-    return (d1 * d2 * c * h * w, d2 * c * h * w, c * h * w, h * w, w)
-
-
-def _element_type_of(dtype: np.dtype, name: str) -> int:
-    for e in ElementType:
-        if e.dtype == dtype:
-            return int(e)
-    known = ", ".join(str(e.dtype) for e in ElementType)
-    raise BufferMismatchError(f"{name!r}: TIDL-RT has no element type for dtype {dtype}; use one of {known}")
-
-
-# ---- the report ------------------------------------------------------------------------
-
-class Transfer(NamedTuple):
-    """How one tensor crossed between the application and the device in one invoke.
-
-    ``path`` is ``"zero-copy"`` (used in place), ``"memcpy"`` (same properties, user
-    memory) or ``"reformat"`` (converted); ``nbytes`` is what the runtime wrote (0 for zero
-    copy); ``reasons`` says why it was not zero copy."""
-
-    name: str
-    kind: str
-    path: str
-    nbytes: int
-    seconds: float
-    reasons: tuple[str, ...] = ()
-
-
-class InvokeReport(NamedTuple):
-    """What one ``invoke`` did. ``device_seconds`` is the emulated accelerator's work
-    (dequantize inputs, run the model, quantize and store outputs, poison pads);
-    ``model_seconds`` is the model call alone; ``copy_seconds`` the reported copies and
-    conversions; ``overhead_seconds`` everything else the runtime spent (name matching,
-    checks, input-pad checks, bookkeeping)."""
-
-    transfers: tuple[Transfer, ...]
-    total_seconds: float
-    device_seconds: float
-    model_seconds: float
-    pad_check_seconds: float = 0.0
-
-    @property
-    def zero_copy(self) -> tuple[str, ...]:
-        """Names of the tensors used in place."""
-        return tuple(t.name for t in self.transfers if t.path == "zero-copy")
-
-    @property
-    def copied(self) -> tuple[str, ...]:
-        """Names of the tensors the runtime copied or converted."""
-        return tuple(t.name for t in self.transfers if t.path != "zero-copy")
-
-    @property
-    def bytes_copied(self) -> int:
-        return sum(t.nbytes for t in self.transfers)
-
-    @property
-    def copy_seconds(self) -> float:
-        return sum(t.seconds for t in self.transfers)
-
-    @property
-    def overhead_seconds(self) -> float:
-        return self.total_seconds - self.device_seconds - self.copy_seconds
-
-    def __str__(self) -> str:
-        head = (f"invoke: {self.total_seconds * 1e3:.3f} ms total, device {self.device_seconds * 1e3:.3f} ms "
-                f"(model {self.model_seconds * 1e3:.3f} ms), copies {self.copy_seconds * 1e3:.3f} ms, "
-                f"runtime overhead {self.overhead_seconds * 1e6:.1f} us")
-        lines = [head]
-        for t in self.transfers:
-            why = f" ({'; '.join(t.reasons)})" if t.reasons else ""
-            lines.append(f"  {t.kind} {t.name!r}: {t.path}, {t.nbytes} bytes{why}")
-        return "\n".join(lines)
-
-
-# ---- the protocol ----------------------------------------------------------------------
-
-Buffer = np.ndarray | RtTensor
-Tensors = Mapping[Any, Buffer] | Sequence[RtTensor]
-"""Buffers by tensor name (or slot index), or RtTensors matched by name then position."""
-
-
-@runtime_checkable
-class Runtime(Protocol):
-    """What tidl-io needs from a TIDL runtime (``TIDLRT_create`` .. ``TIDLRT_delete``)."""
-
-    @property
-    def descriptor(self) -> Descriptor: ...
-
-    @property
-    def last_report(self) -> InvokeReport | None: ...
-
-    def alloc_shared(self, size: int, alignment: int = _DEFAULT_ALIGNMENT) -> np.ndarray:
-        """``TIDLRT_allocSharedMem``: ``size`` bytes (a 1-D uint8 array)."""
-        ...
-
-    def is_shared(self, buf: np.ndarray) -> bool:
-        """``TIDLRT_isSharedMem``."""
-        ...
-
-    def invoke(self, inputs: Tensors, outputs: Tensors) -> InvokeReport:
-        """``TIDLRT_invoke``: run once with these input and output buffers."""
-        ...
-
-    def close(self) -> None:
-        """``TIDLRT_delete``."""
-        ...
-
-
-class RuntimeFactory(Protocol):
-    """``TIDLRT_create``: a runtime for one descriptor and its net file (path or bytes;
-    None when the artifacts folder has none)."""
-
-    def __call__(self, desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None) -> Runtime: ...
-
-
-def alloc_shared_buffers(runtime: Runtime) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """One zero-filled buffer per input and per output of the runtime's descriptor, in its
-    shared memory (so invokes are zero copy): flat arrays of the tensor's dtype and buffer
-    size (as :func:`tidl_io.buffers.alloc_input` makes, typed by
-    :func:`tidl_io.buffers.as_buffer`), by name. NEW memory."""
-    def one(t: Tensor) -> np.ndarray:
-        return as_buffer(t, runtime.alloc_shared(t.alloc_size * t.itemsize, _DEFAULT_ALIGNMENT))
-
-    desc = runtime.descriptor
-    return {t.name: one(t) for t in desc.inputs}, {t.name: one(t) for t in desc.outputs}
 
 
 # ---- geometry plans --------------------------------------------------------------------
@@ -373,97 +170,6 @@ def _bit_views(block: np.ndarray) -> list[np.ndarray]:
         parts = [raw[:n8].view(np.uint64)] if n8 else []
         return parts + ([raw[n8:]] if raw.shape[0] > n8 else [])
     return [block if block.dtype.kind == "u" else block.view(f"u{block.itemsize}")]
-
-
-# ---- conversions (TIDL-RT's copy_* templates) ------------------------------------------
-
-def _saturate(values: np.ndarray, dtype: np.dtype, name: str, truncate_only: bool = False) -> np.ndarray:
-    """float32 ``values`` to ``dtype`` like TIDL-RT's ``tidl_rt_sat``: clamp to the type's
-    range, then a C cast (truncation toward zero); NaN becomes 0 for integer types (as
-    ARM's conversion does). With ``truncate_only`` (TIDL-RT's as-is branch, a bare C
-    cast) values outside the range are an error: the board's result would be undefined.
-    May reuse ``values``' memory."""
-    if dtype.kind == "f":
-        lim = np.float32(np.finfo(np.float32).max)
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.clip(values, -lim, lim).astype(dtype)
-    info = np.iinfo(dtype)
-    work = values if dtype.itemsize <= 2 else values.astype(np.float64)  # float32 holds 16-bit bounds exactly
-    lo, hi = work.dtype.type(info.min), work.dtype.type(info.max)
-    if work.size == 0:
-        return work.astype(dtype)
-    mn, mx = work.min(), work.max()
-    has_nan = bool(np.isnan(mn) or np.isnan(mx))
-    if truncate_only and (has_nan or mn <= lo - 1 or mx >= hi + 1):
-        bad = np.isnan(work) | (work <= lo - 1) | (work >= hi + 1)
-        first = float(work[bad].ravel()[0])
-        raise BufferMismatchError(
-            f"{name}: value {first!r} cannot be represented as {dtype} and TIDL-RT converts it with a bare "
-            f"C cast (same scale and zero point, no saturation): the board's result is undefined; clip the "
-            f"data to [{info.min}, {info.max}] first")
-    if has_nan:
-        work = np.where(np.isnan(work), work.dtype.type(0), work)
-    if mn < lo or mx > hi or has_nan:
-        work = np.clip(work, lo, hi)
-    return work.astype(dtype)  # in range: the cast truncates toward zero, like C
-
-
-def _user_qparams(rt: RtTensor) -> tuple[np.float32, int]:
-    """(scaleU, zpU) of a user tensor: TIDL-RT forces 1 and 0 for float32 user data."""
-    if rt.data.dtype.kind == "f":
-        return np.float32(1.0), 0
-    return np.float32(rt.scale), int(rt.zero_point)
-
-
-def _device_qparams(t: Tensor) -> tuple[np.float32, int]:
-    """(scale, zero point) of the device tensor in a conversion: 1 and 0 for a float
-    tensor, whose buffer holds real values (what :func:`tidl_io.quant.dequantize` and
-    :func:`tidl_io.buffers.unpack` read), so the reformat path and the zero-copy path give
-    the same values. TIDL-RT's input copy forces scale 1 for a float device tensor; its
-    output copy (``cp_data_out_tensor_tidlrt_tiovx``) takes ``outTensorScale`` as is, which
-    only differs where a float output's stored scale is not 1 (not seen in real files)."""
-    if t.is_float:
-        return np.float32(1.0), 0
-    return np.float32(t.scale), int(t.zero_point)
-
-
-def _convert_in(x: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
-    """TIDL-RT's input conversion of user values ``x`` to the descriptor's element type."""
-    scale_u, zp_u = _user_qparams(rt)
-    scale_d, zp_d = _device_qparams(t)
-    data = x.astype(np.float32)
-    same_zp, same_scale = zp_u == zp_d, scale_u == scale_d
-    if same_zp and same_scale:
-        return _saturate(data, t.dtype, t.label, truncate_only=True)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if not same_zp:
-            data = data - np.float32(zp_u)
-        if not same_scale:
-            data = data * np.float32(scale_d / scale_u)
-    return _saturate(data, t.dtype, t.label)
-
-
-def _convert_out(q: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
-    """TIDL-RT's output conversion of device values ``q`` to the user's element type."""
-    user_dtype = rt.data.dtype
-    scale_u, zp_u = _user_qparams(rt)
-    scale_d, zp_d = _device_qparams(t)
-    data = q.astype(np.float32)
-    same_zp, same_scale = zp_u == zp_d, scale_u == scale_d
-    if same_zp and same_scale:
-        return _saturate(data, user_dtype, f"{t.label} (user tensor)", truncate_only=True)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if not same_zp:
-            data = data + np.float32(zp_u)
-        if not same_scale:
-            data = data * np.float32(scale_u / scale_d)
-    return _saturate(data, user_dtype, f"{t.label} (user tensor)")
-
-
-# Element types TIDL-RT's reformat path can write into an input buffer (any user type),
-# and the extra as-is pairs its tables list (user int32 / int64).
-_CONVERTIBLE = {0, 1, 2, 3, 6}
-_AS_IS_EXTRA = {5: {4, 5}, 8: {5, 7, 8}}
 
 
 def _device_quantize(y: np.ndarray, t: Tensor, out: np.ndarray) -> None:
@@ -956,76 +662,6 @@ def _poison(slot: _Slot, buf: np.ndarray) -> None:
         for v in slot.pad_plan.views(buf):
             v.fill(value)
 
-
-def _memcpy_elements(t: Tensor) -> int:
-    """TIDL-RT's memcpy size for same-property tensors in user memory: N·C·DIM1·DIM2·chPitch."""
-    return t.num_batches * t.num_channels * t.dim1 * t.dim2 * t.channel_pitch
-
-
-def _mismatches(t: Tensor, rt: RtTensor) -> list[str]:
-    """Why ``rt`` is not taken as the descriptor's own tensor (zero copy / memcpy).
-
-    TIDL-RT's ``is_tidlrt_in_tensor_same`` / ``is_tidlrt_out_tensor_same`` compare exactly:
-    element type; channel pitch, only for an NCHW user tensor with more than one channel
-    (``-1`` meaning W·H); layout, only with more than one channel; zero point; scale. They
-    compare the raw fields whatever the element type, so a float32 RtTensor whose scale
-    field differs from the descriptor's is reformatted on the board too (harmless for the
-    values: the conversion uses scale 1 for float data) and is reported here as such.
-    They compare neither the line, DIM or batch pitches nor any pad: the board then reads
-    the buffer with the descriptor's geometry. The mock is stricter: pads L/R/T and the
-    buffer size (spec §7) must equal the descriptor's too, else the tensor goes to the
-    reformat path, which refuses a padded user tensor; line, DIM and batch pitches and
-    pad B are not compared (they follow from W, pads, C and the channel pitch)."""
-    out = []
-    if rt.element_type != t.element_type:
-        out.append(f"element type {_etype(rt.element_type)} vs {_etype(t.element_type)}")
-    if rt.layout == TensorLayout.NCHW and t.num_channels > 1 and rt.pitches[3] != t.channel_pitch:
-        out.append(f"channel pitch {rt.pitches[3]} vs {t.channel_pitch}")
-    if rt.layout != t.layout_code and t.num_channels > 1:
-        out.append(f"layout {_layout(rt.layout)} vs {t.layout}")
-    if rt.zero_point != t.zero_point:
-        out.append(f"zero point {rt.zero_point} vs {t.zero_point}")
-    if np.float32(rt.scale) != np.float32(t.scale):
-        out.append(f"scale {rt.scale!r} vs {t.scale!r}")
-    pads = (t.pad_l, t.pad_r, t.pad_t)
-    if tuple(rt.pads[:3]) != pads:
-        out.append(f"pads L/R/T {tuple(rt.pads[:3])} vs {pads}")
-    size = rt.data.size if rt.buffer_size is None else rt.buffer_size
-    if size != t.buffer_size:
-        out.append(f"buffer size {size} vs {t.buffer_size} elements")
-    return out
-
-
-def _etype(code: int) -> str:
-    try:
-        return f"{ElementType(code).name} ({ElementType(code).dtype})"
-    except ValueError:
-        return str(code)
-
-
-def _layout(code: int) -> str:
-    try:
-        return TensorLayout(code).name
-    except ValueError:
-        return f"layout{code}"
-
-
-def _dense_logical(rt: RtTensor, t: Tensor) -> np.ndarray:
-    """A dense user tensor's data as a (N, DIM1, DIM2, C, H, W) view."""
-    flat = rt.data.reshape(-1)[: rt.size]
-    n, d1, d2, c, h, w = rt.dims
-    if rt.layout == TensorLayout.NHWC:
-        return flat.reshape(n * d1 * d2, h, w, c).transpose(0, 3, 1, 2).reshape(t.shape)
-    return flat.reshape(t.shape)
-
-
-def _dense_write(rt: RtTensor, values: np.ndarray) -> None:
-    flat = rt.data.reshape(-1)[: rt.size]
-    n, d1, d2, c, h, w = rt.dims
-    if rt.layout == TensorLayout.NHWC:
-        flat.reshape(n * d1 * d2, h, w, c)[...] = values.reshape(n * d1 * d2, c, h, w).transpose(0, 2, 3, 1)
-    else:
-        flat.reshape(values.shape)[...] = values
 
 
 def _pad_message(t: Tensor, buf: np.ndarray) -> str:

@@ -1,0 +1,247 @@
+"""The runtime protocol: what tidl-io needs from a TIDL runtime, and the types it speaks.
+
+:class:`Runtime` mirrors TIDL-RT's C API (spec §7): create from an io descriptor (and the
+net file), ``invoke(inputs, outputs)``, ``close()``, and the shared-memory calls
+``alloc_shared`` / ``is_shared``. :class:`RtTensor` is ``sTIDLRT_Tensor_t`` (a buffer
+described with its own properties), :class:`InvokeReport` what one invoke did. The host
+mock (:mod:`tidl_io.runtime.mock`) and the TIDL-RT binding (:mod:`tidl_io.runtime.tidlrt`)
+both implement it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+
+from .._errors import BufferMismatchError
+from ..buffers import as_buffer
+from ..descriptor import Descriptor, ElementType, Tensor, TensorLayout
+
+__all__ = [
+    "Buffer",
+    "InvokeReport",
+    "MemType",
+    "RtTensor",
+    "Runtime",
+    "RuntimeFactory",
+    "Tensors",
+    "Transfer",
+    "alloc_shared_buffers",
+]
+
+_DEFAULT_ALIGNMENT = 128
+
+
+class MemType(IntEnum):
+    """``sTIDLRT_Tensor_t.memType``."""
+
+    USER = 0
+    SHARED = 1
+    NATIVE = 2
+
+
+
+# ---- a tensor described with its own properties ----------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class RtTensor:
+    """``sTIDLRT_Tensor_t``: a buffer described with its own properties.
+
+    ``dims`` is the logical (N, DIM1, DIM2, C, H, W) shape whatever the layout;
+    ``pitches`` are TIDL-RT's five (batch, DIM1, DIM2, channel, line) in elements;
+    ``pads`` are (L, R, T, B). ``mem_type`` None lets the runtime tell with
+    ``is_shared(data)``. ``data`` is not copied.
+    """
+
+    name: str
+    data: np.ndarray = field(repr=False)
+    element_type: int
+    dims: tuple[int, int, int, int, int, int]
+    pitches: tuple[int, int, int, int, int]
+    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
+    layout: int = TensorLayout.NCHW
+    scale: float = 1.0
+    zero_point: int = 0
+    mem_type: MemType | None = None
+    buffer_size: int | None = None  # elements; None: data.size
+
+    @classmethod
+    def for_tensor(cls, tensor: Tensor, data: np.ndarray, *, mem_type: MemType | None = None) -> RtTensor:
+        """``data`` (a padded 1-D buffer) described with the descriptor tensor's own
+        properties: what TIDL-RT needs for zero copy."""
+        p = tensor.strides
+        return cls(tensor.name, data, tensor.element_type, tensor.shape,
+                   (p[0], p[1], p[2], tensor.channel_pitch, tensor.line_pitch),
+                   (tensor.pad_l, tensor.pad_r, tensor.pad_t, tensor.pad_b), tensor.layout_code,
+                   float(tensor.scale), int(tensor.zero_point), mem_type, int(np.size(data)))
+
+    @classmethod
+    def from_array(cls, name: str, array: np.ndarray, *, layout: str = "NCHW", scale: float = 1.0,
+                   zero_point: int = 0, mem_type: MemType | None = None) -> RtTensor:
+        """A dense user tensor: ``array`` shaped (N, C, H, W) for NCHW (up to 6-D:
+        (N, DIM1, DIM2, C, H, W)) or (N, H, W, C) for NHWC (fewer axes: leading 1s). Its
+        element type comes from its dtype; float data has scale 1 and zero point 0 in
+        TIDL-RT. The runtime converts it (the reformat path). ``array`` is not copied."""
+        a = np.asarray(array)
+        if layout not in ("NCHW", "NHWC"):
+            raise BufferMismatchError(f"{name!r}: layout must be 'NCHW' or 'NHWC', got {layout!r}")
+        etype = _element_type_of(a.dtype, name)
+        if layout == "NHWC":
+            if a.ndim > 4:
+                raise BufferMismatchError(f"{name!r}: an NHWC array has at most 4 axes, found shape {a.shape}")
+            n, h, w, c = (1,) * (4 - a.ndim) + a.shape
+            dims: tuple[int, int, int, int, int, int] = (n, 1, 1, c, h, w)
+            code = TensorLayout.NHWC
+        else:
+            if a.ndim > 6:
+                raise BufferMismatchError(f"{name!r}: at most 6 axes (N, DIM1, DIM2, C, H, W), found {a.shape}")
+            dims = (1,) * (6 - a.ndim) + a.shape  # type: ignore[assignment]
+            code = TensorLayout.NCHW
+        return cls(name, a, etype, dims, _dense_pitches(dims, code), (0, 0, 0, 0), int(code), float(scale),
+                   int(zero_point), mem_type, int(a.size))
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.dims, dtype=np.int64))
+
+    @property
+    def is_dense(self) -> bool:
+        """No pads and the pitches of a dense array of ``dims`` in ``layout``."""
+        return self.pads == (0, 0, 0, 0) and self.pitches == _dense_pitches(self.dims, self.layout)
+
+
+def _dense_pitches(dims: tuple[int, ...], layout: int) -> tuple[int, int, int, int, int]:
+    _, d1, d2, c, h, w = dims
+    if layout == TensorLayout.NHWC:
+        return (c * h * w, c * h * w, c * h * w, h * w, c * w)
+    return (d1 * d2 * c * h * w, d2 * c * h * w, c * h * w, h * w, w)
+
+
+def _element_type_of(dtype: np.dtype, name: str) -> int:
+    for e in ElementType:
+        if e.dtype == dtype:
+            return int(e)
+    known = ", ".join(str(e.dtype) for e in ElementType)
+    raise BufferMismatchError(f"{name!r}: TIDL-RT has no element type for dtype {dtype}; use one of {known}")
+
+
+# ---- the report ------------------------------------------------------------------------
+
+class Transfer(NamedTuple):
+    """How one tensor crossed between the application and the device in one invoke.
+
+    ``path`` is ``"zero-copy"`` (used in place), ``"memcpy"`` (same properties, user
+    memory) or ``"reformat"`` (converted); ``nbytes`` is what the runtime wrote (0 for zero
+    copy); ``reasons`` says why it was not zero copy."""
+
+    name: str
+    kind: str
+    path: str
+    nbytes: int
+    seconds: float
+    reasons: tuple[str, ...] = ()
+
+
+class InvokeReport(NamedTuple):
+    """What one ``invoke`` did. ``device_seconds`` is the emulated accelerator's work
+    (dequantize inputs, run the model, quantize and store outputs, poison pads);
+    ``model_seconds`` is the model call alone; ``copy_seconds`` the reported copies and
+    conversions; ``overhead_seconds`` everything else the runtime spent (name matching,
+    checks, input-pad checks, bookkeeping)."""
+
+    transfers: tuple[Transfer, ...]
+    total_seconds: float
+    device_seconds: float
+    model_seconds: float
+    pad_check_seconds: float = 0.0
+
+    @property
+    def zero_copy(self) -> tuple[str, ...]:
+        """Names of the tensors used in place."""
+        return tuple(t.name for t in self.transfers if t.path == "zero-copy")
+
+    @property
+    def copied(self) -> tuple[str, ...]:
+        """Names of the tensors the runtime copied or converted."""
+        return tuple(t.name for t in self.transfers if t.path != "zero-copy")
+
+    @property
+    def bytes_copied(self) -> int:
+        return sum(t.nbytes for t in self.transfers)
+
+    @property
+    def copy_seconds(self) -> float:
+        return sum(t.seconds for t in self.transfers)
+
+    @property
+    def overhead_seconds(self) -> float:
+        return self.total_seconds - self.device_seconds - self.copy_seconds
+
+    def __str__(self) -> str:
+        head = (f"invoke: {self.total_seconds * 1e3:.3f} ms total, device {self.device_seconds * 1e3:.3f} ms "
+                f"(model {self.model_seconds * 1e3:.3f} ms), copies {self.copy_seconds * 1e3:.3f} ms, "
+                f"runtime overhead {self.overhead_seconds * 1e6:.1f} us")
+        lines = [head]
+        for t in self.transfers:
+            why = f" ({'; '.join(t.reasons)})" if t.reasons else ""
+            lines.append(f"  {t.kind} {t.name!r}: {t.path}, {t.nbytes} bytes{why}")
+        return "\n".join(lines)
+
+
+# ---- the protocol ----------------------------------------------------------------------
+
+Buffer = np.ndarray | RtTensor
+Tensors = Mapping[Any, Buffer] | Sequence[RtTensor]
+"""Buffers by tensor name (or slot index), or RtTensors matched by name then position."""
+
+
+@runtime_checkable
+class Runtime(Protocol):
+    """What tidl-io needs from a TIDL runtime (``TIDLRT_create`` .. ``TIDLRT_delete``)."""
+
+    @property
+    def descriptor(self) -> Descriptor: ...
+
+    @property
+    def last_report(self) -> InvokeReport | None: ...
+
+    def alloc_shared(self, size: int, alignment: int = _DEFAULT_ALIGNMENT) -> np.ndarray:
+        """``TIDLRT_allocSharedMem``: ``size`` bytes (a 1-D uint8 array)."""
+        ...
+
+    def is_shared(self, buf: np.ndarray) -> bool:
+        """``TIDLRT_isSharedMem``."""
+        ...
+
+    def invoke(self, inputs: Tensors, outputs: Tensors) -> InvokeReport:
+        """``TIDLRT_invoke``: run once with these input and output buffers."""
+        ...
+
+    def close(self) -> None:
+        """``TIDLRT_delete``."""
+        ...
+
+
+class RuntimeFactory(Protocol):
+    """``TIDLRT_create``: a runtime for one descriptor and its net file (path or bytes;
+    None when the artifacts folder has none)."""
+
+    def __call__(self, desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None) -> Runtime: ...
+
+
+def alloc_shared_buffers(runtime: Runtime) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """One zero-filled buffer per input and per output of the runtime's descriptor, in its
+    shared memory (so invokes are zero copy): flat arrays of the tensor's dtype and buffer
+    size (as :func:`tidl_io.buffers.alloc_input` makes, typed by
+    :func:`tidl_io.buffers.as_buffer`), by name. NEW memory."""
+    def one(t: Tensor) -> np.ndarray:
+        return as_buffer(t, runtime.alloc_shared(t.alloc_size * t.itemsize, _DEFAULT_ALIGNMENT))
+
+    desc = runtime.descriptor
+    return {t.name: one(t) for t in desc.inputs}, {t.name: one(t) for t in desc.outputs}
+
