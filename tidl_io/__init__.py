@@ -15,8 +15,11 @@ from ._errors import (
     BufferMismatchError,
     FormatError,
     GeometryError,
+    LibraryNotFoundError,
+    MissingFileError,
     TensorNotFoundError,
     TidlIoError,
+    TidlRtError,
 )
 from .descriptor import (
     Descriptor,
@@ -44,6 +47,8 @@ __all__ = [
     "FormatError",
     "GeometryError",
     "InvokeReport",
+    "LibraryNotFoundError",
+    "MissingFileError",
     "MockC7xRuntime",
     "PaddingReport",
     "PermutePlan",
@@ -54,6 +59,8 @@ __all__ = [
     "TensorLayout",
     "TensorNotFoundError",
     "TidlIoError",
+    "TidlRtError",
+    "TidlRtRuntime",
     "alloc_input",
     "alloc_inputs",
     "alloc_output",
@@ -90,6 +97,7 @@ _LAZY = {
     "dequantize": "quant", "quantize": "quant",
     "InvokeReport": "runtime", "MockC7xRuntime": "runtime", "RtTensor": "runtime", "Runtime": "runtime",
     "Session": "session",
+    "TidlRtRuntime": "runtime.tidlrt",
     "parse_od": "detection", "rows_from_outputs": "detection",
 }
 

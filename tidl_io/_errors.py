@@ -47,8 +47,34 @@ class TensorNotFoundError(TidlIoError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class MissingFileError(TidlIoError, FileNotFoundError):
+    """A file tidl-io needs (a net file, a library) is not there; the message says what was expected."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class AllocationLimitError(TidlIoError, MemoryError):
     """An allocation would exceed TIDL_IO_MAX_ALLOC_BYTES (or the per-call cap)."""
+
+
+class TidlRtError(TidlIoError, RuntimeError):
+    """TI's TIDL-RT library refused or failed a call, or cannot be used safely (missing,
+    wrong layout, guard band overwritten, closed handle). ``call`` and ``status`` name the
+    C call and its return value when there was one."""
+
+    def __init__(self, message: str, *, call: str | None = None, status: int | None = None,
+                 subgraph: str | None = None) -> None:
+        self.call, self.status, self.subgraph = call, status, subgraph
+        super().__init__(message)
+
+
+class LibraryNotFoundError(TidlRtError, FileNotFoundError):
+    """No TIDL-RT library (``libvx_tidl_rt.so``) where tidl-io looked; ``tried`` lists where."""
+
+    def __init__(self, message: str, tried: tuple[str, ...] = ()) -> None:
+        self.tried = tried
+        super().__init__(message)
 
 
 def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], label: str) -> np.ndarray:
@@ -68,4 +94,5 @@ def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], l
     return out
 
 
-__all__ = ["AllocationLimitError", "BufferMismatchError", "FormatError", "GeometryError", "TidlIoError"]
+__all__ = ["AllocationLimitError", "BufferMismatchError", "FormatError", "GeometryError", "LibraryNotFoundError",
+           "MissingFileError", "TidlIoError", "TidlRtError"]

@@ -4,11 +4,14 @@ user memory), and how the copy branches convert values (``copy_*`` templates).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import numpy as np
 
 from .._errors import BufferMismatchError
 from ..descriptor import ElementType, Tensor, TensorLayout
-from .protocol import RtTensor
+from .protocol import Buffer, RtTensor, Tensors
 
 # ---- conversions (TIDL-RT's copy_* templates) ------------------------------------------
 
@@ -79,19 +82,29 @@ def _convert_in(x: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
 
 
 def _convert_out(q: np.ndarray, rt: RtTensor, t: Tensor) -> np.ndarray:
-    """TIDL-RT's output conversion of device values ``q`` to the user's element type."""
+    """TIDL-RT's output conversion of device values ``q`` to the user's element type
+    (``cp_data_out_tensor_tidlrt``), float32 arithmetic in TI's order: as is when zero
+    point and scale agree; ``sat(q * (sU / sD))`` when only the scales differ;
+    ``sat(q + zpU)`` when only the zero points do; else ``sat((q - zf) * (sU / sD))`` with
+    ``zf = float(-zpU) * sD / sU`` (the real value q / sD, re-quantized with the user's
+    scale and zero point). A user scale of -1 means the descriptor's."""
     user_dtype = rt.data.dtype
     scale_u, zp_u = _user_qparams(rt)
     scale_d, zp_d = _device_qparams(t)
+    if scale_u == np.float32(-1.0):
+        scale_u = scale_d
     data = q.astype(np.float32)
     same_zp, same_scale = zp_u == zp_d, scale_u == scale_d
     if same_zp and same_scale:
         return _saturate(data, user_dtype, f"{t.label} (user tensor)", truncate_only=True)
     with np.errstate(over="ignore", invalid="ignore"):
-        if not same_zp:
-            data = data + np.float32(zp_u)
-        if not same_scale:
+        if same_zp:
             data = data * np.float32(scale_u / scale_d)
+        elif same_scale:
+            data = data + np.float32(zp_u)
+        else:
+            zf = np.float32(np.float32(-zp_u) * scale_d) / scale_u
+            data = (data - zf) * np.float32(scale_u / scale_d)
     return _saturate(data, user_dtype, f"{t.label} (user tensor)")
 
 
@@ -107,24 +120,25 @@ def _memcpy_elements(t: Tensor) -> int:
 
 
 def _mismatches(t: Tensor, rt: RtTensor) -> list[str]:
-    """Why ``rt`` is not taken as the descriptor's own tensor (zero copy / memcpy).
+    """Why ``rt`` is not taken as the descriptor's own tensor (zero copy / memcpy): TIDL-RT
+    11.01's ``is_tidlrt_in_tensor_same`` / ``is_tidlrt_out_tensor_same`` (spec tidlrt.md §4).
 
-    TIDL-RT's ``is_tidlrt_in_tensor_same`` / ``is_tidlrt_out_tensor_same`` compare exactly:
-    element type; channel pitch, only for an NCHW user tensor with more than one channel
-    (``-1`` meaning W·H); layout, only with more than one channel; zero point; scale. They
-    compare the raw fields whatever the element type, so a float32 RtTensor whose scale
-    field differs from the descriptor's is reformatted on the board too (harmless for the
-    values: the conversion uses scale 1 for float data) and is reported here as such.
-    They compare neither the line, DIM or batch pitches nor any pad: the board then reads
-    the buffer with the descriptor's geometry. The mock is stricter: pads L/R/T and the
-    buffer size (spec §7) must equal the descriptor's too, else the tensor goes to the
-    reformat path, which refuses a padded user tensor; line, DIM and batch pitches and
-    pad B are not compared (they follow from W, pads, C and the channel pitch)."""
+    Compared: element type; channel pitch, only for an NCHW user tensor with more than one
+    channel (``-1`` meaning W·H); layout, only with more than one channel; zero point;
+    scale; pads L, R, T; and, for inputs, the buffer size when set (``-1`` or None: not set;
+    else it must be at least inBufSize). The raw fields are compared whatever the element
+    type, so a float32 RtTensor whose scale field differs from the descriptor's is
+    reformatted on the board too (harmless for the values: the conversion uses scale 1 for
+    float data). Not compared (TIDL-RT does not): line, DIM and batch pitches, pad B, and
+    an output's buffer size (a too-small shared output is refused elsewhere, as it would
+    be written past its end)."""
     out = []
     if rt.element_type != t.element_type:
         out.append(f"element type {_etype(rt.element_type)} vs {_etype(t.element_type)}")
-    if rt.layout == TensorLayout.NCHW and t.num_channels > 1 and rt.pitches[3] != t.channel_pitch:
-        out.append(f"channel pitch {rt.pitches[3]} vs {t.channel_pitch}")
+    if rt.layout == TensorLayout.NCHW and t.num_channels > 1:
+        pitch = t.width * t.height if rt.pitches[3] == -1 else rt.pitches[3]
+        if pitch != t.channel_pitch:
+            out.append(f"channel pitch {rt.pitches[3]} vs {t.channel_pitch}")
     if rt.layout != t.layout_code and t.num_channels > 1:
         out.append(f"layout {_layout(rt.layout)} vs {t.layout}")
     if rt.zero_point != t.zero_point:
@@ -134,10 +148,16 @@ def _mismatches(t: Tensor, rt: RtTensor) -> list[str]:
     pads = (t.pad_l, t.pad_r, t.pad_t)
     if tuple(rt.pads[:3]) != pads:
         out.append(f"pads L/R/T {tuple(rt.pads[:3])} vs {pads}")
-    size = rt.data.size if rt.buffer_size is None else rt.buffer_size
-    if size != t.buffer_size:
-        out.append(f"buffer size {size} vs {t.buffer_size} elements")
+    if t.kind == "input":
+        size = rt.data.size if rt.buffer_size is None else rt.buffer_size
+        if size != -1 and size < t.buffer_size:
+            out.append(f"buffer size {size} < inBufSize {t.buffer_size} elements")
     return out
+
+
+def _given_size(rt: RtTensor) -> int:
+    """The elements an RtTensor's buffer holds: buffer_size when set (not None or -1), else its data's."""
+    return rt.data.size if rt.buffer_size is None or rt.buffer_size == -1 else rt.buffer_size
 
 
 def _etype(code: int) -> str:
@@ -171,3 +191,99 @@ def _dense_write(rt: RtTensor, values: np.ndarray) -> None:
     else:
         flat.reshape(values.shape)[...] = values
 
+
+def match_buffers(given: Tensors, slots: Sequence[Any], names: dict[str, int], kind: str) -> list[Buffer]:
+    """The buffer given for each slot (objects with ``name`` and ``label``), from a mapping
+    name or index -> buffer, or a sequence of RtTensor matched by name then position."""
+    found: list[Buffer | None] = [None] * len(slots)
+    if isinstance(given, (dict, Mapping)):
+        items: Any = given.items()
+    elif isinstance(given, Sequence) and not isinstance(given, (str, bytes)):
+        items = []
+        for pos, rt in enumerate(given):
+            if not isinstance(rt, RtTensor):
+                raise BufferMismatchError(f"{kind}s: a sequence must hold RtTensor objects, item {pos} is "
+                                          f"{type(rt).__name__}; use a mapping name -> buffer")
+            items.append((rt.name if rt.name else pos, rt))
+    else:
+        raise BufferMismatchError(f"{kind}s: expected a mapping name -> buffer, found {type(given).__name__}")
+    for key, value in items:
+        i = names.get(key) if isinstance(key, str) else None
+        if i is None:
+            if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+                if not 0 <= key < len(slots):
+                    raise BufferMismatchError(f"{kind} index {key}: the descriptor has {len(slots)} {kind}(s)")
+                i = int(key)
+            else:
+                listed = ", ".join(repr(s.name) for s in slots)
+                raise BufferMismatchError(f"unknown {kind} {key!r}: the descriptor's {kind}s are {listed}")
+        slot = slots[i]
+        if found[i] is not None:
+            raise BufferMismatchError(f"{slot.label} given twice")
+        if isinstance(value, RtTensor):
+            if value.name and value.name != slot.name and isinstance(key, str):
+                raise BufferMismatchError(f"{slot.label}: given under that name but the RtTensor is named "
+                                          f"{value.name!r}")
+        elif not isinstance(value, np.ndarray):
+            raise BufferMismatchError(f"{slot.label}: expected a numpy buffer or an RtTensor, found "
+                                      f"{type(value).__name__}")
+        found[i] = value
+    missing = [s.label for s, f in zip(slots, found) if f is None]
+    if missing:
+        raise BufferMismatchError(f"missing {kind} buffer(s): {', '.join(missing)}")
+    return found  # type: ignore[return-value]
+
+
+def check_memcpy(t: Tensor) -> None:
+    """TIDL-RT's memcpy of a same-property tensor in user memory moves N·C·DIM1·DIM2·
+    chPitch elements, which misses data when outPadCh or batch/DIM pitches put valid
+    elements beyond that: the board would silently lose them."""
+    n = min(_memcpy_elements(t), t.buffer_size)
+    if n < t.required_size:
+        raise BufferMismatchError(
+            f"{t.label}: in user memory TIDL-RT copies only N*C*DIM1*DIM2*channelPitch = {n} "
+            f"elements, but valid elements reach index {t.last_offset} (channel pads / DIM or batch pitches): "
+            f"the board would silently {'drop' if t.kind == 'output' else 'not see'} the rest; allocate this "
+            f"buffer with alloc_shared (zero copy) or pass a dense RtTensor")
+
+def check_rt(t: Tensor, rt: RtTensor) -> None:
+    """Consistency of an RtTensor with its own data and with the tensor's logical shape."""
+    data = rt.data
+    if not isinstance(data, np.ndarray):
+        raise BufferMismatchError(f"{t.label}: RtTensor.data must be a numpy array, found {type(data).__name__}")
+    try:
+        own = ElementType(rt.element_type).dtype
+    except ValueError:
+        raise BufferMismatchError(f"{t.label}: RtTensor element type {rt.element_type} is not a TIDL element "
+                                  f"type (0..8)") from None
+    if data.dtype != own:
+        raise BufferMismatchError(f"{t.label}: RtTensor says element type {ElementType(rt.element_type).name} "
+                                  f"({own}) but its data is {data.dtype}")
+    if not data.flags.c_contiguous:
+        raise BufferMismatchError(f"{t.label}: RtTensor data must be contiguous (TIDL-RT reads raw memory); "
+                                  f"use np.ascontiguousarray")
+    if tuple(rt.dims) != t.shape:
+        raise BufferMismatchError(f"{t.label}: RtTensor dims (N, DIM1, DIM2, C, H, W) = {tuple(rt.dims)}, the "
+                                  f"descriptor's are {t.shape}")
+    size = _given_size(rt)
+    if size > data.size or size < -1:
+        raise BufferMismatchError(f"{t.label}: RtTensor buffer_size {rt.buffer_size} does not fit its data "
+                                  f"({data.size} elements; -1 or None: not set)")
+    if not _mismatches(t, rt) and size < t.buffer_size:
+        raise BufferMismatchError(f"{t.label}: buffer has {size} elements, the descriptor's buffer size "
+                                  f"is {t.buffer_size}")
+
+def check_convertible(t: Tensor, rt: RtTensor) -> None:
+    device_type = t.element_type
+    user_type = rt.element_type
+    if device_type in _CONVERTIBLE:
+        return
+    if user_type == device_type or device_type in _AS_IS_EXTRA.get(user_type, set()):
+        user_float = rt.data.dtype.kind == "f"
+        same = (0 if user_float else rt.zero_point) == t.zero_point and \
+            np.float32(1.0 if user_float else rt.scale) == np.float32(t.scale)
+        if same:
+            return
+    raise BufferMismatchError(f"{t.label}: TIDL-RT cannot convert {ElementType(user_type).name} data into a "
+                              f"{t.element.name if t.element else t.element_type} tensor (its copy tables "
+                              f"return VX_FAILURE); pass data of the descriptor's type")

@@ -44,7 +44,7 @@ import os
 import time
 import warnings
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,19 +54,22 @@ import numpy as np
 from .._errors import BufferMismatchError, FormatError, GeometryError
 from .._limits import check_alloc
 from ..buffers import _aligned_zeros, check_padding
-from ..descriptor import Descriptor, ElementType, Tensor, TensorLayout
+from ..descriptor import Descriptor, Tensor, TensorLayout
 from ..models import Model, model_shape, resolve_model
 from ..quant import dequantize, quantize
 from ..validate import geometry_problems
 from ._datamove import (
-    _AS_IS_EXTRA,
-    _CONVERTIBLE,
     _convert_in,
     _convert_out,
     _dense_logical,
     _dense_write,
+    _given_size,
     _memcpy_elements,
     _mismatches,
+    check_convertible,
+    check_memcpy,
+    check_rt,
+    match_buffers,
 )
 from .protocol import (
     _DEFAULT_ALIGNMENT,
@@ -350,8 +353,8 @@ class MockC7xRuntime:
         if cached is not None:
             in_plans, out_plans = cached
         else:
-            ins = self._match(inputs, self._inputs, self._in_names, "input")
-            outs = self._match(outputs, self._outputs, self._out_names, "output")
+            ins = match_buffers(inputs, self._inputs, self._in_names, "input")
+            outs = match_buffers(outputs, self._outputs, self._out_names, "output")
             in_plans = [self._plan(slot, value) for slot, value in zip(self._inputs, ins)]
             out_plans = [self._plan(slot, value) for slot, value in zip(self._outputs, outs)]
             self._remember_plans(inputs, outputs, in_plans, out_plans)
@@ -410,45 +413,6 @@ class MockC7xRuntime:
             return
         self._plan_memo = (in_items, out_items, in_plans, out_plans)
 
-    def _match(self, given: Tensors, slots: list[_Slot], names: dict[str, int], kind: str) -> list[Buffer]:
-        found: list[Buffer | None] = [None] * len(slots)
-        if isinstance(given, (dict, Mapping)):
-            items: Any = given.items()
-        elif isinstance(given, Sequence) and not isinstance(given, (str, bytes)):
-            items = []
-            for pos, rt in enumerate(given):
-                if not isinstance(rt, RtTensor):
-                    raise BufferMismatchError(f"{kind}s: a sequence must hold RtTensor objects, item {pos} is "
-                                              f"{type(rt).__name__}; use a mapping name -> buffer")
-                items.append((rt.name if rt.name else pos, rt))
-        else:
-            raise BufferMismatchError(f"{kind}s: expected a mapping name -> buffer, found {type(given).__name__}")
-        for key, value in items:
-            i = names.get(key) if isinstance(key, str) else None
-            if i is None:
-                if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-                    if not 0 <= key < len(slots):
-                        raise BufferMismatchError(f"{kind} index {key}: the descriptor has {len(slots)} {kind}(s)")
-                    i = int(key)
-                else:
-                    listed = ", ".join(repr(s.name) for s in slots)
-                    raise BufferMismatchError(f"unknown {kind} {key!r}: the descriptor's {kind}s are {listed}")
-            slot = slots[i]
-            if found[i] is not None:
-                raise BufferMismatchError(f"{slot.label} given twice")
-            if isinstance(value, RtTensor):
-                if value.name and value.name != slot.name and isinstance(key, str):
-                    raise BufferMismatchError(f"{slot.label}: given under that name but the RtTensor is named "
-                                              f"{value.name!r}")
-            elif not isinstance(value, np.ndarray):
-                raise BufferMismatchError(f"{slot.label}: expected a numpy buffer or an RtTensor, found "
-                                          f"{type(value).__name__}")
-            found[i] = value
-        missing = [s.label for s, f in zip(slots, found) if f is None]
-        if missing:
-            raise BufferMismatchError(f"missing {kind} buffer(s): {', '.join(missing)}")
-        return found  # type: ignore[return-value]
-
     def _plan(self, slot: _Slot, value: Buffer) -> _Plan_t:
         """(path, reasons, data, rt): TIDL-RT's choice of zero-copy, memcpy or reformat."""
         if isinstance(value, np.ndarray):
@@ -470,13 +434,13 @@ class MockC7xRuntime:
                     f"buffer size is {slot.size} elements ({slot.nbytes} bytes)")
             if self.is_shared(buf):
                 return "zero-copy", (), buf, None
-            self._check_memcpy(slot)
+            check_memcpy(slot.tensor)
             return "memcpy", ("user memory, not shared (alloc_shared)",), buf, None
         return self._plan_rt(slot, value)
 
     def _plan_rt(self, slot: _Slot, rt: RtTensor) -> _Plan_t:
         t = slot.tensor
-        self._check_rt(t, rt)
+        check_rt(t, rt)
         reasons = _mismatches(t, rt)
         shared = self.is_shared(rt.data)
         mem = rt.mem_type if rt.mem_type is not None else (MemType.SHARED if shared else MemType.USER)
@@ -491,70 +455,15 @@ class MockC7xRuntime:
                     f"the user tensor as a dense {'NHWC' if rt.layout == TensorLayout.NHWC else 'NCHW'} array, but "
                     f"this one has pads {rt.pads} / pitches {rt.pitches} (dense would be "
                     f"{_dense_pitches(rt.dims, rt.layout)}): the board would read the wrong elements")
-            size = rt.data.size if rt.buffer_size is None else rt.buffer_size
+            size = _given_size(rt)
             if size < rt.size:
                 raise BufferMismatchError(f"{t.label}: a dense {rt.dims} tensor needs {rt.size} elements, found {size}")
-            self._check_convertible(t, rt)
+            check_convertible(t, rt)
             return "reformat", tuple(reasons), data, rt
         if mem != MemType.SHARED:
-            self._check_memcpy(slot)
+            check_memcpy(slot.tensor)
             return "memcpy", ("user memory, not shared (alloc_shared)",), data, rt
         return "zero-copy", (), data, rt
-
-    @staticmethod
-    def _check_memcpy(slot: _Slot) -> None:
-        """TIDL-RT's memcpy of a same-property tensor in user memory moves N·C·DIM1·DIM2·
-        chPitch elements, which misses data when outPadCh or batch/DIM pitches put valid
-        elements beyond that: the board would silently lose them."""
-        t = slot.tensor
-        if slot.memcpy_n < t.required_size:
-            raise BufferMismatchError(
-                f"{t.label}: in user memory TIDL-RT copies only N*C*DIM1*DIM2*channelPitch = {slot.memcpy_n} "
-                f"elements, but valid elements reach index {t.last_offset} (channel pads / DIM or batch pitches): "
-                f"the board would silently {'drop' if t.kind == 'output' else 'not see'} the rest; allocate this "
-                f"buffer with alloc_shared (zero copy) or pass a dense RtTensor")
-
-    def _check_rt(self, t: Tensor, rt: RtTensor) -> None:
-        """Consistency of an RtTensor with its own data and with the tensor's logical shape."""
-        data = rt.data
-        if not isinstance(data, np.ndarray):
-            raise BufferMismatchError(f"{t.label}: RtTensor.data must be a numpy array, found {type(data).__name__}")
-        try:
-            own = ElementType(rt.element_type).dtype
-        except ValueError:
-            raise BufferMismatchError(f"{t.label}: RtTensor element type {rt.element_type} is not a TIDL element "
-                                      f"type (0..8)") from None
-        if data.dtype != own:
-            raise BufferMismatchError(f"{t.label}: RtTensor says element type {ElementType(rt.element_type).name} "
-                                      f"({own}) but its data is {data.dtype}")
-        if not data.flags.c_contiguous:
-            raise BufferMismatchError(f"{t.label}: RtTensor data must be contiguous (TIDL-RT reads raw memory); "
-                                      f"use np.ascontiguousarray")
-        if tuple(rt.dims) != t.shape:
-            raise BufferMismatchError(f"{t.label}: RtTensor dims (N, DIM1, DIM2, C, H, W) = {tuple(rt.dims)}, the "
-                                      f"descriptor's are {t.shape}")
-        size = data.size if rt.buffer_size is None else rt.buffer_size
-        if size > data.size:
-            raise BufferMismatchError(f"{t.label}: RtTensor buffer_size {size} exceeds its data ({data.size} "
-                                      f"elements)")
-        if not _mismatches(t, rt) and data.size < t.buffer_size:
-            raise BufferMismatchError(f"{t.label}: buffer has {data.size} elements, the descriptor's buffer size "
-                                      f"is {t.buffer_size}")
-
-    def _check_convertible(self, t: Tensor, rt: RtTensor) -> None:
-        device_type = t.element_type
-        user_type = rt.element_type
-        if device_type in _CONVERTIBLE:
-            return
-        if user_type == device_type or device_type in _AS_IS_EXTRA.get(user_type, set()):
-            user_float = rt.data.dtype.kind == "f"
-            same = (0 if user_float else rt.zero_point) == t.zero_point and \
-                np.float32(1.0 if user_float else rt.scale) == np.float32(t.scale)
-            if same:
-                return
-        raise BufferMismatchError(f"{t.label}: TIDL-RT cannot convert {ElementType(user_type).name} data into a "
-                                  f"{t.element.name if t.element else t.element_type} tensor (its copy tables "
-                                  f"return VX_FAILURE); pass data of the descriptor's type")
 
     def _internal(self, slot: _Slot) -> np.ndarray:
         """The runtime's own padded buffer for a tensor (allocated on first use, zero-filled)."""

@@ -26,6 +26,7 @@ __all__ = [
     "Buffer",
     "InvokeReport",
     "MemType",
+    "PerfStats",
     "RtTensor",
     "Runtime",
     "RuntimeFactory",
@@ -68,7 +69,7 @@ class RtTensor:
     scale: float = 1.0
     zero_point: int = 0
     mem_type: MemType | None = None
-    buffer_size: int | None = None  # elements; None: data.size
+    buffer_size: int | None = None  # elements; None or -1: not set (data.size)
 
     @classmethod
     def for_tensor(cls, tensor: Tensor, data: np.ndarray, *, mem_type: MemType | None = None) -> RtTensor:
@@ -111,8 +112,10 @@ class RtTensor:
 
     @property
     def is_dense(self) -> bool:
-        """No pads and the pitches of a dense array of ``dims`` in ``layout``."""
-        return self.pads == (0, 0, 0, 0) and self.pitches == _dense_pitches(self.dims, self.layout)
+        """What TIDL-RT's conversion can read: no pads, and the channel and line pitches of
+        a dense array of ``dims`` in ``layout`` (-1 meaning exactly that)."""
+        dense = _dense_pitches(self.dims, self.layout)
+        return self.pads == (0, 0, 0, 0) and self.pitches[3] in (-1, dense[3]) and self.pitches[4] in (-1, dense[4])
 
 
 def _dense_pitches(dims: tuple[int, ...], layout: int) -> tuple[int, int, int, int, int]:
@@ -147,18 +150,45 @@ class Transfer(NamedTuple):
     reasons: tuple[str, ...] = ()
 
 
+class PerfStats(NamedTuple):
+    """``sTIDLRT_PerfStats_t`` of one invoke, in nanoseconds (TIDL-RT's clock)."""
+
+    cpIn_time_start: int
+    cpIn_time_end: int
+    proc_time_start: int
+    proc_time_end: int
+    cpOut_time_start: int
+    cpOut_time_end: int
+
+    @property
+    def copy_in_seconds(self) -> float:
+        return max(self.cpIn_time_end - self.cpIn_time_start, 0) * 1e-9
+
+    @property
+    def proc_seconds(self) -> float:
+        return max(self.proc_time_end - self.proc_time_start, 0) * 1e-9
+
+    @property
+    def copy_out_seconds(self) -> float:
+        return max(self.cpOut_time_end - self.cpOut_time_start, 0) * 1e-9
+
+
 class InvokeReport(NamedTuple):
-    """What one ``invoke`` did. ``device_seconds`` is the emulated accelerator's work
-    (dequantize inputs, run the model, quantize and store outputs, poison pads);
-    ``model_seconds`` is the model call alone; ``copy_seconds`` the reported copies and
-    conversions; ``overhead_seconds`` everything else the runtime spent (name matching,
-    checks, input-pad checks, bookkeeping)."""
+    """What one ``invoke`` did. ``device_seconds`` is the (emulated) accelerator's work
+    (mock: dequantize inputs, run the model, quantize and store outputs, poison pads;
+    TIDL-RT: the library's call less its copies); ``model_seconds`` is the model call
+    alone (TIDL-RT: PerfStats' processing time); ``copy_seconds`` the copies and
+    conversions (TIDL-RT: PerfStats' copy-in + copy-out); ``overhead_seconds`` everything
+    else the runtime spent (name matching, checks, filling structs, bookkeeping).
+    ``perf`` and ``ddr_bytes`` (read, written) are TIDL-RT's own, when it gives them."""
 
     transfers: tuple[Transfer, ...]
     total_seconds: float
     device_seconds: float
     model_seconds: float
     pad_check_seconds: float = 0.0
+    perf: PerfStats | None = None
+    ddr_bytes: tuple[int, int] | None = None
 
     @property
     def zero_copy(self) -> tuple[str, ...]:
@@ -176,6 +206,8 @@ class InvokeReport(NamedTuple):
 
     @property
     def copy_seconds(self) -> float:
+        if self.perf is not None:
+            return self.perf.copy_in_seconds + self.perf.copy_out_seconds
         return sum(t.seconds for t in self.transfers)
 
     @property
@@ -187,6 +219,8 @@ class InvokeReport(NamedTuple):
                 f"(model {self.model_seconds * 1e3:.3f} ms), copies {self.copy_seconds * 1e3:.3f} ms, "
                 f"runtime overhead {self.overhead_seconds * 1e6:.1f} us")
         lines = [head]
+        if self.ddr_bytes is not None:
+            lines.append(f"  DDR: {self.ddr_bytes[0]} bytes read, {self.ddr_bytes[1]} bytes written")
         for t in self.transfers:
             why = f" ({'; '.join(t.reasons)})" if t.reasons else ""
             lines.append(f"  {t.kind} {t.name!r}: {t.path}, {t.nbytes} bytes{why}")

@@ -1,0 +1,295 @@
+"""TIDL-RT's C structs as data: ``schemas/tidlrt/*.yaml`` compiled to ``ctypes`` structures.
+
+One YAML per layout family (``T4P-a`` .. ``T6P-d``) lists ``sTIDLRT_PerfStats_t``,
+``sTIDLRT_Tensor_t`` and ``sTIDLRT_Params_t`` member by member with TI's names, and what
+``TIDLRT_setParamsDefault`` / ``TIDLRT_setTensorDefault`` write (the fingerprint);
+``versions.yaml`` maps TIDL releases and TIDL_NET_VERSION values to families. Nothing here
+touches a library: :func:`match_fingerprint` reads bytes a default-setter wrote.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..._schema import _load_yaml, _schema_dir
+
+__all__ = [
+    "Family",
+    "Member",
+    "StructLayout",
+    "families",
+    "family",
+    "match_fingerprint",
+    "release_of_net_version",
+    "releases",
+]
+
+PARAMS, TENSOR, PERF = "sTIDLRT_Params_t", "sTIDLRT_Tensor_t", "sTIDLRT_PerfStats_t"
+
+# C type -> (ctypes type, struct format of one element)
+_CTYPES: dict[str, tuple[Any, str]] = {
+    "int8_t": (ctypes.c_int8, "b"),
+    "char": (ctypes.c_char, "c"),
+    "int32_t": (ctypes.c_int32, "i"),
+    "uint32_t": (ctypes.c_uint32, "I"),
+    "uint64_t": (ctypes.c_uint64, "Q"),
+    "float": (ctypes.c_float, "f"),
+    "void*": (ctypes.c_void_p, "Q"),
+    "fnptr": (ctypes.c_void_p, "Q"),
+    "sTIDLRT_PerfStats_t*": (ctypes.c_void_p, "Q"),
+}
+FLT_MAX = struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0]
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of one struct: C type, array extent, byte offset, documented default."""
+
+    name: str
+    ctype: str
+    count: int  # 1 for a scalar
+    is_array: bool
+    offset: int
+    size: int  # bytes of one element
+    default: Any = None  # None: never written by the default-setter
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * self.size
+
+
+@dataclass(frozen=True)
+class StructLayout:
+    """One C struct of one family, with its ``ctypes.Structure`` class."""
+
+    name: str
+    members: tuple[Member, ...]
+    size: int
+    ctype: Any = field(repr=False, compare=False)
+
+    def member(self, name: str) -> Member:
+        for m in self.members:
+            if m.name == name:
+                return m
+        raise KeyError(f"{self.name} has no member {name!r}")
+
+    def has(self, name: str) -> bool:
+        return any(m.name == name for m in self.members)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A TIDL-RT layout family: its three structs and facts from its schema file."""
+
+    key: str
+    title: str
+    io_families: tuple[str, ...]
+    shared_memory: bool
+    structs: dict[str, StructLayout] = field(repr=False, compare=False)
+    schema_file: str = ""
+
+    @property
+    def params(self) -> StructLayout:
+        return self.structs[PARAMS]
+
+    @property
+    def tensor(self) -> StructLayout:
+        return self.structs[TENSOR]
+
+    @property
+    def perf(self) -> StructLayout:
+        return self.structs[PERF]
+
+    @property
+    def six_d(self) -> bool:
+        """Whether tensors carry (N, DIM1, DIM2, C, H, W) (else (N, C, H, W))."""
+        return self.tensor.member("dimValues").count == 6
+
+    @property
+    def has_buffer_size(self) -> bool:
+        return self.tensor.has("bufferSize")
+
+    def describe(self) -> str:
+        return (f"{self.key} ({self.title}; Params {self.params.size} B, Tensor {self.tensor.size} B, "
+                f"PerfStats {self.perf.size} B)")
+
+
+def _compile_struct(name: str, entries: list[dict[str, Any]], env: dict[str, int], where: str) -> StructLayout:
+    fields: list[tuple[str, Any]] = []
+    for e in entries:
+        if e["type"] not in _CTYPES:
+            raise ValueError(f"{where}: {name}.{e['name']}: unknown C type {e['type']!r}")
+        base = _CTYPES[e["type"]][0]
+        dims = e.get("dims", [])
+        count = 1
+        for d in dims:
+            count *= env[d] if isinstance(d, str) else int(d)
+        fields.append((e["name"], base * count if dims else base))
+    cls = type(name, (ctypes.Structure,), {"_fields_": fields})
+    members = []
+    for e in entries:
+        desc = getattr(cls, e["name"])
+        base = _CTYPES[e["type"]][0]
+        count = desc.size // ctypes.sizeof(base)
+        members.append(Member(e["name"], e["type"], count, bool(e.get("dims")), desc.offset, ctypes.sizeof(base),
+                              e.get("default")))
+    return StructLayout(name, tuple(members), ctypes.sizeof(cls), cls)
+
+
+def _compile(doc: dict[str, Any], schema_file: str) -> Family:
+    env = {k: int(v) for k, v in (doc.get("constants") or {}).items()}
+    structs = {name: _compile_struct(name, entries, env, schema_file) for name, entries in doc["structs"].items()}
+    for name, want in (doc.get("sizes") or {}).items():
+        if structs[name].size != int(want):
+            raise ValueError(f"{schema_file}: {name} compiles to {structs[name].size} bytes, the schema says {want}")
+    return Family(str(doc["family"]), str(doc["title"]), tuple(doc["io_families"]), bool(doc["shared_memory"]),
+                  structs, schema_file)
+
+
+def _dir() -> Any:
+    return _schema_dir() / "tidlrt"
+
+
+@functools.cache
+def families() -> dict[str, Family]:
+    """Every TIDL-RT layout family by key, from ``schemas/tidlrt/*.yaml``."""
+    found = {}
+    for path in sorted(_dir().glob("*.yaml")):
+        if path.name == "versions.yaml":
+            continue
+        fam = _compile(_load_yaml(path), path.name)
+        found[fam.key] = fam
+    return found
+
+
+def family(key: str) -> Family:
+    try:
+        return families()[key]
+    except KeyError:
+        raise KeyError(f"unknown TIDL-RT layout family {key!r}; known: {', '.join(families())}") from None
+
+
+@functools.cache
+def _versions() -> dict[str, Any]:
+    doc = _load_yaml(_dir() / "versions.yaml")
+    return {"releases": {str(k): v for k, v in doc["releases"].items()},
+            "net_versions": {int(k): str(v) for k, v in doc["net_versions"].items()}}
+
+
+def releases() -> dict[str, str | None]:
+    """TIDL release ("08.06") -> family key, None where not established."""
+    return dict(_versions()["releases"])
+
+
+def release_of_net_version(word: int) -> str | None:
+    """The release whose TIDL_NET_VERSION is ``word`` (the net file's first uint32), if known."""
+    return _versions()["net_versions"].get(int(word))
+
+
+def normalize_release(version: str) -> str | None:
+    """"8.6", "08.06", "08_06_00_10", "11.01.00" -> the table's "MM.NN" key (None if no match)."""
+    parts = [p for p in str(version).replace("_", ".").replace("-", ".").split(".") if p]
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+        return None
+    key = f"{int(parts[0]):02d}.{int(parts[1]):02d}"
+    return key if key in releases() else None
+
+
+# ---- the fingerprint ------------------------------------------------------------------
+
+def _element(raw: bytes, m: Member, i: int) -> Any:
+    fmt = "<" + _CTYPES[m.ctype][1]
+    return struct.unpack_from(fmt, raw, m.offset + i * m.size)[0]
+
+
+def _expected_ok(value: Any, want: Any, ctype: str) -> bool:
+    if want == "any":
+        return True
+    if want == "nonnull":
+        return value != 0
+    if want == "FLT_MAX":
+        return value == FLT_MAX
+    if ctype == "float":
+        return not math.isnan(value) and value == float(want)
+    return bool(value == want)
+
+
+def fingerprint_problems(layout: StructLayout, raw: bytes, touched: set[int]) -> list[str]:
+    """Why the bytes a default-setter left (``raw``, ``touched``: offsets it changed) do not
+    fit ``layout``'s documented defaults; [] when they do. A byte changed outside every
+    member with a default, or beyond the struct, disqualifies; so does a wrong value."""
+    problems = []
+    allowed: set[int] = set()
+    for m in layout.members:
+        want = m.default
+        if want is None:
+            continue
+        if m.ctype == "char":  # a string default: the text and its NUL, the rest may be anything
+            text = bytes(raw[m.offset:m.offset + m.nbytes]).split(b"\0", 1)[0]
+            if text != str(want).encode():
+                problems.append(f"{m.name}: expected {want!r}, found {text[:40]!r}")
+            allowed.update(range(m.offset, m.offset + m.nbytes))
+            continue
+        wants = want if isinstance(want, list) else [want]
+        for i, w in enumerate(wants):
+            if w is None:
+                continue
+            lo = m.offset + i * m.size
+            allowed.update(range(lo, lo + m.size))
+            if w == "any":
+                continue
+            value = _element(raw, m, i)
+            if set(range(lo, lo + m.size)).isdisjoint(touched):
+                problems.append(f"{m.name}{f'[{i}]' if m.is_array else ''}: not written (expected {w})")
+            elif not _expected_ok(value, w, m.ctype):
+                problems.append(f"{m.name}{f'[{i}]' if m.is_array else ''}: expected {w}, found {value!r}")
+    stray = sorted(touched - allowed)
+    if stray:
+        beyond = [o for o in stray if o >= layout.size]
+        if beyond:
+            problems.append(f"wrote byte(s) {beyond[0]}..{beyond[-1]}, beyond this layout's {layout.size} bytes")
+        inside = [o for o in stray if o < layout.size]
+        if inside:
+            names = sorted({_member_at(layout, o) for o in inside})
+            problems.append(f"wrote byte(s) it should not: {', '.join(names)}")
+    return problems
+
+
+def _member_at(layout: StructLayout, offset: int) -> str:
+    for m in layout.members:
+        if m.offset <= offset < m.offset + m.nbytes:
+            return m.name
+    return f"padding at byte {offset}"
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a library's default-setters wrote, and which families fit it."""
+
+    params_touched: int  # highest byte offset written + 1
+    tensor_touched: int
+    matches: tuple[str, ...]
+    problems: dict[str, list[str]]
+
+    def summary(self) -> str:
+        if self.matches:
+            return f"matches {', '.join(self.matches)}"
+        return "matches no known family (" + "; ".join(
+            f"{k}: {p[0]}" for k, p in self.problems.items() if p) + ")"
+
+
+def match_fingerprint(params: tuple[bytes, set[int]], tensor: tuple[bytes, set[int]]) -> Fingerprint:
+    """Families whose Params and Tensor defaults both fit what the default-setters wrote
+    (each given as the raw bytes and the set of changed offsets)."""
+    matches, problems = [], {}
+    for key, fam in families().items():
+        p = fingerprint_problems(fam.params, *params) + fingerprint_problems(fam.tensor, *tensor)
+        problems[key] = p
+        if not p:
+            matches.append(key)
+    return Fingerprint(max(params[1], default=-1) + 1, max(tensor[1], default=-1) + 1, tuple(matches), problems)
