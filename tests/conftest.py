@@ -41,3 +41,60 @@ def realdata() -> Path:
     if not REALDATA.is_dir():
         pytest.skip("../shared/realdata not present")
     return REALDATA
+
+
+# ---- the TIDL-RT C stand-in (tests/tidlrt_standin), one shared library per layout family ----
+
+STANDIN_SOURCE = ROOT / "tests" / "tidlrt_standin" / "tidlrt_standin.c"
+STANDIN_FAMILIES = ("T4P-a", "T4P-b", "T4P-c", "T6P-d")
+_STANDIN_DEFINES = {  # Params shape, Tensor shape, io layout; pre-8.0 (P-a) had no shared memory
+    "T4P-a": ("STANDIN_PARAMS_PA", "STANDIN_IO_8X", "STANDIN_NO_SHARED_MEM"),
+    "T4P-b": ("STANDIN_PARAMS_PB", "STANDIN_IO_8X"),
+    "T4P-c": ("STANDIN_PARAMS_PC", "STANDIN_IO_8X"),
+    "T6P-d": ("STANDIN_PARAMS_PD", "STANDIN_TENSOR_T6", "STANDIN_IO_L3"),
+}
+_STANDIN_VARIANTS = {"": (), "no-shared": ("STANDIN_NO_SHARED",)}
+STANDIN_CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c99", "-Wall", "-Werror")
+
+
+def compile_standin(cc: str, family: str, variant: str, out_dir: Path) -> Path:
+    """``out_dir/libvx_tidl_rt.so`` built from the stand-in for ``family``; a compiler error fails the test."""
+    import subprocess
+
+    if family not in _STANDIN_DEFINES or variant not in _STANDIN_VARIANTS:
+        raise ValueError(f"stand-in: unknown family {family!r} / variant {variant!r}; families: {STANDIN_FAMILIES}, "
+                         f"variants: {tuple(_STANDIN_VARIANTS)}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lib = out_dir / "libvx_tidl_rt.so"
+    defines = [f"-D{d}" for d in _STANDIN_DEFINES[family] + _STANDIN_VARIANTS[variant]]
+    cmd = [cc, *STANDIN_CFLAGS, *defines, "-o", str(lib), str(STANDIN_SOURCE), "-lm"]
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"stand-in {family}{'/' + variant if variant else ''} did not compile: {' '.join(cmd)}\n"
+                    f"{done.stderr}", pytrace=False)
+    return lib
+
+
+@pytest.fixture(scope="session")
+def tidlrt_standin(tmp_path_factory: pytest.TempPathFactory):
+    """``build(family, *, variant="") -> Path`` of a ``libvx_tidl_rt.so`` (own folder per build,
+    cached). Skips without a C compiler, fails instead when TIDL_IO_REQUIRE_CC=1 (CI)."""
+    import os
+    import shutil
+
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        if os.environ.get("TIDL_IO_REQUIRE_CC") == "1":
+            pytest.fail("TIDL_IO_REQUIRE_CC=1 but no C compiler (cc, gcc, clang) found for the TIDL-RT stand-in",
+                        pytrace=False)
+        pytest.skip("no C compiler: the TIDL-RT stand-in tests need one (CI sets TIDL_IO_REQUIRE_CC=1)")
+    root = tmp_path_factory.mktemp("tidlrt_standin")
+    built: dict[tuple[str, str], Path] = {}
+
+    def build(family: str, *, variant: str = "") -> Path:
+        key = (family, variant)
+        if key not in built:
+            built[key] = compile_standin(cc, family, variant, root / (family + (f"-{variant}" if variant else "")))
+        return built[key]
+
+    return build
