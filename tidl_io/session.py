@@ -8,7 +8,8 @@
 A :class:`Session` finds every ``*_tidl_io_1.bin`` in an artifacts folder (one per
 offloaded subgraph), the ``onnxrtMetaData.txt`` beside them (output order) and the model's
 ``param.yaml`` (in the folder or its parent; preprocessing facts). It creates one runtime
-per subgraph (the host mock :class:`~tidl_io.runtime.MockC7xRuntime` by default),
+per subgraph (TI's TIDL-RT when its library loads, else the host mock
+:class:`~tidl_io.runtime.MockC7xRuntime`; see :class:`Session`),
 allocates every buffer once in the runtime's shared memory (so invokes are zero-copy) and
 reuses them on every :meth:`Session.run`.
 
@@ -37,18 +38,19 @@ Outputs are returned dequantized (``(q - zero_point) / scale``) and squeezed, as
 arrays that stay valid after the next run, in ``onnxrtMetaData.txt`` order when present.
 
 A real artifacts folder has ``<name>_tidl_net.bin`` beside each io file. The mock does not
-need it: when it is missing the session still runs and says so in :attr:`Session.notes`
-(a real runtime factory gets ``net=None`` and must refuse).
+need it: when it is missing the session still runs on the mock and says so in
+:attr:`Session.notes` (TIDL-RT, or a real runtime factory given ``net=None``, refuses).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import yaml
@@ -336,19 +338,20 @@ class Session:
     """A compiled model ready to run: see the module docstring for what :meth:`run` does.
 
     ``path`` is an io file, an artifacts folder or a model folder holding ``artifacts/``.
-    ``runtime`` is a factory ``f(desc, net) -> Runtime`` (default: the host mock,
-    :class:`~tidl_io.runtime.MockC7xRuntime`, with ``model`` and ``input_pads``).
+    ``runtime``: "auto" (default: TI's TIDL-RT, :class:`~tidl_io.TidlRtRuntime`, when its
+    library loads and every subgraph has its net file, else the host mock; ``notes`` says
+    which), "tidlrt", "mock" (:class:`~tidl_io.runtime.MockC7xRuntime` with ``model`` and
+    ``input_pads``), a factory ``f(desc, net) -> Runtime`` (e.g.
+    ``functools.partial(TidlRtRuntime, version="08.06")``), or a Runtime instance for a
+    one-subgraph model (the session closes it).
     ``params`` overrides the param.yaml found (a path, text, mapping or ModelParams).
     ``normalize`` / ``reverse_channels`` override param.yaml's decisions.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, runtime: RuntimeFactory | None = None,
+    def __init__(self, path: str | os.PathLike[str], *, runtime: str | RuntimeFactory | Runtime = "auto",
                  model: Any = None, params: str | os.PathLike[str] | Mapping[str, Any] | ModelParams | None = None,
                  normalize: bool | None = None, reverse_channels: bool | None = None,
                  input_pads: str = "error") -> None:
-        if runtime is not None and model is not None:
-            raise BufferMismatchError("Session: model= is for the default mock runtime and runtime= replaces it; "
-                                      "expected one of them, found both (pass the model to your runtime factory)")
         self.artifacts = find_artifacts(path)
         self.notes: list[str] = []
         self.params = self._params(params)
@@ -356,13 +359,13 @@ class Session:
         if self.artifacts.metadata_file is not None:
             self.metadata = parse_onnxrt_metadata(self.artifacts.metadata_file.read_text(errors="replace"),
                                                   str(self.artifacts.metadata_file))
-        factory: RuntimeFactory = runtime if runtime is not None else _mock_factory(model, input_pads)
+        factory, kind = _choose_runtime(runtime, model, input_pads, self.artifacts, self.notes)
         self._subgraphs: list[_Subgraph] = []
         try:
             for io, net, name in zip(self.artifacts.io_files, self.artifacts.net_files,
                                      self.artifacts.subgraph_names):
                 desc = load(io)
-                if net is None:
+                if net is None and kind == "mock":
                     self.notes.append(f"{io.name}: no net file beside it; the mock runs without one (a board "
                                       f"needs {name}_tidl_net.bin)")
                 meta = self.metadata.subgraph(name) if self.metadata is not None else None
@@ -374,6 +377,7 @@ class Session:
         self.reverse_channels = self.params.reverse_channels if reverse_channels is None else bool(reverse_channels)
         self._explain()
         self.last_reports: tuple[InvokeReport, ...] = ()
+        self.last_stages: dict[str, float] = {}  # seconds of the last run's pack and unpack steps
 
     def _params(self, params: Any) -> ModelParams:
         if isinstance(params, ModelParams):
@@ -480,6 +484,8 @@ class Session:
 
         results: dict[str, np.ndarray] = {}
         reports = []
+        stages = {"pack": 0.0, "unpack": 0.0}
+        t_start = time.perf_counter()
         for sg in self._subgraphs:
             for t in sg.desc.inputs:
                 if t.name in given:
@@ -487,10 +493,16 @@ class Session:
                     _pack(t, x, sg.in_bufs[t.name])
                 else:  # produced by an earlier subgraph: already dequantized, logical shape
                     _pack(t, np.asarray(results[t.name], dtype=np.float64).reshape(t.shape), sg.in_bufs[t.name])
+            t_pack = time.perf_counter()
             reports.append(sg.runtime.invoke(sg.in_bufs, sg.out_bufs))
+            t_unpack = time.perf_counter()
             for t in sg.outputs:
                 results[t.name] = _unpack(t, sg.out_bufs[t.name])
+            stages["pack"] += t_pack - t_start
+            stages["unpack"] += time.perf_counter() - t_unpack
+            t_start = time.perf_counter()
         self.last_reports = tuple(reports)
+        self.last_stages = stages
         return {t.name: results[t.name] for t in self.outputs}
 
     def _prepare(self, t: Tensor, value: Any, layout: str | None, codes: bool = False) -> np.ndarray:
@@ -559,6 +571,70 @@ def _mock_factory(model: Any, input_pads: str) -> RuntimeFactory:
     def make(desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None) -> Runtime:
         return MockC7xRuntime(desc, net, model=model, input_pads=input_pads)
     return make
+
+
+def _choose_runtime(runtime: Any, model: Any, input_pads: str, artifacts: Artifacts,
+                    notes: list[str]) -> tuple[RuntimeFactory, str]:
+    """(factory, "mock" | "tidlrt" | "custom") for Session's ``runtime=`` (see Session)."""
+    if isinstance(runtime, str):
+        if runtime not in ("auto", "tidlrt", "mock"):
+            raise BufferMismatchError(f"Session: runtime must be 'auto', 'tidlrt', 'mock', a factory f(desc, net) or "
+                                      f"a Runtime, found {runtime!r}")
+        if runtime == "tidlrt" and model is not None:
+            raise BufferMismatchError("Session: model= is for the host mock; TIDL-RT runs the compiled network "
+                                      "(expected runtime='mock' or 'auto' with model=)")
+        if runtime == "auto":
+            runtime = _auto(model, artifacts, notes)
+        if runtime == "mock":
+            return _mock_factory(model, input_pads), "mock"
+        from .runtime.tidlrt import TidlRtRuntime
+
+        def tidlrt(desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None) -> Runtime:
+            return TidlRtRuntime(desc, net)
+
+        return tidlrt, "tidlrt"
+    if model is not None:
+        raise BufferMismatchError("Session: model= is for the default mock runtime and runtime= replaces it; "
+                                  "expected one of them, found both (pass the model to your runtime factory)")
+    if not isinstance(runtime, type) and isinstance(runtime, Runtime):
+        count = len(artifacts.io_files)
+        if count != 1:
+            raise BufferMismatchError(
+                f"Session: a Runtime instance serves one subgraph, but {artifacts.io_files[0].parent} has {count} "
+                f"({', '.join(artifacts.subgraph_names)}); pass a factory f(desc, net) -> Runtime instead")
+        instance = runtime
+
+        def given(desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None) -> Runtime:
+            return instance
+
+        return given, "custom"
+    if callable(runtime):
+        factory = cast(RuntimeFactory, runtime)
+        return factory, "custom"
+    raise BufferMismatchError(f"Session: runtime must be 'auto', 'tidlrt', 'mock', a factory f(desc, net) or a "
+                              f"Runtime, found {type(runtime).__name__}")
+
+
+def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:
+    """runtime="auto": TIDL-RT when its library loads and every net file is there, else the mock."""
+    if model is not None:
+        notes.append("runtime: the host mock (model= given)")
+        return "mock"
+    from ._errors import TidlRtError
+    from .runtime.tidlrt import load_library
+
+    try:
+        lib = load_library()
+    except TidlRtError as exc:
+        notes.append(f"runtime: the host mock (no TIDL-RT: {exc})")
+        return "mock"
+    missing = [io.name for io, net in zip(artifacts.io_files, artifacts.net_files) if net is None]
+    if missing:
+        notes.append(f"runtime: the host mock (TIDL-RT found at {lib.path}, but no net file beside "
+                     f"{', '.join(missing)})")
+        return "mock"
+    notes.append(f"runtime: TIDL-RT ({lib.path}, {lib.how})")
+    return "tidlrt"
 
 
 _LAYOUT_PERMS = {  # array layout -> axes to take for (N, C, H, W) (or (C, H, W))

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._errors import BufferMismatchError, FormatError, GeometryError
+from .._errors import BufferMismatchError, FormatError, GeometryError, MissingFileError
 from .._limits import check_alloc
 from ..buffers import _aligned_zeros, check_padding
 from ..descriptor import Descriptor, Tensor, TensorLayout
@@ -256,6 +256,10 @@ class MockC7xRuntime:
             raise GeometryError(f"{desc.source}: cannot run this descriptor: " + "; ".join(problems))
         self._desc = desc
         self.net_nbytes = _check_net(net)
+        if model is not None and not (callable(model) or isinstance(model, (str, Mapping))):
+            raise BufferMismatchError(f"model: expected a callable, a built-in model name or a model spec "
+                                      f"(mapping or YAML text; see tidl_io.models), found {type(model).__name__} "
+                                      f"{model!r}")
         self.model: Model = resolve_model(model, desc)
         self.input_pads = input_pads
         self.poison = poison
@@ -415,6 +419,10 @@ class MockC7xRuntime:
 
     def _plan(self, slot: _Slot, value: Buffer) -> _Plan_t:
         """(path, reasons, data, rt): TIDL-RT's choice of zero-copy, memcpy or reformat."""
+        data = value.data if isinstance(value, RtTensor) else value
+        if slot.tensor.kind == "output" and isinstance(data, np.ndarray) and not data.flags.writeable:
+            raise BufferMismatchError(f"{slot.label}: the output buffer is read-only; the runtime writes the output "
+                                      f"there (pass a writable array, e.g. from alloc_output or alloc_shared)")
         if isinstance(value, np.ndarray):
             buf = value
             if buf.dtype != slot.dtype:
@@ -555,7 +563,7 @@ def _signature(value: Any) -> Any:
     """What an object's plan depends on besides its identity (an array's shape and dtype
     can be reassigned in place)."""
     arr = value.data if isinstance(value, RtTensor) else value
-    return (arr.shape, arr.dtype, arr.strides) if isinstance(arr, np.ndarray) else None
+    return (arr.shape, arr.dtype, arr.strides, arr.flags.writeable) if isinstance(arr, np.ndarray) else None
 
 
 def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -613,7 +621,8 @@ def _check_net(net: str | os.PathLike[str] | bytes | None) -> int | None:
         return len(net)
     path = Path(net)
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such net file")
+        raise MissingFileError(f"{path}: no such net file (expected the *_tidl_net.bin TIDL compiled beside the io "
+                               f"file, its bytes, or net=None: the mock needs no network)")
     size = path.stat().st_size
     if size == 0:
         raise FormatError(str(path), "the net file is empty (0 bytes)")

@@ -272,10 +272,12 @@ def alloc_shared_buffers(runtime: Runtime) -> tuple[dict[str, np.ndarray], dict[
     """One zero-filled buffer per input and per output of the runtime's descriptor, in its
     shared memory (so invokes are zero copy): flat arrays of the tensor's dtype and buffer
     size (as :func:`tidl_io.buffers.alloc_input` makes, typed by
-    :func:`tidl_io.buffers.as_buffer`), by name. NEW memory."""
+    :func:`tidl_io.buffers.as_buffer`), by name. NEW memory, zeroed here once (TIDL-RT's
+    shared heap is dirty, and input pads must be zero)."""
     def one(t: Tensor) -> np.ndarray:
-        return as_buffer(t, runtime.alloc_shared(t.alloc_size * t.itemsize, _DEFAULT_ALIGNMENT))
+        buf = as_buffer(t, runtime.alloc_shared(t.alloc_size * t.itemsize, _DEFAULT_ALIGNMENT))
+        buf.view(np.uint8)[...] = 0
+        return buf
 
     desc = runtime.descriptor
     return {t.name: one(t) for t in desc.inputs}, {t.name: one(t) for t in desc.outputs}
-
