@@ -74,7 +74,8 @@ def probe(lib: Library) -> Fingerprint:
 
 
 def _how_to_override() -> str:
-    return (f"pass version='MM.NN' (the TIDL release the library comes from, e.g. '08.06' or '11.01'; or set "
+    return (f"pass version='MM.NN' (the TIDL release the library comes from, e.g. '08.06' or '11.01', or a "
+            f"layout family: {', '.join(families())}; or set "
             f"${ENV_VERSION}), or point ${ENV_LIBRARY} at the library of the release the model was compiled with")
 
 
@@ -88,10 +89,17 @@ def select_family(lib: Library, desc: Descriptor, net: bytes | None, version: st
         version, source = os.environ[ENV_VERSION], f"${ENV_VERSION}={os.environ[ENV_VERSION]!r}"
     else:
         source = f"version={version!r}"
+    if version is not None and str(version) in families():
+        key = str(version)
+        if key not in fp.matches:
+            raise TidlRtError(f"{lib.path}: {source} names layout {key}, but the library's defaults "
+                              f"{fp.summary()}. To override: {_how_to_override()}", call="version")
+        return Selection(families()[key], None, f"{source}, confirmed by the library's defaults", fp)
     if version is not None:
         release = normalize_release(version)
         if release is None:
-            raise TidlRtError(f"{source}: not a TIDL release tidl-io knows (known: {known}); the library's defaults "
+            raise TidlRtError(f"{source}: not a TIDL release nor a layout family tidl-io knows (releases: {known}; "
+                              f"families: {', '.join(families())}); the library's defaults "
                               f"{fp.summary()}. {_how_to_override()}", call="version")
     elif net is not None and (word := net_version(net)) is not None:
         release = release_of_net_version(word)
@@ -100,13 +108,14 @@ def select_family(lib: Library, desc: Descriptor, net: bytes | None, version: st
             raise TidlRtError(f"{source} is not in tidl-io's table (known releases: {known}); the library's "
                               f"defaults {fp.summary()}. Refusing to guess; {_how_to_override()}", call="version")
         source += f" (TIDL {release})"
+    candidates: tuple[str, ...]
     if release is not None:
-        key = releases()[release]
-        if key is None:
+        table_key = releases()[release]
+        if table_key is None:
             candidates = tuple(families())
             how = (f"{source}: no public header for this release, identified from the library's defaults")
         else:
-            candidates = (key,)
+            candidates = (table_key,)
             how = f"{source}, confirmed by the library's defaults"
     else:
         candidates = tuple(k for k, f in families().items() if desc.family in f.io_families) or tuple(families())

@@ -1,0 +1,347 @@
+"""TidlRtRuntime (tidl_io.runtime.tidlrt.runtime) against the C stand-in of TIDL-RT, every layout family.
+
+Oracles: the host mock (an independent implementation of TIDL-RT's buffer rules and the same
+default model) for output bytes; the stand-in's own record of its zero-copy decisions
+(``standin_last_paths``) and of the tensors it was handed (it refuses any field that disagrees
+with the io descriptor); spec numbers written here."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import shutil
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tidl_io
+from tidl_io import BufferMismatchError, MissingFileError, Session, TidlRtError
+from tidl_io.buffers import view
+from tidl_io.runtime import MemType, MockC7xRuntime, RtTensor, Runtime, alloc_shared_buffers
+from tidl_io.runtime.tidlrt import TidlRtRuntime
+
+from conftest import STANDIN_FAMILIES, corpus
+from runtime_oracles import PADDED, PADDED_OUT, _small, valid_index
+
+NET_WORD = {"T4P-b": 0x20211201, "T4P-c": 0x20230208, "T6P-d": 0x20250821}
+IO_FAMILY = {"T4P-a": "8.x", "T4P-b": "8.x", "T4P-c": "8.x", "T6P-d": "10.x"}
+
+
+def net_for(family: str) -> bytes:
+    return struct.pack("<I", NET_WORD.get(family, 0x20230208)) + bytes(60)
+
+
+def make(lib: Path, family: str, desc, **kw) -> TidlRtRuntime:
+    if family == "T4P-a":  # no release in the table: name the layout
+        kw.setdefault("version", "T4P-a")
+    return TidlRtRuntime(desc, net_for(family), library=lib, **kw)
+
+
+def descs_for(family: str) -> list:
+    out = []
+    for p in corpus():
+        d = tidl_io.load(p)
+        if d.family == IO_FAMILY[family] and not d.subgraphs:
+            out.append(d)
+    return out
+
+
+def last_paths(lib: Path, rt: TidlRtRuntime) -> list[str]:
+    c = ctypes.CDLL(str(lib))
+    n_in, n_out = len(rt.descriptor.inputs), len(rt.descriptor.outputs)
+    a, b = (ctypes.c_int32 * n_in)(), (ctypes.c_int32 * n_out)()
+    c.standin_last_paths.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p,
+                                     ctypes.c_int32]
+    assert c.standin_last_paths(rt._handle, a, n_in, b, n_out) == 0
+    names = {0: "zero-copy", 1: "memcpy", 2: "reformat"}
+    return [names[v] for v in (*a, *b)]
+
+
+def fill(desc, bufs, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for t in desc.inputs:
+        b = bufs[t.name]
+        if t.dtype.kind == "f":
+            b[valid_index(t)] = rng.normal(size=t.size).astype(t.dtype)
+        else:
+            info = np.iinfo(t.dtype)
+            b[valid_index(t)] = rng.integers(max(info.min, -1000), min(info.max, 1000), size=t.size, endpoint=True)
+
+
+# ---- end to end, every family ---------------------------------------------------------------
+
+@pytest.mark.parametrize("family", STANDIN_FAMILIES)
+def test_outputs_match_the_mock_and_zero_copy_is_tidl_rts(tidlrt_standin, family: str) -> None:
+    lib = tidlrt_standin(family)
+    descs = descs_for(family)
+    assert descs, f"no descriptor of io layout {IO_FAMILY[family]} in the corpus"
+    if family == "T4P-a":  # user memory only: TIDL-RT's memcpy must reach every valid element
+        descs = [d for d in descs if all(
+            t.num_batches * t.num_channels * t.dim1 * t.dim2 * t.channel_pitch > valid_index(t).max()
+            for t in (*d.inputs, *d.outputs))]
+    for i, desc in enumerate(descs):
+        with make(lib, family, desc) as rt:
+            assert isinstance(rt, Runtime) and rt.family.key == family
+            ins, outs = alloc_shared_buffers(rt)
+            fill(desc, ins, i)
+            rep = rt.invoke(ins, outs)
+            mock = MockC7xRuntime(desc)
+            m_ins, m_outs = alloc_shared_buffers(mock)
+            for k in ins:
+                m_ins[k][...] = ins[k]
+            mock.invoke(m_ins, m_outs)
+            for t in desc.outputs:
+                np.testing.assert_array_equal(view(t, outs[t.name]), view(t, m_outs[t.name]), err_msg=t.label)
+            want = "zero-copy" if family != "T4P-a" else "memcpy"  # pre-8.0: no shared memory
+            assert [tr.path for tr in rep.transfers] == [want] * len(rep.transfers)
+            assert last_paths(lib, rt) == [want] * len(rep.transfers)
+            assert rep.perf is not None and rep.perf.proc_time_end >= rep.perf.proc_time_start > 0
+            assert rep.ddr_bytes is not None and rep.ddr_bytes[0] > 0
+            # a second invoke on the same buffers (the memoised path) gives the same outputs
+            before = {k: v.copy() for k, v in outs.items()}
+            rt.invoke(ins, outs)
+            for k in outs:
+                np.testing.assert_array_equal(view(desc.outputs[list(outs).index(k)], outs[k]),
+                                              view(desc.outputs[list(outs).index(k)], before[k]))
+
+
+def test_user_memory_and_converted_tensors(tidlrt_standin) -> None:
+    lib = tidlrt_standin("T6P-d")
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    t_in, t_out = desc.inputs[0], desc.outputs[0]
+    rt = make(lib, "T6P-d", desc)
+    mock = MockC7xRuntime(desc)
+    x = np.random.default_rng(3).uniform(0, 255, (1, 3, 5, 7)).astype(np.float32)
+    y_rt = np.zeros((1, 5, 3, 4), np.float32)
+    y_mock = np.zeros_like(y_rt)
+    rep = rt.invoke([RtTensor.from_array("img", x)], [RtTensor.from_array("feat", y_rt)])
+    mock.invoke([RtTensor.from_array("img", x)], [RtTensor.from_array("feat", y_mock)])
+    np.testing.assert_array_equal(y_rt, y_mock)
+    assert [tr.path for tr in rep.transfers] == ["reformat", "reformat"] == last_paths(lib, rt)
+    rt2 = make(lib, "T6P-d", desc)
+    user_in, user_out = np.zeros(t_in.alloc_size, np.uint8), np.zeros(t_out.alloc_size, np.int8)
+    rep = rt2.invoke({"img": user_in}, {"feat": user_out})
+    assert [tr.path for tr in rep.transfers] == ["memcpy", "memcpy"] == last_paths(lib, rt2)
+    assert rep.transfers[0].reasons == ("user memory, not shared (alloc_shared)",)
+
+
+def test_session_runs_on_tidlrt_and_auto_says_which(tidlrt_standin, tmp_path: Path, monkeypatch) -> None:
+    lib = tidlrt_standin("T6P-d")
+    src = next(p for p in corpus() if "mobilenet_v1" in p.name and tidl_io.load(p).family == "10.x")
+    art = tmp_path / "artifacts"
+    art.mkdir()
+    shutil.copy(src, art / "model_tidl_io_1.bin")
+    (art / "model_tidl_net.bin").write_bytes(net_for("T6P-d"))
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(lib))
+    x = np.random.default_rng(0).uniform(0, 255, (224, 224, 3)).astype(np.float32)
+    with Session(art, runtime="tidlrt") as s, Session(art, runtime="mock") as m:
+        assert isinstance(s.runtimes[0], TidlRtRuntime) and isinstance(m.runtimes[0], MockC7xRuntime)
+        a, b = s.run(x), m.run(x)
+        assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+        assert s.last_reports[0].zero_copy == tuple(t.name for t in (*s.inputs, *s.outputs))
+    with Session(art) as s:
+        assert isinstance(s.runtimes[0], TidlRtRuntime) and any("runtime: TIDL-RT" in n for n in s.notes)
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tmp_path / "nowhere.so"))
+    with Session(art) as s:
+        assert isinstance(s.runtimes[0], MockC7xRuntime)
+        assert any("runtime: the host mock (no TIDL-RT: TIDL-RT library not found" in n for n in s.notes)
+    with pytest.raises(TidlRtError, match="library not found; tried: .*nowhere.so"):
+        Session(art, runtime="tidlrt")
+
+
+def test_session_accepts_a_runtime_instance_for_one_subgraph(tidlrt_standin, tmp_path: Path) -> None:
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    art = tmp_path / "a"
+    art.mkdir()
+    (art / "one_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
+    rt = make(tidlrt_standin("T6P-d"), "T6P-d", desc)
+    x = np.random.default_rng(1).uniform(0, 200, (3, 5, 7))
+    with Session(art, runtime=rt) as s, Session(art, runtime="mock") as m:
+        assert s.runtimes == (rt,)
+        a, b = s.run(x)["feat"], m.run(x)["feat"]
+        assert a.size == 60 and np.array_equal(a, b)
+    (art / "two_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
+    with pytest.raises(BufferMismatchError, match="a Runtime instance serves one subgraph, but .* has 2 "
+                                                  r"\(one, two\); pass a factory"):
+        Session(art, runtime=MockC7xRuntime(desc))
+
+
+# ---- choosing the layout ---------------------------------------------------------------------
+
+def test_a_library_of_another_layout_is_refused_before_create(tidlrt_standin) -> None:
+    desc = descs_for("T4P-c")[0]
+    for lib_family, net_family in (("T4P-c", "T4P-b"), ("T4P-b", "T4P-c"), ("T6P-d", "T4P-c")):
+        with pytest.raises(TidlRtError, match=rf"layout mismatch: the net file's TIDL_NET_VERSION .* means layout "
+                                              rf"{net_family}, but .* \(its defaults match {lib_family}\)\. A struct .* To "
+                                              rf"override: pass version="):
+            TidlRtRuntime(desc, net_for(net_family), library=tidlrt_standin(lib_family))
+
+
+def test_version_override_unknown_versions_and_io_mismatch(tidlrt_standin, monkeypatch) -> None:
+    lib = tidlrt_standin("T4P-c")
+    desc = descs_for("T4P-c")[0]
+    rt = TidlRtRuntime(desc, net_for("T4P-b"), library=lib, version="8.6")  # the net says 8.2; the user knows better
+    assert rt.family.key == "T4P-c" and rt.release == "08.06" and "version='8.6'" in rt.notes[0]
+    monkeypatch.setenv("TIDL_IO_TIDLRT_VERSION", "08_06_00_10")
+    assert TidlRtRuntime(desc, net_for("T4P-b"), library=lib).family.key == "T4P-c"
+    monkeypatch.delenv("TIDL_IO_TIDLRT_VERSION")
+    with pytest.raises(TidlRtError, match=r"version='12.3': not a TIDL release nor a layout family"):
+        TidlRtRuntime(desc, net_for("T4P-c"), library=lib, version="12.3")
+    with pytest.raises(TidlRtError, match=r"TIDL_NET_VERSION 0x20990101 is not in tidl-io's table .* defaults "
+                                          r"matches T4P-c\. Refusing to guess"):
+        TidlRtRuntime(desc, struct.pack("<I", 0x20990101) + bytes(8), library=lib)
+    with pytest.raises(TidlRtError, match=r"version='T6P-d' names layout T6P-d, but the library's defaults matches "
+                                          r"T4P-c"):
+        TidlRtRuntime(desc, net_for("T4P-c"), library=lib, version="T6P-d")
+    with pytest.raises(TidlRtError, match=r"io descriptor layout 10.x does not belong to TIDL-RT layout T4P-c"):
+        TidlRtRuntime(descs_for("T6P-d")[0], net_for("T4P-c"), library=lib)
+
+
+def test_9x_is_identified_from_the_library_alone(tidlrt_standin) -> None:
+    # TIDL_NET_VERSION 0x20230802 is 9.0, whose header is not public: the library's defaults decide.
+    desc = descs_for("T4P-c")[0]
+    lib = tidlrt_standin("T4P-c")
+    rt = TidlRtRuntime(desc, struct.pack("<I", 0x20230802) + bytes(8), library=lib)
+    assert rt.family.key == "T4P-c" and "no public header for this release" in rt.notes[0]
+
+
+# ---- faults -----------------------------------------------------------------------------------
+
+def test_create_and_invoke_failures_carry_status_and_hint(tidlrt_standin, monkeypatch) -> None:
+    lib = tidlrt_standin("T6P-d")
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    monkeypatch.setenv("TIDLRT_STANDIN_CREATE_STATUS", "-7")
+    with pytest.raises(TidlRtError, match=r"TIDLRT_create failed with status -7 .*trace_log_level=2") as err:
+        make(lib, "T6P-d", desc)
+    assert (err.value.call, err.value.status) == ("TIDLRT_create", -7)
+    monkeypatch.delenv("TIDLRT_STANDIN_CREATE_STATUS")
+    rt = make(lib, "T6P-d", desc)
+    ins, outs = alloc_shared_buffers(rt)
+    monkeypatch.setenv("TIDLRT_STANDIN_INVOKE_STATUS", "-3")
+    with pytest.raises(TidlRtError, match=r": TIDLRT_invoke failed with status -3; the library checks every tensor") as err:
+        rt.invoke(ins, outs)
+    assert (err.value.status, err.value.subgraph) == (-3, rt.subgraph)
+    monkeypatch.delenv("TIDLRT_STANDIN_INVOKE_STATUS")
+    rt.invoke(ins, outs)
+
+
+def test_guard_bands_catch_writes_past_a_struct(tidlrt_standin, monkeypatch) -> None:
+    lib = tidlrt_standin("T4P-c")
+    desc = descs_for("T4P-c")[0]
+    monkeypatch.setenv("TIDLRT_STANDIN_SCRIBBLE_PARAMS", "12")
+    with pytest.raises(TidlRtError, match=r"TIDLRT_create wrote outside sTIDLRT_Params_t \(sTIDLRT_Params_t, 104 "
+                                          r"bytes in layout T4P-c\): up to 12 byte\(s\) past its end\. The library "
+                                          r"was probably built for a larger layout"):
+        make(lib, "T4P-c", desc)
+    monkeypatch.delenv("TIDLRT_STANDIN_SCRIBBLE_PARAMS")
+    rt = make(lib, "T4P-c", desc)
+    ins, outs = alloc_shared_buffers(rt)
+    monkeypatch.setenv("TIDLRT_STANDIN_SCRIBBLE_TENSOR", "4")
+    with pytest.raises(TidlRtError, match=r"TIDLRT_invoke wrote outside the sTIDLRT_Tensor_t of input 0 .*600 bytes"):
+        rt.invoke(ins, outs)
+
+
+def test_net_file_and_parameters_are_checked(tidlrt_standin, tmp_path: Path) -> None:
+    lib = tidlrt_standin("T4P-c")
+    desc = descs_for("T4P-c")[0]
+    with pytest.raises(MissingFileError, match=r"missing_tidl_net.bin: no such net file \(expected the "):
+        TidlRtRuntime(desc, tmp_path / "missing_tidl_net.bin", library=lib)
+    with pytest.raises(MissingFileError, match="TIDL-RT needs the network: expected net="):
+        TidlRtRuntime(desc, None, library=lib)
+    with pytest.raises(TidlRtError, match=r"target_priority: expected 0 \(highest\) .. 7 \(lowest\), found 8"):
+        make(lib, "T4P-c", desc, target_priority=8)
+    with pytest.raises(TidlRtError, match=r"coreStartIdx = 2 was given, but this library's sTIDLRT_Params_t "
+                                          r"\(layout T4P-c"):
+        make(lib, "T4P-c", desc, core_start_idx=2)
+    rt = make(lib, "T4P-c", desc, target_priority=3, core_num=1, max_pre_empt_delay=2.5, trace_base_name="/x/y")
+    assert rt._params.struct.targetPriority == 3 and rt._params.struct.maxPreEmptDelay == 2.5
+    assert ctypes.string_at(rt._params.struct.traceBaseName) == b"/x/y"
+    d = make(tidlrt_standin("T6P-d"), "T6P-d", descs_for("T6P-d")[0], core_start_idx=0, trace_base_name="tr/a")
+    assert d._params.struct.coreStartIdx == 0 and d._params.struct.traceBaseName == b"tr/a"
+
+
+# ---- lifetime, threads, memory -------------------------------------------------------------------
+
+def test_close_is_idempotent_and_frees_the_handle(tidlrt_standin) -> None:
+    lib = tidlrt_standin("T6P-d")
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    for _ in range(40):  # TI's pool holds 32 handles: each close must give one back
+        with make(lib, "T6P-d", desc) as rt:
+            ins, outs = alloc_shared_buffers(rt)
+            rt.invoke(ins, outs)
+        rt.close()
+    with pytest.raises(TidlRtError, match="invoke after close"):
+        rt.invoke(ins, outs)
+
+
+def test_zero_copy_choice_is_fixed_per_handle(tidlrt_standin) -> None:
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    rt = make(tidlrt_standin("T6P-d"), "T6P-d", desc)
+    ins, outs = alloc_shared_buffers(rt)
+    rt.invoke(ins, outs)
+    with pytest.raises(TidlRtError, match=r"input 0 'img': the first invoke of this handle used zero copy .* this "
+                                          r"one would use a copied buffer"):
+        rt.invoke({"img": ins["img"].copy()}, outs)
+    other_in, _ = alloc_shared_buffers(rt)
+    rt.invoke(other_in, outs)  # another shared buffer is still zero copy
+
+
+def test_read_only_output_is_refused(tidlrt_standin) -> None:
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    rt = make(tidlrt_standin("T6P-d"), "T6P-d", desc)
+    ins, outs = alloc_shared_buffers(rt)
+    outs["feat"].flags.writeable = False
+    with pytest.raises(BufferMismatchError, match=r"output 0 'feat': the output buffer is read-only"):
+        rt.invoke(ins, outs)
+
+
+def test_shared_memory_is_dirty_kept_alive_by_views_and_freed_once(tidlrt_standin) -> None:
+    lib = tidlrt_standin("T6P-d")
+    rt = make(lib, "T6P-d", _small(inputs=[PADDED], outputs=[PADDED_OUT]))
+    c = ctypes.CDLL(str(lib))
+    c.TIDLRT_isSharedMem.argtypes, c.TIDLRT_isSharedMem.restype = [ctypes.c_void_p], ctypes.c_int32
+    a = rt.alloc_shared(4096, 256)
+    assert a.dtype == np.uint8 and a.shape == (4096,) and a.ctypes.data % 256 == 0
+    assert a.any(), "the stand-in's shared heap is dirty: alloc_shared must not hide it"
+    ins, _ = alloc_shared_buffers(rt)
+    assert not ins["img"].any()  # ...but buffers for tensors are zeroed once
+    ptr = a.ctypes.data
+    v = a[100:200].view(np.uint16)
+    del a
+    gc.collect()
+    assert rt.is_shared(v) and c.TIDLRT_isSharedMem(ptr) == 1
+    v[:] = 7  # still valid memory
+    del v
+    gc.collect()
+    assert c.TIDLRT_isSharedMem(ptr) == 0  # freed when the last view went
+    assert not rt.is_shared(np.zeros(10, np.uint8))
+    with pytest.raises(BufferMismatchError, match="alloc_shared: alignment must be a power of two, found 3"):
+        rt.alloc_shared(10, 3)
+
+
+def test_older_library_without_shared_memory_degrades(tidlrt_standin) -> None:
+    lib = tidlrt_standin("T4P-c", variant="no-shared")
+    desc = descs_for("T4P-c")[0]
+    rt = make(lib, "T4P-c", desc)
+    assert any("lacks TIDLRT_getDdrStats, TIDLRT_allocSharedMem" in n and "TIDL-RT copies every tensor" in n
+               for n in rt.notes)
+    ins, outs = alloc_shared_buffers(rt)
+    rep = rt.invoke(ins, outs)
+    assert {tr.path for tr in rep.transfers} == {"memcpy"} and rep.ddr_bytes is None
+
+
+def test_runtime_is_exported_and_memtype_follows_the_buffer(tidlrt_standin) -> None:
+    assert tidl_io.TidlRtRuntime is TidlRtRuntime
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    rt = make(tidlrt_standin("T6P-d"), "T6P-d", desc)
+    ins, outs = alloc_shared_buffers(rt)
+    rep = rt.invoke([RtTensor.for_tensor(desc.inputs[0], ins["img"], mem_type=MemType.SHARED)],
+                    [RtTensor.for_tensor(desc.outputs[0], outs["feat"])])
+    assert rep.zero_copy == ("img", "feat")
+    st = rt._ins[0].g.struct  # what the library was handed: spec order L, R, T, B; N, DIM1, DIM2, C, H, W
+    assert st.memType == 1 and list(st.padValues) == [1, 0, 1, 2] and list(st.dimValues) == [1, 1, 1, 3, 5, 7]
+    assert st.elementType == 0 and st.numDim == 6 and st.bufferSize == ins["img"].size
+    assert list(st.pitch)[3:] == [(5 + 2) * 8 + 1, 8] and st.dataOffset == 1 * 8 + 1
+    assert ctypes.string_at(ctypes.addressof(st), 4) == b"img\0"
