@@ -5,6 +5,7 @@ element with float32 scalars (the oracle below)."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -204,3 +205,92 @@ def test_padded_user_tensor_cannot_be_reformatted() -> None:
         rt32.invoke({"img": RtTensor.from_array("img", np.zeros((1, 3, 5, 7), np.uint8))},
                     alloc_shared_buffers(rt32)[1])
 
+
+
+# ---- the zero-copy rule, TIDL-RT 11.01 (spec tidlrt.md §4): one test per condition ------------
+
+def _rule_rig(inp=PADDED, out=PADDED_OUT):
+    desc = _small(inputs=[inp], outputs=[out])
+    rt = MockC7xRuntime(desc, model="ramp")
+    ins, outs = alloc_shared_buffers(rt)
+    return desc, rt, ins, outs
+
+
+def _path(rt, i, o) -> tuple[str, str]:
+    a, b = rt.invoke({"img": i}, {"feat": o}).transfers
+    return a.path, b.path
+
+
+def test_rule_pads_left_right_top_are_compared_bottom_is_not() -> None:
+    import dataclasses
+
+    desc, rt, ins, outs = _rule_rig()
+    t = desc.inputs[0]
+    own = RtTensor.for_tensor(t, ins["img"])
+    assert own.pads == (1, 0, 1, 2)
+    assert _path(rt, dataclasses.replace(own, pads=(1, 0, 1, 0)), outs["feat"])[0] == "zero-copy"  # B differs
+    for pads in ((0, 0, 1, 2), (1, 1, 1, 2), (1, 0, 0, 2)):  # L, R, T differ: not the descriptor's tensor
+        with pytest.raises(BufferMismatchError, match=re.escape(f"pads L/R/T {pads[:3]} vs (1, 0, 1)")):
+            rt.invoke({"img": dataclasses.replace(own, pads=pads)}, {"feat": outs["feat"]})
+
+
+def test_rule_buffer_size_minus_one_is_unset_else_at_least_the_descriptors() -> None:
+    import dataclasses
+
+    desc, rt, ins, outs = _rule_rig()
+    t_in, t_out = desc.inputs[0], desc.outputs[0]
+    own = RtTensor.for_tensor(t_in, ins["img"])
+    big = rt.alloc_shared(ins["img"].nbytes + 64)
+    assert _path(rt, dataclasses.replace(own, buffer_size=-1), outs["feat"])[0] == "zero-copy"
+    assert _path(rt, dataclasses.replace(own, data=big, buffer_size=big.size), outs["feat"])[0] == "zero-copy"
+    small = dataclasses.replace(own, buffer_size=t_in.buffer_size - 1)  # < inBufSize: not the same tensor
+    with pytest.raises(BufferMismatchError, match=rf"buffer size {t_in.buffer_size - 1} < inBufSize "
+                                                  rf"{t_in.buffer_size} elements"):
+        rt.invoke({"img": small}, {"feat": outs["feat"]})
+    # outputs: TIDL-RT does not compare the size, but a zero-copy output must hold the whole buffer
+    o = RtTensor.for_tensor(t_out, outs["feat"])
+    assert _path(rt, ins["img"], dataclasses.replace(o, buffer_size=-1))[1] == "zero-copy"
+    with pytest.raises(BufferMismatchError, match=rf"output 0 'feat': buffer has {t_out.buffer_size - 1} elements"):
+        rt.invoke({"img": ins["img"]}, {"feat": dataclasses.replace(o, buffer_size=t_out.buffer_size - 1)})
+
+
+def test_rule_channel_pitch_minus_one_means_w_times_h() -> None:
+    import dataclasses
+
+    dense_in = dict(inDataName="img", inWidth=7, inHeight=5, inNumChannels=3, inChannelPitch=35, inElementType=0)
+    desc, rt, ins, outs = _rule_rig(inp=dense_in)
+    own = RtTensor.for_tensor(desc.inputs[0], ins["img"])
+    p = own.pitches
+    assert _path(rt, dataclasses.replace(own, pitches=(p[0], p[1], p[2], -1, p[4])), outs["feat"])[0] == "zero-copy"
+    desc, rt, ins, outs = _rule_rig()  # padded: W*H = 35 is not the stored pitch 57
+    own = RtTensor.for_tensor(desc.inputs[0], ins["img"])
+    p = own.pitches
+    with pytest.raises(BufferMismatchError, match=r"channel pitch -1 vs 57"):
+        rt.invoke({"img": dataclasses.replace(own, pitches=(p[0], p[1], p[2], -1, p[4]))}, {"feat": outs["feat"]})
+
+
+def test_output_zero_point_and_scale_branch_is_tidl_rts() -> None:
+    # device int8 scale 16, user uint8 scale 4 zero point 128: TI's zfscale branch
+    # sat((q - zf) * (sU / sD)) with zf = float(-zpU) * sD / sU, in float32, then a C cast.
+    desc = _small(inputs=[dict(inDataName="x", inWidth=4, inHeight=2, inNumChannels=1)],
+                  outputs=[dict(outDataName="y", outWidth=4, outHeight=2, outNumChannels=1, outElementType=1,
+                                outTensorScale=16.0)])
+    t = desc.outputs[0]
+    rt = MockC7xRuntime(desc, model="ramp")
+    ins, outs = alloc_shared_buffers(rt)
+    rt.invoke(ins, outs)
+    q = outs["y"][valid_index(t)]
+    user = np.zeros((1, 1, 2, 4), np.uint8)
+    rt.invoke(ins, {"y": RtTensor.from_array("y", user, scale=4.0, zero_point=128)})
+    f32 = np.float32
+    want = []
+    for v in q.tolist():
+        zf = f32(f32(f32(-128) * f32(16.0)) / f32(4.0))
+        x = f32(f32(f32(v) - zf) * f32(f32(4.0) / f32(16.0)))
+        want.append(int(min(max(float(x), 0.0), 255.0)))
+    assert user.ravel().tolist() == want
+    assert any(w != int(v) + 128 for v, w in zip(q.tolist(), want)), "the case must tell the old formula apart"
+    # user scale -1 means the descriptor's: only the zero point branch, q + zpU
+    user2 = np.zeros((1, 1, 2, 4), np.int16)
+    rt.invoke(ins, {"y": RtTensor.from_array("y", user2, scale=-1.0, zero_point=3)})
+    assert user2.ravel().tolist() == [int(v) + 3 for v in q.tolist()]

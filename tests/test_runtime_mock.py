@@ -384,3 +384,23 @@ def test_bench_quick_smoke() -> None:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "zero-copy" in proc.stdout and "overhead" in proc.stdout and "x copyto" in proc.stdout
+
+
+def test_friction_bad_model_missing_net_and_read_only_output(tmp_path: Path) -> None:
+    desc = _small(inputs=[PADDED], outputs=[PADDED_OUT])
+    with pytest.raises(BufferMismatchError, match=r"model: expected a callable, a built-in model name or a model "
+                                                  r"spec .* found int 3"):
+        MockC7xRuntime(desc, model=3)  # type: ignore[arg-type]
+    with pytest.raises(tidl_io.MissingFileError, match=r"gone_tidl_net.bin: no such net file \(expected the "
+                                                       r"\*_tidl_net.bin .* or net=None"):
+        MockC7xRuntime(desc, tmp_path / "gone_tidl_net.bin")
+    rt = MockC7xRuntime(desc)
+    ins, outs = alloc_shared_buffers(rt)
+    rt.invoke(ins, outs)
+    outs["feat"].flags.writeable = False  # the same object, now read-only: the memo must not hide it
+    with pytest.raises(BufferMismatchError, match=r"output 0 'feat': the output buffer is read-only"):
+        rt.invoke(ins, outs)
+    ro = RtTensor.from_array("feat", np.zeros((1, 5, 3, 4), np.float32))
+    ro.data.flags.writeable = False
+    with pytest.raises(BufferMismatchError, match=r"output 0 'feat': the output buffer is read-only"):
+        rt.invoke(ins, [ro])

@@ -458,3 +458,34 @@ def test_detections_from_run_outputs(tmp_path: Path) -> None:
     with Session(ROOT / "tidl_io" / "examples", model="detection", params=params) as s:
         dets = {"dets": np.array([[1, 2, 3, 4, 0.9], [5, 6, 7, 8, 0.2]]), "labels": np.array([7, 8])}
         assert s.detections(dets).tolist() == [[1, 2, 3, 4, 7, np.float32(0.9)]]
+
+
+def test_runtime_choices_and_notes(tmp_path: Path, monkeypatch) -> None:
+    ex = ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin"
+    art = tmp_path / "art"
+    art.mkdir()
+    shutil.copy(ex, art / "one_tidl_io_1.bin")
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tmp_path / "no_such_libvx_tidl_rt.so"))
+    with Session(art) as s:  # "auto" without a library: the mock, and the note says why
+        assert isinstance(s.runtimes[0], MockC7xRuntime)
+        assert any(n.startswith("runtime: the host mock (no TIDL-RT: TIDL-RT library not found; tried: ")
+                   for n in s.notes)
+        s.run(np.zeros((1, 3, 96, 160), np.float32))
+        assert set(s.last_stages) == {"pack", "unpack"} and all(v >= 0 for v in s.last_stages.values())
+    with Session(art, runtime="mock", model="ramp") as s:
+        assert isinstance(s.runtimes[0], MockC7xRuntime)
+    desc = tidl_io.load(ex)
+    mine = MockC7xRuntime(desc, model="ramp")
+    with Session(art, runtime=mine) as s:  # a Runtime instance for a one-subgraph model
+        assert s.runtimes == (mine,)
+    with pytest.raises(BufferMismatchError, match="runtime must be 'auto', 'tidlrt', 'mock', a factory f\\(desc, "
+                                                  "net\\) or a Runtime, found 'board'"):
+        Session(art, runtime="board")
+    with pytest.raises(BufferMismatchError, match="runtime must be .* found int"):
+        Session(art, runtime=3)  # type: ignore[arg-type]
+    with pytest.raises(BufferMismatchError, match="model= is for the host mock; TIDL-RT runs the compiled network"):
+        Session(art, runtime="tidlrt", model="ramp")
+    shutil.copy(ex, art / "two_tidl_io_1.bin")
+    with pytest.raises(BufferMismatchError, match="a Runtime instance serves one subgraph, but .* has 2 \\(one, "
+                                                  "two\\); pass a factory"):
+        Session(art, runtime=mine)

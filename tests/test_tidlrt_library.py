@@ -54,7 +54,8 @@ def test_search_order_env_then_tools_path_and_the_versioned_name(tidlrt_standin,
     clean_env.setenv("TIDL_IO_TIDLRT_LIBRARY", str(built))
     lib = load_library()
     assert lib.path == str(built.resolve()) and lib.how == "$TIDL_IO_TIDLRT_LIBRARY"
-    assert load_library(built) is lib  # loaded once, never unloaded
+    again = load_library(built)  # loaded once, never unloaded: the same handle and lock
+    assert again.handle is lib.handle and again.lock is lib.lock and again.how == "library= argument"
     assert lib.missing == () and lib.has("TIDLRT_allocSharedMem")
 
 

@@ -10,6 +10,7 @@ leaked IPC descriptors on reload): loads are cached for the life of the process.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import threading
 import weakref
@@ -114,8 +115,8 @@ def load_library(library: str | os.PathLike[str] | None = None) -> Library:
                 tried.append(f"{target} ({how}): no such file")
                 continue
             key = str(Path(target).resolve()) if explicit else target
-            if key in _LOADED:
-                return _LOADED[key]
+            if key in _LOADED:  # same handle, functions and lock; "how" is this lookup's
+                return dataclasses.replace(_LOADED[key], how=how)
             try:
                 handle = ctypes.CDLL(target, mode=getattr(os, "RTLD_GLOBAL", 0) | getattr(os, "RTLD_LAZY", 0))
             except OSError as exc:
