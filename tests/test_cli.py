@@ -118,3 +118,24 @@ def test_output_that_the_terminal_cannot_encode_is_escaped_not_a_crash(tmp_path:
                           timeout=60)
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
     assert b"bild_\\xfc_xxx" in proc.stdout and b"\\u2026" in proc.stdout  # the name's ü and the table's ellipsis
+
+
+def test_run_and_info(tmp_path: Path, monkeypatch) -> None:
+    import numpy as np
+
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tmp_path / "absent.so"))
+    code, out, err = run("run", str(EXAMPLES), "--repeat", "2", "--json")
+    doc = json.loads(out)
+    assert code == 0 and err == "" and doc["runtime"] == "MockC7xRuntime" and doc["repeat"] == 2
+    assert set(doc["stages"]) == {"pack", "copy-in", "device", "copy-out", "runtime", "unpack"}
+    assert doc["random_inputs"] == ["images"] and doc["tensors"][0]["path"] == "zero-copy"
+    np.save(tmp_path / "x.npy", np.zeros((1, 3, 96, 160), np.float32))
+    code, out, _ = run("run", str(EXAMPLES), "--runtime", "mock", "--input", f"images={tmp_path / 'x.npy'}",
+                       "--repeat", "1")
+    assert code == 0 and "random inputs" not in out and "median ms" in out and "'detections': float32" in out
+    code, _, err = run("run", str(tmp_path / "nowhere"))
+    assert code == 1 and "no such file or folder" in err
+    code, _, err = run("run", str(EXAMPLES), "--input", "other=x.npy")
+    assert code == 1 and "--input 'other=x.npy': x.npy: no such file" in err
+    code, out, _ = run("info")
+    assert code == 0 and "TIDL-RT library: not found" in out and "numpy:" in out

@@ -1,4 +1,4 @@
-"""``tidl-io`` command line: ``inspect``, ``validate`` and ``demo``. No logic lives here.
+"""``tidl-io`` command line: ``inspect``, ``validate``, ``demo``, ``run`` and ``info``. No logic lives here.
 
 Exit codes: 0 ok, 1 invalid or unsupported file, 2 usage error. Diagnostics go to stderr
 in one line, without a traceback.
@@ -119,6 +119,41 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return int(run_demo(out=out))
 
 
+def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ._format import dumps_json
+    from .runner import format_run, load_inputs, run_model, run_to_dict
+    from .session import find_artifacts
+
+    runtime: object = args.runtime
+    if args.trace:
+        import functools
+
+        from .runtime.tidlrt import TidlRtRuntime
+
+        runtime = functools.partial(TidlRtRuntime, trace_log_level=2, trace_write_level=1)
+    try:
+        find_artifacts(args.path)
+    except FileNotFoundError as exc:
+        print(f"tidl-io: error: {exc}", file=err)
+        return EXIT_INVALID
+    names: tuple[str, ...] = ()
+    if args.input:
+        from .session import Session
+
+        with Session(args.path, runtime="mock") as probe:  # names only: no device is touched
+            names = probe.input_names
+    result = run_model(args.path, runtime=runtime, inputs=load_inputs(args.input or [], names), repeat=args.repeat)
+    out.write((dumps_json(run_to_dict(result)) if args.json else format_run(result)) + "\n")
+    return EXIT_OK
+
+
+def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .info import collect, format_info
+
+    out.write(format_info(collect()) + "\n")
+    return EXIT_OK
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tidl-io",
@@ -147,6 +182,25 @@ def _parser() -> argparse.ArgumentParser:
                        description="Preprocess a generated image, pack it into TIDL's padded buffer, invoke "
                                    "the mock runtime, unpack and parse detections, explaining each step.")
     d.set_defaults(run=_cmd_demo)
+
+    r = sub.add_parser("run", help="run a compiled model N times and time each stage",
+                       description="Run an artifacts folder on TI's TIDL-RT (board or PC emulation) or the host "
+                                   "mock: per stage (pack, copy-in, device, copy-out, runtime, unpack) min/median/"
+                                   "max over N runs, zero copy or not per tensor, an output summary. Inputs not "
+                                   "given are random values of each input's range.")
+    r.add_argument("path", metavar="PATH", help="an artifacts folder, a model folder holding artifacts/, or an io file")
+    r.add_argument("--runtime", choices=("auto", "tidlrt", "mock"), default="auto",
+                   help="auto (default): TIDL-RT when its library loads, else the mock")
+    r.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input array (repeatable)")
+    r.add_argument("--repeat", type=int, default=10, metavar="N", help="timed runs after one warm-up (default 10)")
+    r.add_argument("--json", action="store_true", help="machine-readable timings (seconds) and summary")
+    r.add_argument("--trace", action="store_true", help="TIDL-RT with trace_log_level 2 and trace_write_level 1")
+    r.set_defaults(run=_cmd_run)
+
+    i = sub.add_parser("info", help="what this machine has: TIDL-RT library, layout, shared memory, NumPy",
+                       description="Report the TIDL-RT library (found or not, where), its layout and release, "
+                                   "whether its shared memory works, and the Python and NumPy versions.")
+    i.set_defaults(run=_cmd_info)
     return parser
 
 

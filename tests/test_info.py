@@ -1,0 +1,47 @@
+"""tidl_io.info: the lines of `tidl-io info`, found or not, and extensible."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tidl_io import info
+
+
+def test_without_a_library(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tmp_path / "none.so"))
+    lines = dict(info.collect())
+    assert lines["numpy"] == np.__version__
+    assert lines["TIDL-RT library"].startswith("not found (TIDL-RT library not found; tried: ")
+    assert lines["shared memory"] == "no TIDL-RT library"
+
+
+def test_with_the_stand_in(tidlrt_standin, monkeypatch) -> None:
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tidlrt_standin("T4P-c")))
+    lines = dict(info.collect())
+    assert "(found via $TIDL_IO_TIDLRT_LIBRARY)" in lines["TIDL-RT library"]
+    assert lines["TIDL-RT layout"].startswith("T4P-c (") and "releases 08.06" in lines["TIDL-RT layout"]
+    assert lines["shared memory"].startswith("working")
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tidlrt_standin("T4P-a")))
+    lines = dict(info.collect())
+    assert "releases none in the table" in lines["TIDL-RT layout"]
+    assert lines["shared memory"].startswith("not offered by this library")
+
+
+def test_one_more_line_and_a_broken_provider(monkeypatch) -> None:
+    monkeypatch.setattr(info, "PROVIDERS", list(info.PROVIDERS))
+
+    def _native() -> tuple[str, str]:
+        return "native kernels", "inactive (no compiler)"
+
+    def _broken() -> tuple[str, str]:
+        raise RuntimeError("boom")
+
+    info.register(_native)
+    info.register(_broken)
+    lines = info.collect()
+    assert lines[-2] == ("native kernels", "inactive (no compiler)")
+    assert lines[-1] == ("broken", "error: RuntimeError: boom")
+    text = info.format_info(lines)
+    assert "native kernels:" in text and text.count("\n") == len(lines) - 1

@@ -1,0 +1,109 @@
+"""What this machine offers tidl-io: what ``tidl-io info`` prints.
+
+Each line comes from a provider, a function returning ``(label, text)``; add one to
+:data:`PROVIDERS` (or call :func:`register`) to extend the report. A provider must not
+raise for a missing feature: it says what is missing and why.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from collections.abc import Callable
+
+__all__ = ["PROVIDERS", "collect", "format_info", "register"]
+
+Provider = Callable[[], tuple[str, str]]
+
+
+def _python() -> tuple[str, str]:
+    return "python", f"{platform.python_version()} ({sys.executable})"
+
+
+def _numpy() -> tuple[str, str]:
+    import numpy
+
+    return "numpy", numpy.__version__
+
+
+def _tidlio() -> tuple[str, str]:
+    from . import __version__
+
+    return "tidl-io", __version__
+
+
+def _library() -> tuple[str, str]:
+    from ._errors import TidlRtError
+    from .runtime.tidlrt import load_library
+
+    try:
+        lib = load_library()
+    except TidlRtError as exc:
+        return "TIDL-RT library", f"not found ({exc})"
+    missing = f"; lacks {', '.join(lib.missing)}" if lib.missing else ""
+    return "TIDL-RT library", f"{lib.path} (found via {lib.how}){missing}"
+
+
+def _layout() -> tuple[str, str]:
+    from ._errors import TidlRtError
+    from .runtime.tidlrt import families, load_library, probe, releases
+
+    try:
+        lib = load_library()
+        fp = probe(lib)
+    except TidlRtError as exc:
+        return "TIDL-RT layout", f"unknown ({exc.call or 'library'}: not loaded)"
+    if len(fp.matches) != 1:
+        return "TIDL-RT layout", f"not identified: the library's defaults {fp.summary()}"
+    key = fp.matches[0]
+    rel = sorted(r for r, k in releases().items() if k == key)
+    return "TIDL-RT layout", (f"{families()[key].describe()}; releases {', '.join(rel) or 'none in the table'} "
+                              f"(from the library's defaults)")
+
+
+def _shared_memory() -> tuple[str, str]:
+    from ._errors import TidlRtError
+    from .runtime.tidlrt import load_library
+    from .runtime.tidlrt._library import alloc_shared
+
+    try:
+        lib = load_library()
+    except TidlRtError:
+        return "shared memory", "no TIDL-RT library"
+    if not (lib.has("TIDLRT_allocSharedMem") and lib.has("TIDLRT_freeSharedMem")):
+        return "shared memory", "not offered by this library (older than 8.0): TIDL-RT copies every tensor"
+    try:
+        registry: dict[int, int] = {}
+        block = alloc_shared(lib, 4096, 128, registry)
+        block[:] = 0x5A
+        ok = bool(block.all()) and (not lib.has("TIDLRT_isSharedMem")
+                                    or lib.fn("TIDLRT_isSharedMem")(block.ctypes.data) == 1)
+        del block
+    except TidlRtError as exc:
+        return "shared memory", f"not working: {exc}"
+    return "shared memory", "working (4 KiB allocated, written, recognised and freed)" if ok else \
+        "allocates, but TIDLRT_isSharedMem does not recognise the block"
+
+
+PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _library, _layout, _shared_memory]
+
+
+def register(provider: Provider) -> None:
+    """Add one line to ``tidl-io info``."""
+    PROVIDERS.append(provider)
+
+
+def collect() -> list[tuple[str, str]]:
+    """(label, text) from every provider, in order; a failing provider reports its error."""
+    out = []
+    for p in PROVIDERS:
+        try:
+            out.append(p())
+        except Exception as exc:  # noqa: BLE001 - one broken provider must not hide the rest
+            out.append((getattr(p, "__name__", "?").strip("_"), f"error: {type(exc).__name__}: {exc}"))
+    return out
+
+
+def format_info(lines: list[tuple[str, str]]) -> str:
+    width = max((len(k) for k, _ in lines), default=0)
+    return "\n".join(f"{k + ':':<{width + 1}} {v}" for k, v in lines)
