@@ -206,8 +206,9 @@ class InvokeReport(NamedTuple):
 
     @property
     def copy_seconds(self) -> float:
-        if self.perf is not None:
-            return self.perf.copy_in_seconds + self.perf.copy_out_seconds
+        if self.perf is not None:  # TIDL-RT's clock, bounded by the call it happened in
+            return min(self.perf.copy_in_seconds + self.perf.copy_out_seconds,
+                       self.total_seconds - self.device_seconds)
         return sum(t.seconds for t in self.transfers)
 
     @property

@@ -289,6 +289,7 @@ class TidlRtRuntime:
                 for s, plan in zip((*self._ins, *self._outs), plans):
                     ctypes.memmove(s.g.addr, plan[3], len(plan[3]))
             self._in_use = (inputs, outputs)
+            ctypes.memset(self._stats.addr, 0, self._stats.layout.size)  # no stale PerfStats
             t_call = time.perf_counter()
             status = self.lib.functions["TIDLRT_invoke"](self._handle, self._in_ptrs, self._out_ptrs)
             t_call = time.perf_counter() - t_call
@@ -302,13 +303,16 @@ class TidlRtRuntime:
                     f"against the io descriptor (names, types, dims, pads): {_TRACE_HINT}",
                     call="TIDLRT_invoke", status=status, subgraph=self.subgraph)
             s_ = self._stats.struct
-            perf = PerfStats(s_.cpIn_time_start, s_.cpIn_time_end, s_.proc_time_start, s_.proc_time_end,
-                             s_.cpOut_time_start, s_.cpOut_time_end)
+            perf: PerfStats | None = PerfStats(s_.cpIn_time_start, s_.cpIn_time_end, s_.proc_time_start,
+                                               s_.proc_time_end, s_.cpOut_time_start, s_.cpOut_time_end)
             ddr = self._ddr()
             transfers = tuple(plan[2] for plan in plans)
-        copies = perf.copy_in_seconds + perf.copy_out_seconds
-        report = InvokeReport(transfers, time.perf_counter() - t0, max(t_call - copies, 0.0),
-                              perf.proc_seconds or t_call, 0.0, perf, ddr)
+        if perf is not None and not any(perf):
+            perf = None  # the library did not fill them
+        # the library's call splits into its copies and the device; the rest is the binding's
+        copies = min(perf.copy_in_seconds + perf.copy_out_seconds, t_call) if perf is not None else 0.0
+        report = InvokeReport(transfers, time.perf_counter() - t0, t_call - copies,
+                              perf.proc_seconds if perf is not None else t_call, 0.0, perf, ddr)
         self._last = report
         return report
 
@@ -431,7 +435,7 @@ def _signature(value: Any) -> Any:
     arr = value.data if isinstance(value, RtTensor) else value
     if not isinstance(arr, np.ndarray):
         return None
-    return (arr.shape, arr.dtype, arr.strides, arr.__array_interface__["data"][0], arr.flags.writeable)
+    return (arr.shape, arr.dtype, arr.strides, arr.flags.writeable)
 
 
 def _with_mem(rt: RtTensor, mem: MemType) -> RtTensor:
