@@ -125,6 +125,9 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .session import find_artifacts
 
     runtime: object = args.runtime
+    if args.trace and args.runtime == "mock":
+        print("tidl-io: error: --trace is for TIDL-RT; the mock has no traces", file=err)
+        return EXIT_USAGE
     if args.trace:
         import functools
 
