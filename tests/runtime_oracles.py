@@ -7,10 +7,11 @@ device's output store), and a deterministic test model."""
 
 from __future__ import annotations
 
+import struct
 import sys
 
 import numpy as np
-from conftest import ROOT
+from conftest import ROOT, corpus
 
 import tidl_io
 from tidl_io.runtime import poison_value
@@ -151,3 +152,22 @@ def _capture(desc):
         return {o.name: np.zeros(tidl_io.models.model_shape(o)) for o in desc.outputs}
 
     return model, seen
+
+
+# ---- TIDL-RT stand-in helpers ------------------------------------------------------------------
+
+NET_WORD = {"T4P-b": 0x20211201, "T4P-c": 0x20230208, "T6P-d": 0x20250821}
+IO_FAMILY = {"T4P-a": "8.x", "T4P-b": "8.x", "T4P-c": "8.x", "T6P-d": "10.x"}
+
+
+def net_for(family: str) -> bytes:
+    return struct.pack("<I", NET_WORD.get(family, 0x20230208)) + bytes(60)
+
+
+def descs_for(family: str) -> list:
+    out = []
+    for p in corpus():
+        d = tidl_io.load(p)
+        if d.family == IO_FAMILY[family] and not d.subgraphs:
+            out.append(d)
+    return out

@@ -10,11 +10,12 @@ from __future__ import annotations
 import ctypes
 import gc
 import shutil
-import struct
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import STANDIN_FAMILIES, corpus
+from runtime_oracles import IO_FAMILY, PADDED, PADDED_OUT, _small, descs_for, net_for, valid_index
 
 import tidl_io
 from tidl_io import BufferMismatchError, MissingFileError, Session, TidlRtError
@@ -22,30 +23,11 @@ from tidl_io.buffers import view
 from tidl_io.runtime import MemType, MockC7xRuntime, RtTensor, Runtime, alloc_shared_buffers
 from tidl_io.runtime.tidlrt import TidlRtRuntime
 
-from conftest import STANDIN_FAMILIES, corpus
-from runtime_oracles import PADDED, PADDED_OUT, _small, valid_index
-
-NET_WORD = {"T4P-b": 0x20211201, "T4P-c": 0x20230208, "T6P-d": 0x20250821}
-IO_FAMILY = {"T4P-a": "8.x", "T4P-b": "8.x", "T4P-c": "8.x", "T6P-d": "10.x"}
-
-
-def net_for(family: str) -> bytes:
-    return struct.pack("<I", NET_WORD.get(family, 0x20230208)) + bytes(60)
-
 
 def make(lib: Path, family: str, desc, **kw) -> TidlRtRuntime:
     if family == "T4P-a":  # no release in the table: name the layout
         kw.setdefault("version", "T4P-a")
     return TidlRtRuntime(desc, net_for(family), library=lib, **kw)
-
-
-def descs_for(family: str) -> list:
-    out = []
-    for p in corpus():
-        d = tidl_io.load(p)
-        if d.family == IO_FAMILY[family] and not d.subgraphs:
-            out.append(d)
-    return out
 
 
 def last_paths(lib: Path, rt: TidlRtRuntime) -> list[str]:
@@ -166,45 +148,6 @@ def test_session_accepts_a_runtime_instance_for_one_subgraph(tidlrt_standin, tmp
     with pytest.raises(BufferMismatchError, match="a Runtime instance serves one subgraph, but .* has 2 "
                                                   r"\(one, two\); pass a factory"):
         Session(art, runtime=MockC7xRuntime(desc))
-
-
-# ---- choosing the layout ---------------------------------------------------------------------
-
-def test_a_library_of_another_layout_is_refused_before_create(tidlrt_standin) -> None:
-    desc = descs_for("T4P-c")[0]
-    for lib_family, net_family in (("T4P-c", "T4P-b"), ("T4P-b", "T4P-c"), ("T6P-d", "T4P-c")):
-        with pytest.raises(TidlRtError, match=rf"layout mismatch: the net file's TIDL_NET_VERSION .* means layout "
-                                              rf"{net_family}, but .* \(its defaults match {lib_family}\)\. A struct .* To "
-                                              rf"override: pass version="):
-            TidlRtRuntime(desc, net_for(net_family), library=tidlrt_standin(lib_family))
-
-
-def test_version_override_unknown_versions_and_io_mismatch(tidlrt_standin, monkeypatch) -> None:
-    lib = tidlrt_standin("T4P-c")
-    desc = descs_for("T4P-c")[0]
-    rt = TidlRtRuntime(desc, net_for("T4P-b"), library=lib, version="8.6")  # the net says 8.2; the user knows better
-    assert rt.family.key == "T4P-c" and rt.release == "08.06" and "version='8.6'" in rt.notes[0]
-    monkeypatch.setenv("TIDL_IO_TIDLRT_VERSION", "08_06_00_10")
-    assert TidlRtRuntime(desc, net_for("T4P-b"), library=lib).family.key == "T4P-c"
-    monkeypatch.delenv("TIDL_IO_TIDLRT_VERSION")
-    with pytest.raises(TidlRtError, match=r"version='12.3': not a TIDL release nor a layout family"):
-        TidlRtRuntime(desc, net_for("T4P-c"), library=lib, version="12.3")
-    with pytest.raises(TidlRtError, match=r"TIDL_NET_VERSION 0x20990101 is not in tidl-io's table .* defaults "
-                                          r"matches T4P-c\. Refusing to guess"):
-        TidlRtRuntime(desc, struct.pack("<I", 0x20990101) + bytes(8), library=lib)
-    with pytest.raises(TidlRtError, match=r"version='T6P-d' names layout T6P-d, but the library's defaults matches "
-                                          r"T4P-c"):
-        TidlRtRuntime(desc, net_for("T4P-c"), library=lib, version="T6P-d")
-    with pytest.raises(TidlRtError, match=r"io descriptor layout 10.x does not belong to TIDL-RT layout T4P-c"):
-        TidlRtRuntime(descs_for("T6P-d")[0], net_for("T4P-c"), library=lib)
-
-
-def test_9x_is_identified_from_the_library_alone(tidlrt_standin) -> None:
-    # TIDL_NET_VERSION 0x20230802 is 9.0, whose header is not public: the library's defaults decide.
-    desc = descs_for("T4P-c")[0]
-    lib = tidlrt_standin("T4P-c")
-    rt = TidlRtRuntime(desc, struct.pack("<I", 0x20230802) + bytes(8), library=lib)
-    assert rt.family.key == "T4P-c" and "no public header for this release" in rt.notes[0]
 
 
 # ---- faults -----------------------------------------------------------------------------------
