@@ -4,6 +4,7 @@ user memory), and how the copy branches convert values (``copy_*`` templates).""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -287,3 +288,79 @@ def check_convertible(t: Tensor, rt: RtTensor) -> None:
     raise BufferMismatchError(f"{t.label}: TIDL-RT cannot convert {ElementType(user_type).name} data into a "
                               f"{t.element.name if t.element else t.element_type} tensor (its copy tables "
                               f"return VX_FAILURE); pass data of the descriptor's type")
+
+
+# ---- shared by the runtimes -------------------------------------------------------------
+
+def check_alloc_args(size: Any, alignment: Any) -> tuple[int, int]:
+    """``alloc_shared``'s arguments as ints: a size >= 0 and a power-of-two alignment, or a
+    BufferMismatchError saying which is wrong."""
+    for what, value in (("size", size), ("alignment", alignment)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise BufferMismatchError(f"alloc_shared: {what} must be an integer number of bytes, found "
+                                      f"{type(value).__name__} {value!r}")
+    size, alignment = int(size), int(alignment)
+    if size < 0:
+        raise BufferMismatchError(f"alloc_shared: size must be >= 0 bytes, found {size}")
+    if alignment < 1 or alignment & (alignment - 1):
+        raise BufferMismatchError(f"alloc_shared: alignment must be a power of two, found {alignment}")
+    return size, alignment
+
+
+def byte_bounds(a: np.ndarray) -> tuple[int, int]:
+    """[low, high) addresses of the bytes an array spans."""
+    low = high = a.__array_interface__["data"][0]
+    if a.size == 0:
+        return low, low
+    for d, s in zip(a.shape, a.strides):
+        if s < 0:
+            low += (d - 1) * s
+        else:
+            high += (d - 1) * s
+    return low, high + a.itemsize
+
+
+def _signature(value: Any) -> Any:
+    """What a buffer's plan depends on besides its identity (an array's shape, dtype and
+    writeability can be changed in place)."""
+    arr = value.data if isinstance(value, RtTensor) else value
+    return (arr.shape, arr.dtype, arr.strides, arr.flags.writeable) if isinstance(arr, np.ndarray) else None
+
+
+class PlanMemo:
+    """The plans of the previous invoke, reused when the next one is given the very same
+    objects under the same keys (the usual allocate-once loop): matching and checks depend
+    only on them. Only plain dicts of weak-referenceable buffers are remembered."""
+
+    __slots__ = ("_memo",)
+
+    def __init__(self) -> None:
+        self._memo: tuple[list[tuple[Any, Any, Any]], list[tuple[Any, Any, Any]], Any] | None = None
+
+    def clear(self) -> None:
+        self._memo = None
+
+    def get(self, inputs: Tensors, outputs: Tensors) -> Any:
+        memo = self._memo
+        if memo is None or type(inputs) is not dict or type(outputs) is not dict:
+            return None
+        in_items, out_items, plans = memo
+        if len(inputs) != len(in_items) or len(outputs) != len(out_items):
+            return None
+        for given, items in ((inputs, in_items), (outputs, out_items)):
+            for key, ref, sig in items:
+                value = given.get(key)
+                if value is not ref() or _signature(value) != sig:
+                    return None
+        return plans
+
+    def put(self, inputs: Tensors, outputs: Tensors, plans: Any) -> None:
+        self._memo = None
+        if type(inputs) is not dict or type(outputs) is not dict:
+            return
+        try:
+            in_items = [(k, weakref.ref(v), _signature(v)) for k, v in inputs.items()]
+            out_items = [(k, weakref.ref(v), _signature(v)) for k, v in outputs.items()]
+        except TypeError:  # an object without weak references: no memo
+            return
+        self._memo = (in_items, out_items, plans)

@@ -59,6 +59,7 @@ from ..models import Model, model_shape, resolve_model
 from ..quant import dequantize, quantize
 from ..validate import geometry_problems
 from ._datamove import (
+    PlanMemo,
     _convert_in,
     _convert_out,
     _dense_logical,
@@ -66,6 +67,8 @@ from ._datamove import (
     _given_size,
     _memcpy_elements,
     _mismatches,
+    byte_bounds,
+    check_alloc_args,
     check_convertible,
     check_memcpy,
     check_rt,
@@ -269,8 +272,7 @@ class MockC7xRuntime:
         self._out_names = {s.name: i for i, s in enumerate(self._outputs)}
         self._shared: list[tuple[int, int, np.ndarray]] = []
         self._shared_cache: dict[int, tuple[weakref.ref[np.ndarray], bool]] = {}
-        self._plan_memo: tuple[list[tuple[Any, weakref.ref[Any], Any]], list[tuple[Any, weakref.ref[Any], Any]],
-                               list[_Plan_t], list[_Plan_t]] | None = None
+        self._memo = PlanMemo()
         self._closed = False
         self._last: InvokeReport | None = None
 
@@ -288,15 +290,7 @@ class MockC7xRuntime:
         """``TIDLRT_allocSharedMem(alignment, size)``: a new zero-filled 1-D uint8 array of
         ``size`` bytes whose address is a multiple of ``alignment``. Views into it count
         as shared. ``.view(dtype)`` gives a typed buffer."""
-        for what, value in (("size", size), ("alignment", alignment)):
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-                raise BufferMismatchError(f"alloc_shared: {what} must be an integer number of bytes, found "
-                                          f"{type(value).__name__} {value!r}")
-        size, alignment = int(size), int(alignment)
-        if size < 0:
-            raise BufferMismatchError(f"alloc_shared: size must be >= 0 bytes, found {size}")
-        if alignment < 1 or alignment & (alignment - 1):
-            raise BufferMismatchError(f"alloc_shared: alignment must be a power of two, found {alignment}")
+        size, alignment = check_alloc_args(size, alignment)
         check_alloc(size + alignment, "alloc_shared")
         block = np.zeros(size + alignment, np.uint8)
         start = (-block.ctypes.data) % alignment
@@ -304,15 +298,15 @@ class MockC7xRuntime:
         addr = buf.ctypes.data
         self._shared.append((addr, addr + size, block))
         self._shared_cache.clear()
-        self._plan_memo = None
+        self._memo.clear()
         return buf
 
     def free_shared(self, buf: np.ndarray) -> None:
         """``TIDLRT_freeSharedMem``: forget the block holding ``buf``."""
-        lo, hi = _byte_bounds(buf)
+        lo, hi = byte_bounds(buf)
         self._shared = [b for b in self._shared if not (b[0] <= lo and hi <= b[1])]
         self._shared_cache.clear()
-        self._plan_memo = None
+        self._memo.clear()
 
     def is_shared(self, buf: np.ndarray) -> bool:
         """``TIDLRT_isSharedMem``: whether all of ``buf`` lies in one block from
@@ -322,7 +316,7 @@ class MockC7xRuntime:
         hit = self._shared_cache.get(id(buf))
         if hit is not None and hit[0]() is buf:
             return hit[1]
-        lo, hi = _byte_bounds(buf)
+        lo, hi = byte_bounds(buf)
         result = any(start <= lo and hi <= end for start, end, _ in self._shared)
         if len(self._shared_cache) > 256:
             self._shared_cache.clear()
@@ -333,7 +327,7 @@ class MockC7xRuntime:
         """``TIDLRT_delete``: drop internal buffers; later invokes raise. Shared blocks the
         application holds stay valid."""
         self._closed = True
-        self._plan_memo = None
+        self._memo.clear()
         for slot in (*self._inputs, *self._outputs):
             slot.internal = None
 
@@ -353,7 +347,7 @@ class MockC7xRuntime:
         t0 = time.perf_counter()
         if self._closed:
             raise BufferMismatchError(f"{self._desc.source}: invoke after close()")
-        cached = self._cached_plans(inputs, outputs)
+        cached = self._memo.get(inputs, outputs)
         if cached is not None:
             in_plans, out_plans = cached
         else:
@@ -361,7 +355,7 @@ class MockC7xRuntime:
             outs = match_buffers(outputs, self._outputs, self._out_names, "output")
             in_plans = [self._plan(slot, value) for slot, value in zip(self._inputs, ins)]
             out_plans = [self._plan(slot, value) for slot, value in zip(self._outputs, outs)]
-            self._remember_plans(inputs, outputs, in_plans, out_plans)
+            self._memo.put(inputs, outputs, (in_plans, out_plans))
 
         transfers: list[Transfer] = []
         pad_seconds = 0.0
@@ -389,34 +383,6 @@ class MockC7xRuntime:
         return report
 
     # -- steps ------------------------------------------------------------------------
-    def _cached_plans(self, inputs: Tensors, outputs: Tensors) -> tuple[list[_Plan_t], list[_Plan_t]] | None:
-        """The plans of the previous invoke when it was given the very same objects under
-        the same keys (the usual allocate-once loop): matching and checks depend only on them."""
-        memo = self._plan_memo
-        if memo is None or type(inputs) is not dict or type(outputs) is not dict:
-            return None
-        in_items, out_items, in_plans, out_plans = memo
-        if len(inputs) != len(in_items) or len(outputs) != len(out_items):
-            return None
-        for given, items in ((inputs, in_items), (outputs, out_items)):
-            for key, ref, sig in items:
-                value = given.get(key)
-                if value is not ref() or _signature(value) != sig:
-                    return None
-        return in_plans, out_plans
-
-    def _remember_plans(self, inputs: Tensors, outputs: Tensors, in_plans: list[_Plan_t],
-                        out_plans: list[_Plan_t]) -> None:
-        self._plan_memo = None
-        if type(inputs) is not dict or type(outputs) is not dict:
-            return
-        try:
-            in_items = [(k, weakref.ref(v), _signature(v)) for k, v in inputs.items()]
-            out_items = [(k, weakref.ref(v), _signature(v)) for k, v in outputs.items()]
-        except TypeError:  # an object without weak references: no memo
-            return
-        self._plan_memo = (in_items, out_items, in_plans, out_plans)
-
     def _plan(self, slot: _Slot, value: Buffer) -> _Plan_t:
         """(path, reasons, data, rt): TIDL-RT's choice of zero-copy, memcpy or reformat."""
         data = value.data if isinstance(value, RtTensor) else value
@@ -559,13 +525,6 @@ class MockC7xRuntime:
         return model_seconds
 
 
-def _signature(value: Any) -> Any:
-    """What an object's plan depends on besides its identity (an array's shape and dtype
-    can be reassigned in place)."""
-    arr = value.data if isinstance(value, RtTensor) else value
-    return (arr.shape, arr.dtype, arr.strides, arr.flags.writeable) if isinstance(arr, np.ndarray) else None
-
-
 def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
     """``shape`` without its size-1 axes (what ``np.squeeze`` leaves)."""
     return tuple(d for d in shape if d != 1)
@@ -597,18 +556,6 @@ def _pad_message(t: Tensor, buf: np.ndarray) -> str:
             f"element(s) of {report.checked}; first at element {i} (byte {i * t.itemsize}) {where}: expected 0, "
             f"found {value!r}. Zero the pads once (alloc_input does) and write only the valid region "
             f"(pack / view)")
-
-
-def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
-    low = high = a.__array_interface__["data"][0]
-    if a.size == 0:
-        return low, low
-    for d, s in zip(a.shape, a.strides):
-        if s < 0:
-            low += (d - 1) * s
-        else:
-            high += (d - 1) * s
-    return low, high + a.itemsize
 
 
 def _check_net(net: str | os.PathLike[str] | bytes | None) -> int | None:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..._errors import BufferMismatchError, LibraryNotFoundError, TidlRtError
+from .._datamove import check_alloc_args
 from ._structs import StructLayout
 
 __all__ = ["ENV_LIBRARY", "ENV_VERSION", "Guarded", "Library", "SharedBlock", "load_library"]
@@ -216,15 +217,7 @@ def _free(lib: Library, ptr: int, registry: dict[int, int]) -> None:
 def alloc_shared(lib: Library, size: int, alignment: int, registry: dict[int, int]) -> np.ndarray:
     """A 1-D uint8 array over a new block of TIDL-RT's shared heap (NOT zeroed: that heap
     is dirty, like malloc)."""
-    for what, value in (("size", size), ("alignment", alignment)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-            raise BufferMismatchError(f"alloc_shared: {what} must be an integer number of bytes, found "
-                                      f"{type(value).__name__} {value!r}")
-    size, alignment = int(size), int(alignment)
-    if size < 0:
-        raise BufferMismatchError(f"alloc_shared: size must be >= 0 bytes, found {size}")
-    if alignment < 1 or alignment & (alignment - 1):
-        raise BufferMismatchError(f"alloc_shared: alignment must be a power of two, found {alignment}")
+    size, alignment = check_alloc_args(size, alignment)
     if size + alignment > 0x7FFFFFFF:
         raise BufferMismatchError(f"alloc_shared: {size} bytes do not fit TIDLRT_allocSharedMem's int32 size")
     with lib.lock:

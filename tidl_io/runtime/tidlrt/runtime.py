@@ -22,7 +22,6 @@ import ctypes
 import os
 import threading
 import time
-import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,15 @@ from ..._errors import BufferMismatchError, FormatError, GeometryError, MissingF
 from ...buffers import _aligned_zeros
 from ...descriptor import Descriptor, Tensor, TensorLayout, build
 from ...validate import geometry_problems
-from .._datamove import _mismatches, check_convertible, check_memcpy, check_rt, match_buffers
+from .._datamove import (
+    PlanMemo,
+    _mismatches,
+    byte_bounds,
+    check_convertible,
+    check_memcpy,
+    check_rt,
+    match_buffers,
+)
 from ..protocol import (
     _DEFAULT_ALIGNMENT,
     Buffer,
@@ -110,7 +117,7 @@ class TidlRtRuntime:
         self._lock = threading.Lock()
         self._shared: dict[int, int] = {}
         self._last: InvokeReport | None = None
-        self._memo: tuple[list[tuple[Any, Any, Any]], list[tuple[Any, Any, Any]], list[Any]] | None = None
+        self._memo = PlanMemo()
         self._in_use: tuple[Any, Any] | None = None
         fam = self.family
         self._ins = [_Slot(t, fam, "input") for t in desc.inputs]
@@ -219,7 +226,7 @@ class TidlRtRuntime:
         if not isinstance(buf, np.ndarray):
             return False
         block = owner_of(buf)
-        lo, hi = _byte_bounds(buf)
+        lo, hi = byte_bounds(buf)
         if block is not None and block.ptr in self._shared:
             return block.ptr <= lo and hi <= block.ptr + block.size
         if not self.lib.has("TIDLRT_isSharedMem") or hi <= lo:
@@ -244,7 +251,7 @@ class TidlRtRuntime:
                     self.lib.fn("TIDLRT_deactivate")(handle)
                 status = self.lib.fn("TIDLRT_delete")(handle)
             self._in_use = None
-            self._memo = None
+            self._memo.clear()
         if status != 0:
             raise TidlRtError(f"{self.subgraph}: TIDLRT_delete returned {status}", call="TIDLRT_delete",
                               status=status, subgraph=self.subgraph)
@@ -275,7 +282,7 @@ class TidlRtRuntime:
             if self._closed or self._handle is None:
                 raise TidlRtError(f"{self.subgraph}: invoke after close()", call="TIDLRT_invoke",
                                   subgraph=self.subgraph)
-            plans = self._cached(inputs, outputs)
+            plans = self._memo.get(inputs, outputs)
             if plans is None:
                 ins = match_buffers(inputs, self._ins, self._in_names, "input")
                 outs = match_buffers(outputs, self._outs, self._out_names, "output")
@@ -284,7 +291,7 @@ class TidlRtRuntime:
                     self._fix_choice(s, plan[0])
                     self._fill(s, plan[1])
                     plan[3] = ctypes.string_at(s.g.addr, s.g.layout.size)
-                self._remember(inputs, outputs, plans)
+                self._memo.put(inputs, outputs, plans)
             else:
                 for s, plan in zip((*self._ins, *self._outs), plans):
                     ctypes.memmove(s.g.addr, plan[3], len(plan[3]))
@@ -404,55 +411,10 @@ class TidlRtRuntime:
         if fam.has_buffer_size:
             st.bufferSize = rt.data.size if rt.buffer_size is None else rt.buffer_size
 
-    # -- plan memo (the allocate-once loop) ----------------------------------------------
-    def _cached(self, inputs: Tensors, outputs: Tensors) -> list[Any] | None:
-        memo = self._memo
-        if memo is None or type(inputs) is not dict or type(outputs) is not dict:
-            return None
-        in_items, out_items, plans = memo
-        if len(inputs) != len(in_items) or len(outputs) != len(out_items):
-            return None
-        for given, items in ((inputs, in_items), (outputs, out_items)):
-            for key, ref, sig in items:
-                value = given.get(key)
-                if value is not ref() or _signature(value) != sig:
-                    return None
-        return plans
-
-    def _remember(self, inputs: Tensors, outputs: Tensors, plans: list[Any]) -> None:
-        self._memo = None
-        if type(inputs) is not dict or type(outputs) is not dict:
-            return
-        try:
-            in_items = [(k, weakref.ref(v), _signature(v)) for k, v in inputs.items()]
-            out_items = [(k, weakref.ref(v), _signature(v)) for k, v in outputs.items()]
-        except TypeError:
-            return
-        self._memo = (in_items, out_items, plans)
-
-
-def _signature(value: Any) -> Any:
-    arr = value.data if isinstance(value, RtTensor) else value
-    if not isinstance(arr, np.ndarray):
-        return None
-    return (arr.shape, arr.dtype, arr.strides, arr.flags.writeable)
-
 
 def _with_mem(rt: RtTensor, mem: MemType) -> RtTensor:
     return RtTensor(rt.name, rt.data, rt.element_type, rt.dims, rt.pitches, rt.pads, rt.layout, rt.scale,
                     rt.zero_point, mem, rt.buffer_size)
-
-
-def _byte_bounds(a: np.ndarray) -> tuple[int, int]:
-    low = high = a.__array_interface__["data"][0]
-    if a.size == 0:
-        return low, low
-    for d, s in zip(a.shape, a.strides):
-        if s < 0:
-            low += (d - 1) * s
-        else:
-            high += (d - 1) * s
-    return low, high + a.itemsize
 
 
 def _degraded(lib: Library) -> str:
