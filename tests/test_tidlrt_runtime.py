@@ -288,3 +288,45 @@ def test_runtime_is_exported_and_memtype_follows_the_buffer(tidlrt_standin) -> N
     assert st.elementType == 0 and st.numDim == 6 and st.bufferSize == ins["img"].size
     assert list(st.pitch)[3:] == [(5 + 2) * 8 + 1, 8] and st.dataOffset == 1 * 8 + 1
     assert ctypes.string_at(ctypes.addressof(st), 4) == b"img\0"
+
+
+def test_one_handle_per_subgraph_in_order_and_invokes_serialised(tidlrt_standin, tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    import threading
+
+    lib = tidlrt_standin("T6P-d")
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(lib))
+    first = _small(inputs=[PADDED], outputs=[dict(PADDED_OUT, outElementType=6, outTensorScale=1.0)])
+    second = _small(inputs=[dict(inDataName="feat", inWidth=4, inHeight=3, inNumChannels=5, inElementType=6,
+                                 inChannelPitch=12)],
+                    outputs=[dict(outDataName="out", outWidth=4, outHeight=3, outNumChannels=5, outElementType=6,
+                                  outChannelPitch=12)])
+    art = tmp_path / "art"
+    art.mkdir()
+    for name, d in (("a", first), ("b", second)):
+        (art / f"{name}_tidl_io_1.bin").write_bytes(tidl_io.build(d))
+        (art / f"{name}_tidl_net.bin").write_bytes(net_for("T6P-d"))
+    x = np.random.default_rng(2).uniform(0, 255, (3, 5, 7))
+    with Session(art, runtime="tidlrt") as s, Session(art, runtime="mock") as m:
+        handles = [rt._handle for rt in s.runtimes]
+        assert len(handles) == 2 and handles[0] != handles[1] and s.input_names == ("img",)
+        a, b = s.run(x), m.run(x)
+        assert np.array_equal(a["out"], b["out"]) and np.array_equal(a["feat"], b["feat"])
+        rt = s.runtimes[1]
+        ins, outs = s.buffers(1)
+        want = {k: v.copy() for k, v in outs.items()}
+        errors: list[BaseException] = []
+
+        def loop() -> None:
+            try:
+                for _ in range(20):
+                    rt.invoke(ins, outs)
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=loop) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and all(np.array_equal(outs[k], want[k]) for k in outs)
