@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import struct
 import threading
 import time
 from pathlib import Path
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = ["TidlRtRuntime"]
+
+_PERF = struct.Struct("<6Q")  # sTIDLRT_PerfStats_t: six uint64 (every layout)
 
 _TRACE_HINT = ("run again with TidlRtRuntime(..., trace_log_level=2, trace_write_level=1) (tidl-io run: "
                "--trace) to see TIDL-RT's own messages and per-layer traces")
@@ -130,6 +133,11 @@ class TidlRtRuntime:
             self._call("TIDLRT_setTensorDefault", s.g.addr)
             s.g.check("TIDLRT_setTensorDefault", fam.key)
         self._stats = Guarded(fam.perf, "sTIDLRT_PerfStats_t")
+        if fam.perf.size != _PERF.size:
+            raise TidlRtError(f"layout {fam.key}: sTIDLRT_PerfStats_t is {fam.perf.size} bytes, expected six uint64",
+                              call="create")
+        r, w = ctypes.c_uint64(), ctypes.c_uint64()
+        self._ddr_args = (r, w, ctypes.byref(r), ctypes.byref(w))
         self._create(net_bytes, core_num, core_start_idx, target_priority, max_pre_empt_delay, trace_log_level,
                      trace_write_level, trace_base_name)
 
@@ -309,9 +317,7 @@ class TidlRtRuntime:
                     f"{self.subgraph}: TIDLRT_invoke failed with status {status}; the library checks every tensor "
                     f"against the io descriptor (names, types, dims, pads): {_TRACE_HINT}",
                     call="TIDLRT_invoke", status=status, subgraph=self.subgraph)
-            s_ = self._stats.struct
-            perf: PerfStats | None = PerfStats(s_.cpIn_time_start, s_.cpIn_time_end, s_.proc_time_start,
-                                               s_.proc_time_end, s_.cpOut_time_start, s_.cpOut_time_end)
+            perf: PerfStats | None = PerfStats._make(_PERF.unpack(ctypes.string_at(self._stats.addr, 48)))
             ddr = self._ddr()
             transfers = tuple(plan[2] for plan in plans)
         if perf is not None and not any(perf):
@@ -327,8 +333,8 @@ class TidlRtRuntime:
         f = self.lib.functions.get("TIDLRT_getDdrStats")
         if f is None:
             return None
-        r, w = ctypes.c_uint64(), ctypes.c_uint64()
-        if f(ctypes.byref(r), ctypes.byref(w)) != 0:
+        r, w, rp, wp = self._ddr_args
+        if f(rp, wp) != 0:
             return None
         return int(r.value), int(w.value)
 
