@@ -145,6 +145,12 @@ def test_mixed_or_unknown_shapes_match_nothing() -> None:
     assert "matches no known family" in fp.summary()
 
 
+def test_an_earlier_p_d_library_without_temp_buffer_dir_still_matches() -> None:
+    raw, touched = params_image("d")  # setParamsDefault before tempBufferDir had a default
+    raw = raw[:1104] + bytes([PAT]) * 9 + raw[1113:]
+    assert match_fingerprint((raw, touched - set(range(1104, 1113))), tensor_image(True)).matches == ("T6P-d",)
+
+
 def test_flow_ctrl_and_dim_pitches_may_be_written_or_not() -> None:
     raw, touched = params_image("d")  # TI's PC emulation sets flowCtrl 0x21
     raw = raw[:36] + struct.pack("<I", 0x21) + raw[40:]

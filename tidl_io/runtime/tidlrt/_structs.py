@@ -230,6 +230,9 @@ def fingerprint_problems(layout: StructLayout, raw: bytes, touched: set[int]) ->
         if want is None:
             continue
         if m.ctype == "char":  # a string default: the text and its NUL, the rest may be anything
+            allowed.update(range(m.offset, m.offset + m.nbytes))
+            if want == "any":
+                continue
             text = bytes(raw[m.offset:m.offset + m.nbytes]).split(b"\0", 1)[0]
             if text != str(want).encode():
                 problems.append(f"{m.name}: expected {want!r}, found {text[:40]!r}")
