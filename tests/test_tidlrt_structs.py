@@ -145,6 +145,17 @@ def test_mixed_or_unknown_shapes_match_nothing() -> None:
     assert "matches no known family" in fp.summary()
 
 
+def test_a_later_11x_library_zeroing_more_fields_still_matches() -> None:
+    # a later 11.x setParamsDefault also zeroes dumpNetInitBackupData, releaseIOTensorsAtCreate,
+    # computeChecksum (24..35), forceNegativeTest and enableCodeCoverage (64..71)
+    raw, touched = params_image("d")
+    raw = raw[:24] + bytes(12) + raw[36:64] + bytes(8) + raw[72:]
+    touched |= set(range(24, 36)) | set(range(64, 72))
+    assert match_fingerprint((raw, touched), tensor_image(True)).matches == ("T6P-d",)
+    # ...but a write into padding or past the struct still disqualifies
+    assert match_fingerprint((raw, touched | {1660}), tensor_image(True)).matches == ()
+
+
 def test_an_earlier_p_d_library_without_temp_buffer_dir_still_matches() -> None:
     raw, touched = params_image("d")  # setParamsDefault before tempBufferDir had a default
     raw = raw[:1104] + bytes([PAT]) * 9 + raw[1113:]
