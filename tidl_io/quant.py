@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _native
 from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
 from .descriptor import Tensor
@@ -270,6 +271,11 @@ def _quantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, rounding: str
     element dtype and src's shape. Raises _NanFound for NaN with nan="error"."""
     if src.size == 0:
         return
+    nans = _native.quantize(dst, src, qp.scale, qp.zero_point, qp.lo, qp.hi, rounding == "nearest")
+    if nans is not None:  # the native kernel did it (NaN written as the zero point)
+        if nans and nan == "error":
+            raise _NanFound
+        return
     dst, src = _squeeze_pair(dst, src)
     lim = _limits(qp, src.dtype, rounding)
     ct = lim.ct
@@ -320,6 +326,8 @@ def _dequantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_ele
     """``dst[...] = dequantize(src)``; src holds codes of the element dtype (any strides),
     dst is float32 or float64 of the same shape."""
     if src.size == 0:
+        return
+    if not qp.is_float and _native.dequantize(dst, src, qp.scale, qp.zero_point):
         return
     dst, src = _squeeze_pair(dst, src)
     if qp.is_float or (qp.scale == 1.0 and qp.zero_point == 0 and qp.dtype.itemsize < 8):
