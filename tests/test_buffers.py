@@ -49,6 +49,9 @@ from tidl_io.buffers import (
 )
 from tidl_io.validate import geometry_problems
 
+# Every test here runs on the NumPy path and again on the native kernels.
+pytestmark = pytest.mark.usefixtures("both_paths")
+
 CODES = {"uint8": 0, "int8": 1, "uint16": 2, "int16": 3, "int32": 5, "float32": 6}
 RNG = np.random.default_rng(20240601)
 

@@ -116,7 +116,7 @@ def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
                             f"with pip install . or python tools/build_native.py")
             continue
         return lib, f"loaded {path.name} ({lib.tio_isa().decode()})", str(path)
-    return None, "not built (" + "; ".join(problems) + "); the NumPy path is used", None
+    return None, "unavailable (" + "; ".join(problems) + "); the NumPy path is used", None
 
 
 LIB, REASON, PATH = _load()

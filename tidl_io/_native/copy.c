@@ -30,7 +30,12 @@
 
 #define TIO_ROW_CHUNK ((int64_t)1 << 18) /* bytes per work item for row copies */
 #define TIO_LANE_CHUNK ((int64_t)1 << 14) /* elements per work item for (de)interleaves */
-#define TIO_TILE_A 64                     /* transpose block: destination columns */
+#ifndef TIO_TILE_A
+#define TIO_TILE_A 64 /* transpose block: destination columns */
+#endif
+#ifndef TIO_STRIP_BYTES
+#define TIO_STRIP_BYTES 256 /* transpose block: source bytes per row (destination rows x item size) */
+#endif
 
 enum { TIO_ROWS, TIO_DEINTERLEAVE, TIO_INTERLEAVE, TIO_TRANSPOSE, TIO_GENERAL };
 
@@ -392,8 +397,8 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     case TIO_DEINTERLEAVE: job.pieces = (job.na + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_INTERLEAVE: job.pieces = (job.nb + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_TRANSPOSE:
-        /* a strip of b: whole cache lines of each source row (64 bytes, at least 16 items) */
-        job.strip = itemsize >= 4 ? 16 : itemsize == 2 ? 32 : 64;
+        /* a strip of b: whole cache lines of each source row */
+        job.strip = TIO_STRIP_BYTES / itemsize > 4 ? TIO_STRIP_BYTES / itemsize : 4;
         job.pieces = (job.nb + job.strip - 1) / job.strip;
         break;
     default: job.pieces = 1;
