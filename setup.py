@@ -9,7 +9,7 @@ compiler the build prints one line and the package uses its NumPy path.
 import importlib.util
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:  # setuptools >= 70.1
@@ -36,16 +36,19 @@ class build_py_native(build_py):
         _native_build().try_build(targets)
 
 
-class bdist_wheel_native(bdist_wheel):
-    """The wheel carries a shared library: tag it for this platform, any Python 3 (no Python.h)."""
+class BinaryDistribution(Distribution):
+    """The wheel carries a shared library: platform files at the wheel's root (platlib)."""
 
-    def finalize_options(self):
-        super().finalize_options()
-        self.root_is_pure = False
+    def has_ext_modules(self):
+        return True
+
+
+class bdist_wheel_native(bdist_wheel):
+    """Tagged for this platform, any Python 3 (the library does not use Python.h)."""
 
     def get_tag(self):
         _, _, plat = super().get_tag()
         return "py3", "none", plat
 
 
-setup(cmdclass={"build_py": build_py_native, "bdist_wheel": bdist_wheel_native})
+setup(distclass=BinaryDistribution, cmdclass={"build_py": build_py_native, "bdist_wheel": bdist_wheel_native})
