@@ -99,6 +99,8 @@ def test_build_without_a_compiler_says_so_in_one_line(tmp_path: Path, capsys: py
 
 
 def test_standalone_build_and_stale_detection(tmp_path: Path) -> None:
+    if _native._build_module().find_compiler() is None and os.environ.get("TIDL_IO_REQUIRE_CC") != "1":
+        pytest.skip("no C compiler here (cross-built library, e.g. under qemu)")
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_native.py"), "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import importlib.util
 import os
 from collections.abc import Iterator
@@ -47,20 +48,23 @@ def _build_module() -> Any:
     return module
 
 
-def _candidates() -> list[Path]:
+def _candidates() -> Iterator[Path]:
     explicit = os.environ.get("TIDL_IO_NATIVE_LIB")
     if explicit:
-        return [Path(explicit)]
+        yield Path(explicit)
+        return
     name = "libtidl_io_native.so"
-    found = [HERE / name]
-    from importlib import metadata
+    yield HERE / name
+    from importlib import metadata  # (slow to import: only when the library beside us did not do)
     try:
         dist = metadata.distribution("tidl-io")
         files = dist.files or []
     except (metadata.PackageNotFoundError, OSError, ValueError):  # not installed, unreadable metadata
         files = []
-    found += [Path(str(dist.locate_file(f))) for f in files if f.name == name]
-    return list(dict.fromkeys(found))
+    for file in files:
+        path = Path(str(dist.locate_file(file)))
+        if file.name == name and path != HERE / name:
+            yield path
 
 
 def _threads_default() -> int:
@@ -159,25 +163,45 @@ def forced(enabled: bool, threads: int | None = None) -> Iterator[None]:
 
 # ---- wrappers ------------------------------------------------------------------------------------
 
-def _geometry(shape: tuple[int, ...], *strides: tuple[int, ...]) -> tuple[Any, ...] | None:
-    if len(shape) > MAXDIM:
+@functools.lru_cache(maxsize=2048)
+def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tuple[int, ...]
+          ) -> tuple[Any, ...] | None:
+    """(ndim, shape, dst strides, src strides as C arrays, dst offset, src offset) of a same-shape
+    strided pair: size-1 axes dropped, destination strides made positive (walking such an axis
+    from its far end) and sorted descending, neighbours that are contiguous in both merged (what
+    NumPy's own loops do); None above MAXDIM axes. Pure and cached: no array is touched."""
+    d_off = s_off = 0
+    axes = []
+    for n, d, s in zip(shape, dst_strides, src_strides):
+        if n == 1:
+            continue
+        if d < 0:
+            d_off += (n - 1) * d
+            s_off += (n - 1) * s
+            d, s = -d, -s
+        axes.append((n, d, s))
+    axes.sort(key=lambda a: (-a[1], -abs(a[2])))
+    merged: list[tuple[int, int, int]] = []
+    for n, d, s in axes:
+        if merged and merged[-1][1] == n * d and merged[-1][2] == n * s:
+            merged[-1] = (merged[-1][0] * n, d, s)
+        else:
+            merged.append((n, d, s))
+    if not merged:
+        merged = [(1, 0, 0)]
+    if len(merged) > MAXDIM:
         return None
-    if not shape:
-        shape, strides = (1,), tuple((0,) for _ in strides)
-    arrays = [(ctypes.c_int64 * len(shape))(*shape)]
-    arrays += [(ctypes.c_int64 * len(shape))(*s) for s in strides]
-    return (len(shape), *arrays)
+    k = len(merged)
+    arrays = [(ctypes.c_int64 * k)(*(a[i] for a in merged)) for i in range(3)]
+    return (k, *arrays, d_off, s_off)
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
 
 
 def _native_order(*arrays: np.ndarray) -> bool:
     return all(a.dtype.isnative for a in arrays)
-
-
-def _ordered(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from .._blocked import _simplify  # (the permute kernels' axis simplification)
-    if dst.ndim == 0 or dst.size == 1:
-        return dst.reshape(1), src.reshape(1)
-    return _simplify(dst, src)
 
 
 def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo: int, hi: int,
@@ -188,12 +212,13 @@ def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo
     if lib is None or src.dtype.kind != "f" or src.dtype.itemsize not in (4, 8) or dst.dtype.kind not in "iu" \
             or dst.dtype.itemsize > 4 or not _native_order(dst, src) or dst.size == 0:
         return None
-    d, s = _ordered(dst, src)
-    geometry = _geometry(d.shape, d.strides, s.strides)
-    if geometry is None:
+    plan = _plan(dst.shape, dst.strides, src.strides)
+    if plan is None:
         return None
-    nans = lib.tio_quantize(d.ctypes.data, _CODES[d.dtype], s.ctypes.data, _CODES[s.dtype], *geometry,
-                            float(scale), float(zero_point), float(lo), float(hi), int(nearest), THREADS)
+    k, shape, ds, ss, d_off, s_off = plan
+    nans = lib.tio_quantize(_address(dst) + d_off, _CODES[dst.dtype], _address(src) + s_off, _CODES[src.dtype],
+                            k, shape, ds, ss, float(scale), float(zero_point), float(lo), float(hi),
+                            int(nearest), THREADS)
     if nans < 0:  # pragma: no cover - the checks above exclude it
         raise AssertionError("tio_quantize refused its arguments")
     return int(nans)
@@ -206,12 +231,12 @@ def dequantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int) 
     if lib is None or dst.dtype != np.float32 or src.dtype.kind not in "iu" or src.dtype.itemsize > 4 \
             or not _native_order(dst, src) or dst.size == 0:
         return False
-    d, s = _ordered(dst, src)
-    geometry = _geometry(d.shape, d.strides, s.strides)
-    if geometry is None:
+    plan = _plan(dst.shape, dst.strides, src.strides)
+    if plan is None:
         return False
-    status = lib.tio_dequantize(d.ctypes.data, s.ctypes.data, _CODES[s.dtype], *geometry,
-                                ctypes.c_float(scale), int(zero_point), THREADS)
+    k, shape, ds, ss, d_off, s_off = plan
+    status = lib.tio_dequantize(_address(dst) + d_off, _address(src) + s_off, _CODES[src.dtype], k, shape, ds,
+                                ss, ctypes.c_float(scale), int(zero_point), THREADS)
     return status == 0
 
 
@@ -220,11 +245,11 @@ def copy(dst: np.ndarray, src: np.ndarray) -> bool:
     lib = active()
     if lib is None or dst.dtype.hasobject or dst.dtype != src.dtype or dst.size == 0:
         return False
-    d, s = _ordered(dst, src)
-    geometry = _geometry(d.shape, d.strides, s.strides)
-    if geometry is None:
+    plan = _plan(dst.shape, dst.strides, src.strides)
+    if plan is None:
         return False
-    return lib.tio_copy(d.ctypes.data, s.ctypes.data, d.itemsize, *geometry, THREADS) == 0
+    k, shape, ds, ss, d_off, s_off = plan
+    return lib.tio_copy(_address(dst) + d_off, _address(src) + s_off, dst.itemsize, k, shape, ds, ss, THREADS) == 0
 
 
 def square_inplace(a: np.ndarray) -> bool:
@@ -242,9 +267,10 @@ def count_nonzero(block: np.ndarray) -> tuple[int, int] | None:
     lib = active()
     if lib is None or block.dtype.kind != "u" or block.size == 0 or min(block.strides, default=0) < 0:
         return None
-    geometry = _geometry(block.shape, block.strides)
-    if geometry is None:
+    if block.ndim > MAXDIM or block.ndim == 0:
         return None
+    k = block.ndim
+    shape, strides = (ctypes.c_int64 * k)(*block.shape), (ctypes.c_int64 * k)(*block.strides)
     first = ctypes.c_int64(-1)
-    count = lib.tio_count_nonzero(block.ctypes.data, block.itemsize, *geometry, ctypes.byref(first))
+    count = lib.tio_count_nonzero(_address(block), block.itemsize, k, shape, strides, ctypes.byref(first))
     return int(count), int(first.value)
