@@ -265,7 +265,8 @@ def count_nonzero(block: np.ndarray) -> tuple[int, int] | None:
     """(non-zero items, byte offset of the lowest one from block's start or -1) for an unsigned
     integer view with non-negative strides; None when not handled."""
     lib = active()
-    if lib is None or block.dtype.kind != "u" or block.size == 0 or min(block.strides, default=0) < 0:
+    if lib is None or block.dtype.kind != "u" or block.size == 0 or min(block.strides, default=0) < 0 \
+            or block.shape[-1] < 64:  # short rows: NumPy's count_nonzero is faster per call
         return None
     if block.ndim > MAXDIM or block.ndim == 0:
         return None
