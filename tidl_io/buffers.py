@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 
-from . import _native
 from ._blocked import view_reshape
 from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
@@ -641,14 +640,6 @@ def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
         block = np.ndarray(shape, bits.dtype, buffer=bits, offset=start * plan.itemsize,
                            strides=tuple(s * plan.itemsize for s in strides))
         checked += block.size
-        found = _native.count_nonzero(block)
-        if found is not None:
-            count, offset = found
-            if count:
-                address = start + offset // plan.itemsize
-                first = address if first is None else min(first, address)
-                dirty += count
-            continue
         count = int(np.count_nonzero(block))
         if count:
             dirty += count

@@ -91,8 +91,6 @@ def _prototype(lib: ctypes.CDLL) -> None:
     lib.tio_copy.argtypes = [vp, vp, i64, c_int, _I64P, _I64P, _I64P, c_int]
     lib.tio_square_inplace.restype = c_int
     lib.tio_square_inplace.argtypes = [vp, i64, i64, i64, c_int]
-    lib.tio_count_nonzero.restype = i64
-    lib.tio_count_nonzero.argtypes = [vp, i64, c_int, _I64P, _I64P, _I64P]
 
 
 def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
@@ -259,19 +257,3 @@ def square_inplace(a: np.ndarray) -> bool:
         return False
     b, n, _, e = a.shape
     return lib.tio_square_inplace(a.ctypes.data, e * a.itemsize, b, n, THREADS) == 0
-
-
-def count_nonzero(block: np.ndarray) -> tuple[int, int] | None:
-    """(non-zero items, byte offset of the lowest one from block's start or -1) for an unsigned
-    integer view with non-negative strides; None when not handled."""
-    lib = active()
-    if lib is None or block.dtype.kind != "u" or block.size == 0 or min(block.strides, default=0) < 0 \
-            or block.shape[-1] < 64:  # short rows: NumPy's count_nonzero is faster per call
-        return None
-    if block.ndim > MAXDIM or block.ndim == 0:
-        return None
-    k = block.ndim
-    shape, strides = (ctypes.c_int64 * k)(*block.shape), (ctypes.c_int64 * k)(*block.strides)
-    first = ctypes.c_int64(-1)
-    count = lib.tio_count_nonzero(_address(block), block.itemsize, k, shape, strides, ctypes.byref(first))
-    return int(count), int(first.value)

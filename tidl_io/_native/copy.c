@@ -12,6 +12,8 @@
  *               for every index of the other axes, with register-tile kernels (SSE2 / NEON) beside a
  *               portable loop;
  *   general     anything else: one strided loop per destination row.
+ * (check_padding has no kernel here: NumPy's count_nonzero over the pad blocks measured twice as fast
+ * as a plain C count, 0.45x vs 0.90x a copy of the buffer.)
  * Work is split into items (outer index x strip) shared by up to `threads` threads.
  */
 #include "tidl_io_native.h"
@@ -495,63 +497,4 @@ int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n,
     tio_sqjob job = {(char *)data, cell_bytes, batch, n, (n + TIO_SQ_TILE - 1) / TIO_SQ_TILE};
     tio_parallel(tio_square_range, &job, batch * job.tiles, threads, 2 * batch * n * n * cell_bytes);
     return 0;
-}
-
-/* ---- padding ------------------------------------------------------------------------------------- */
-
-#define TIO_NZ(T)                                                                                          \
-    static int64_t tio_nz_##T(const char *p, int64_t stride, int64_t n, int64_t *first)                   \
-    {                                                                                                      \
-        int64_t count = 0;                                                                                 \
-        if (stride == (int64_t)sizeof(T)) {                                                                \
-            const T *q = (const T *)p;                                                                     \
-            for (int64_t i = 0; i < n; i++)                                                                \
-                count += q[i] != 0;                                                                        \
-        } else {                                                                                           \
-            for (int64_t i = 0; i < n; i++)                                                                \
-                count += *(const T *)(p + i * stride) != 0;                                                \
-        }                                                                                                  \
-        if (count && *first < 0)                                                                           \
-            for (int64_t i = 0; i < n; i++)                                                                \
-                if (*(const T *)(p + i * stride) != 0) {                                                   \
-                    *first = i * stride;                                                                   \
-                    break;                                                                                 \
-                }                                                                                          \
-        return count;                                                                                      \
-    }
-TIO_NZ(uint8_t)
-TIO_NZ(uint16_t)
-TIO_NZ(uint32_t)
-TIO_NZ(uint64_t)
-
-int64_t tio_count_nonzero(const void *data, int64_t itemsize, int ndim, const int64_t *shape,
-                          const int64_t *strides, int64_t *first_offset)
-{
-    if (ndim < 1 || ndim > TIO_MAXDIM || tio_log2_size(itemsize) < 0)
-        return -1;
-    tio_walk walk;
-    walk.ndim = ndim - 1;
-    int64_t rows = 1;
-    for (int k = 0; k < ndim - 1; k++) {
-        walk.shape[k] = shape[k];
-        walk.a_strides[k] = walk.b_strides[k] = strides[k];
-        rows *= shape[k];
-    }
-    int64_t n = shape[ndim - 1], stride = strides[ndim - 1], total = 0;
-    *first_offset = -1;
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t off, unused, first = -1, count;
-        tio_walk_offsets(&walk, r, &off, &unused);
-        const char *p = (const char *)data + off;
-        switch (itemsize) {
-        case 1: count = tio_nz_uint8_t(p, stride, n, &first); break;
-        case 2: count = tio_nz_uint16_t(p, stride, n, &first); break;
-        case 4: count = tio_nz_uint32_t(p, stride, n, &first); break;
-        default: count = tio_nz_uint64_t(p, stride, n, &first); break;
-        }
-        if (count && (*first_offset < 0 || off + first < *first_offset))
-            *first_offset = off + first;
-        total += count;
-    }
-    return total;
 }

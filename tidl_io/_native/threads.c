@@ -8,7 +8,7 @@
 #endif
 
 /* Below this many bytes moved, waking a second thread (~60 us measured) costs more than it saves. */
-#define TIO_THREAD_MIN_BYTES ((int64_t)4 << 20)
+#define TIO_THREAD_MIN_BYTES ((int64_t)8 << 20)
 #define TIO_MAX_THREADS 8
 
 int tio_abi(void) { return TIO_ABI; }

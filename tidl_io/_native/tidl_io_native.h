@@ -73,7 +73,5 @@ TIO_EXPORT int tio_dequantize(float *dst, const void *src, int src_type, int ndi
 TIO_EXPORT int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64_t *shape,
                         const int64_t *dst_strides, const int64_t *src_strides, int threads);
 TIO_EXPORT int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n, int threads);
-TIO_EXPORT int64_t tio_count_nonzero(const void *data, int64_t itemsize, int ndim, const int64_t *shape,
-                                     const int64_t *strides, int64_t *first_offset);
 
 #endif
