@@ -394,6 +394,21 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
         job.walk.b_strides[job.walk.ndim] = src_strides[k];
         job.walk.ndim++;
     }
+    if (job.kind == TIO_DEINTERLEAVE) {
+        /* outer axes in source order: the source streams through once (reorg: ph inside c, h) */
+        for (int i = 1; i < job.walk.ndim; i++)
+            for (int k = i; k > 0 && tio_abs(job.walk.b_strides[k]) > tio_abs(job.walk.b_strides[k - 1]); k--) {
+                int64_t t = job.walk.shape[k];
+                job.walk.shape[k] = job.walk.shape[k - 1];
+                job.walk.shape[k - 1] = t;
+                t = job.walk.a_strides[k];
+                job.walk.a_strides[k] = job.walk.a_strides[k - 1];
+                job.walk.a_strides[k - 1] = t;
+                t = job.walk.b_strides[k];
+                job.walk.b_strides[k] = job.walk.b_strides[k - 1];
+                job.walk.b_strides[k - 1] = t;
+            }
+    }
     switch (job.kind) {
     case TIO_ROWS: job.pieces = (job.na * itemsize + TIO_ROW_CHUNK - 1) / TIO_ROW_CHUNK; break;
     case TIO_DEINTERLEAVE: job.pieces = (job.na + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
