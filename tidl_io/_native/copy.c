@@ -432,7 +432,9 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
 
 /* ---- in-place square transpose ------------------------------------------------------------------ */
 
+#ifndef TIO_SQ_TILE
 #define TIO_SQ_TILE 32
+#endif
 
 typedef struct {
     char *data;
