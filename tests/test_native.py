@@ -31,6 +31,12 @@ REQUIRED = os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1"
 
 
 @pytest.fixture(autouse=True)
+def every_size_native(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small dequantizations go to NumPy where it is faster; here every size runs the kernel."""
+    monkeypatch.setattr(quant, "NATIVE_DEQ_MIN_BYTES", 0)
+
+
+@pytest.fixture(autouse=True)
 def native_lib() -> Any:
     if _native.LIB is None:
         if REQUIRED:
