@@ -98,3 +98,21 @@ def tidlrt_standin(tmp_path_factory: pytest.TempPathFactory):
         return built[key]
 
     return build
+
+
+@pytest.fixture(scope="module", params=["numpy", "native"])
+def both_paths(request: pytest.FixtureRequest):
+    """Run a module's tests on the NumPy path and again on the native kernels (msgpack /
+    dissect.cstruct style). The native run skips when the library is not built, and fails
+    instead when TIDL_IO_REQUIRE_NATIVE=1 (CI)."""
+    import os
+
+    from tidl_io import _native
+
+    native = request.param == "native"
+    if native and _native.LIB is None:
+        if os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1":
+            pytest.fail(f"TIDL_IO_REQUIRE_NATIVE=1 but the native kernels are unavailable: {_native.REASON}")
+        pytest.skip(f"native kernels unavailable: {_native.REASON}")
+    with _native.forced(native):
+        yield request.param

@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 from tidl_io._errors import BufferMismatchError, GeometryError
 from tidl_io.permute import PermutePlan, permute, plan_permute
 
+# Every test here runs on the NumPy path and again on the native kernels.
+pytestmark = pytest.mark.usefixtures("both_paths")
+
 NCHW_TO_NHWC = (0, 2, 3, 1)
 
 

@@ -21,6 +21,9 @@ from hypothesis.extra import numpy as hnp
 from tidl_io import AllocationLimitError, BufferMismatchError, GeometryError, make_descriptor
 from tidl_io.quant import _limits, _qparams, dequantize, quantize
 
+# Every test here runs on the NumPy path and again on the native kernels.
+pytestmark = pytest.mark.usefixtures("both_paths")
+
 INT_CODES = {"uint8": 0, "int8": 1, "uint16": 2, "int16": 3, "uint32": 4, "int32": 5, "float32": 6,
              "uint64": 7, "int64": 8}
 

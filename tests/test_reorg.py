@@ -12,6 +12,9 @@ import pytest
 from tidl_io._errors import BufferMismatchError, GeometryError
 from tidl_io.reorg import MODES, reorg, reorg_inverse
 
+# Every test here runs on the NumPy path and again on the native kernels.
+pytestmark = pytest.mark.usefixtures("both_paths")
+
 # TensorRT reorgPlugin README: input arange(288) as [2, 4, 6, 6], stride 2 -> this [2, 16, 3, 3]
 # output, copied from the README (one channel of 3 x 3 per line).
 TRT_EXAMPLE_OUTPUT = """

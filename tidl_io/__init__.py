@@ -74,6 +74,7 @@ __all__ = [
     "get_output_details",
     "load",
     "make_descriptor",
+    "native_info",
     "pack",
     "parse",
     "parse_od",
@@ -100,6 +101,14 @@ _LAZY = {
     "TidlRtRuntime": "runtime.tidlrt",
     "parse_od": "detection", "rows_from_outputs": "detection",
 }
+
+
+def native_info() -> dict[str, Any]:
+    """Which kernel path is active and why: ``{"active": bool, "path": str | None, "reason": str,
+    "threads": int, "isa": str | None}`` (the native kernels are optional; ``TIDL_IO_NATIVE=0``
+    forces the NumPy path)."""
+    from ._native import info
+    return info()
 
 
 def __getattr__(name: str) -> Any:

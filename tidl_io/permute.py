@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _blocked
+from . import _blocked, _native
 from ._errors import BufferMismatchError, GeometryError, check_out
 
 __all__ = ["PermutePlan", "permute", "plan_permute"]
@@ -186,7 +186,9 @@ def permute(x: np.ndarray, perm: Sequence[int], out: np.ndarray | None = None,
         check_out(out, plan.out_shape, (x.dtype,), "permute")
         if _overlaps(x, out):
             x = x.copy()
-    _blocked.copy(out, x.transpose(plan.perm))
+    xt = x.transpose(plan.perm)
+    if not _native.copy(out, xt):
+        _blocked.copy(out, xt)
     return out
 
 
@@ -215,7 +217,8 @@ def _permute_inplace(x: np.ndarray, plan: PermutePlan) -> np.ndarray:
     batch, rows, cols, cell = dims
     view4 = x.reshape(batch, rows, cols, cell)
     if rows == cols:
-        _blocked.square_inplace(view4)
+        if not _native.square_inplace(view4):
+            _blocked.square_inplace(view4)
     elif batch > 1:
         _blocked.batched_inplace(view4)
     else:

@@ -2,7 +2,8 @@
 
     python tools/bench_buffers.py [--quick] [--repeat N]
 
-For each case, prints in one run the median time of our operation divided by
+For each case, prints in one run the fastest time of our operation, on the NumPy path and on the
+native kernels with 1 and 2 threads (columns side by side), divided by
 
 - ``copy``: the median time of ``np.copyto`` of as many bytes as the operation's user
   tensor has (the float32 or uint8 source for pack, the float32 output for unpack), the
@@ -37,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np
 
-from tidl_io import make_descriptor
+from tidl_io import _native, make_descriptor
 from tidl_io.buffers import alloc_input, alloc_output, check_padding, pack, unpack, view
 from tidl_io.descriptor import Descriptor
 
@@ -68,22 +69,30 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t0
 
 
+PATHS = (("numpy", False, 1), ("native 1T", True, 1), ("native 2T", True, 2))
+
+
 def compare(ours: Callable[[], Any], ref: Callable[[], Any], copy: Callable[[], Any],
-            repeat: int) -> tuple[float, float, float]:
-    """Median seconds of (ours, ref, copy), timed in turn after one warm-up each; ours and
-    ref swap places every round so that neither always follows the other."""
-    for fn in (copy, ours, ref):
+            repeat: int) -> tuple[dict[str, float], float, float]:
+    """Fastest seconds of ours on every path (NumPy, native with 1 and 2 threads), of ref and of
+    copy, timed in turn after one warm-up each (the minimum: other processes share the CPU, and
+    they only ever add time). The order of the paths rotates every round."""
+    def run_path(native: bool, threads: int) -> float:
+        with _native.forced(native, threads):
+            return timed(ours)
+    paths = [p for p in PATHS if not p[1] or _native.LIB is not None]
+    for fn in (copy, ref):
         fn()
-    t_ours, t_ref, t_copy = [], [], []
+    for _, native, threads in paths:
+        run_path(native, threads)
+    t_ours: dict[str, list[float]] = {name: [] for name, _, _ in paths}
+    t_ref, t_copy = [], []
     for i in range(repeat):
         t_copy.append(timed(copy))
-        if i % 2:
-            t_ref.append(timed(ref))
-            t_ours.append(timed(ours))
-        else:
-            t_ours.append(timed(ours))
-            t_ref.append(timed(ref))
-    return statistics.median(t_ours), statistics.median(t_ref), statistics.median(t_copy)
+        for name, native, threads in paths[i % len(paths):] + paths[:i % len(paths)]:
+            t_ours[name].append(run_path(native, threads))
+        t_ref.append(timed(ref))
+    return {k: min(v) for k, v in t_ours.items()}, min(t_ref), min(t_copy)
 
 
 def peak_fraction(fn: Callable[[], Any], nbytes: int) -> float:
@@ -110,7 +119,7 @@ def reference_unpack(tensor: Any, buf: np.ndarray) -> np.ndarray:
     return ((v.astype(np.float32) - np.float32(tensor.zero_point)) / np.float32(tensor.scale))
 
 
-Row = tuple[str, float, float, float, float, float]
+Row = tuple[str, dict[str, float], float, float, float, float]
 
 
 def bench_pack(shape: tuple[int, int, int, int], dtype: str, scale: float, lo: float, hi: float,
@@ -126,7 +135,7 @@ def bench_pack(shape: tuple[int, int, int, int], dtype: str, scale: float, lo: f
     assert np.array_equal(buf, ref_buf), "pack differs from the reference"
     mem = peak_fraction(lambda: pack(t, x, buf), x.nbytes)
     name = f"pack f32 {list(shape)} in [{lo:g},{hi:g}] -> {dtype} scale {scale:g}"
-    return name, ours / copy, ours / ref, mem, ours, copy
+    return name, {k: v / copy for k, v in ours.items()}, ours["numpy"] / ref, mem, ours["numpy"], copy
 
 
 def bench_hwc(repeat: int, hw: tuple[int, int] = (1080, 1920)) -> Row:
@@ -143,7 +152,8 @@ def bench_hwc(repeat: int, hw: tuple[int, int] = (1080, 1920)) -> Row:
                                repeat)
     assert np.array_equal(buf, ref_buf), "HWC pack differs from the reference"
     mem = peak_fraction(lambda: pack(t, frame, buf, layout="HWC"), frame.nbytes)
-    return f"pack HWC uint8 {h}x{w}x3 -> NCHW uint8", ours / copy, ours / tref, mem, ours, copy
+    return (f"pack HWC uint8 {h}x{w}x3 -> NCHW uint8", {k: v / copy for k, v in ours.items()}, ours["numpy"] / tref,
+            mem, ours["numpy"], copy)
 
 
 def bench_unpack(dtype: str, scale: float, zero_point: int, repeat: int,
@@ -159,8 +169,8 @@ def bench_unpack(dtype: str, scale: float, zero_point: int, repeat: int,
                               lambda: np.copyto(dst, src), repeat)
     assert np.array_equal(out, reference_unpack(t, buf)), "unpack differs from the reference"
     mem = peak_fraction(lambda: unpack(t, buf, out=out), out.nbytes)
-    return (f"unpack {dtype} {list(shape)} scale {scale:g} zp {zero_point} -> f32", ours / copy, ours / ref,
-            mem, ours, copy)
+    return (f"unpack {dtype} {list(shape)} scale {scale:g} zp {zero_point} -> f32",
+            {k: v / copy for k, v in ours.items()}, ours["numpy"] / ref, mem, ours["numpy"], copy)
 
 
 def bench_check_padding(dtype: str, repeat: int, shape: tuple[int, int, int, int] = (1, 64, 96, 192)) -> Row:
@@ -180,7 +190,8 @@ def bench_check_padding(dtype: str, repeat: int, shape: tuple[int, int, int, int
     ours, tref, copy = compare(lambda: check_padding(t, buf), ref, lambda: np.copyto(dst, buf), repeat)
     assert check_padding(t, buf).dirty == ref() == 0
     mem = peak_fraction(lambda: check_padding(t, buf), buf.nbytes)
-    return f"check_padding {dtype} {list(shape)} (vs copy of the buffer)", ours / copy, ours / tref, mem, ours, copy
+    return (f"check_padding {dtype} {list(shape)} (vs copy of the buffer)", {k: v / copy for k, v in ours.items()},
+            ours["numpy"] / tref, mem, ours["numpy"], copy)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,19 +212,23 @@ def main(argv: list[str] | None = None) -> int:
         bench_pack(big, "uint8", 255.0, 0.0, 1.0, repeat),
         bench_pack(big, "int16", 32768.0, -1.0, 1.0, repeat),
         bench_hwc(repeat, hw),
+        *([] if args.quick else [bench_hwc(repeat, (2160, 3840))]),  # DRAM-sized: a 4K frame
         bench_unpack("int8", 1.0, 0, repeat, out_shape),
         bench_unpack("int8", 16.0, 0, repeat, out_shape),
         bench_unpack("uint8", 35.142269, 0, repeat, out_shape),
         bench_unpack("uint8", 0.5, 128, repeat, out_shape),
         bench_unpack("int16", 128.0, 0, repeat, out_shape),
+        *([] if args.quick else [bench_unpack("int8", 16.0, 0, repeat, (1, 256, 192, 384))]),  # 75 MB out
         bench_check_padding("uint8", repeat, out_shape),
         bench_check_padding("int16", repeat, out_shape),
     ]
-    print(f"numpy {np.__version__}, {repeat} rounds per case; ratios of medians")
-    print(f"{'operation':<62} {'ratio ours/copy':>15} {'ratio ours/ref':>14} {'peak mem':>9} "
-          f"{'ours ms':>8} {'copy ms':>8}")
-    for name, r_copy, r_ref, mem, t_ours, t_copy in rows:
-        print(f"{name:<62} {r_copy:>15.2f} {r_ref:>14.2f} {mem:>9.3f} {t_ours * 1e3:>8.3f} {t_copy * 1e3:>8.3f}")
+    print(f"numpy {np.__version__}, {repeat} rounds per case, fastest round; native: {_native.info()['reason']}")
+    names = [name for name, native, _ in PATHS if not native or _native.LIB is not None]
+    print(f"{'operation':<62} " + " ".join(f"{n + '/copy':>15}" for n in names)
+          + f" {'numpy/ref':>10} {'peak mem':>9} {'numpy ms':>9} {'copy ms':>8}")
+    for name, ratios, r_ref, mem, t_ours, t_copy in rows:
+        print(f"{name:<62} " + " ".join(f"{ratios[n]:>15.2f}" for n in names)
+              + f" {r_ref:>10.2f} {mem:>9.3f} {t_ours * 1e3:>9.3f} {t_copy * 1e3:>8.3f}")
     return 0
 
 

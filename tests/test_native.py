@@ -1,0 +1,370 @@
+"""The native kernels (tidl_io/_native): loader behaviour, and every kernel bit for bit against the
+NumPy path (the reference), on the same data in the same run.
+
+The pack/unpack/permute/reorg/quant modules' own tests also run on both paths (the both_paths
+fixture in conftest.py); here the two paths are compared directly, over the real descriptors, all
+8-bit codes, NaN/inf/saturation, odd sizes and strides, and sizes where two threads run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import ROOT, corpus_params
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_buffers import corpus_tensors, geometries, make_tensor, user_data
+
+import tidl_io
+from tidl_io import _native, quant
+from tidl_io.buffers import pack, unpack
+from tidl_io.permute import permute
+from tidl_io.reorg import MODES, reorg, reorg_inverse
+
+REQUIRED = os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1"
+
+
+@pytest.fixture(autouse=True)
+def every_size_native(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small dequantizations go to NumPy where it is faster; here every size runs the kernel."""
+    monkeypatch.setattr(quant, "NATIVE_DEQ_MIN_BYTES", 0)
+
+
+@pytest.fixture(autouse=True)
+def native_lib() -> Any:
+    if _native.LIB is None:
+        if REQUIRED:
+            pytest.fail(f"TIDL_IO_REQUIRE_NATIVE=1 but the native kernels are unavailable: {_native.REASON}")
+        pytest.skip(f"native kernels unavailable: {_native.REASON}")
+    return _native.LIB
+
+
+def both(fn: Any, threads: int = 1) -> tuple[Any, Any]:
+    """fn() on the NumPy path, then on the native kernels."""
+    with _native.forced(False):
+        ref = fn()
+    with _native.forced(True, threads):
+        got = fn()
+    return ref, got
+
+
+def same(ref: Any, got: Any) -> None:
+    """Equal bit for bit (NaN payloads and signed zeros included)."""
+    ref, got = np.ascontiguousarray(ref), np.ascontiguousarray(got)
+    assert ref.dtype == got.dtype and ref.shape == got.shape
+    bits = np.dtype(f"u{ref.dtype.itemsize}") if ref.dtype.itemsize in (1, 2, 4, 8) else None
+    if bits is not None:
+        diff = np.flatnonzero(ref.view(bits) != got.view(bits))
+    else:
+        diff = np.flatnonzero(ref.reshape(-1).view(np.uint8) != got.reshape(-1).view(np.uint8))
+    assert diff.size == 0, f"{diff.size} elements differ, first at flat index {diff[0]}: " \
+                           f"{ref.reshape(-1)[diff[0]]!r} vs {got.reshape(-1)[diff[0]]!r}"
+
+
+# ---- loader ------------------------------------------------------------------------------------------
+
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("TIDL_IO_")}
+    full.update(env)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=full, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_info_says_which_path_and_why() -> None:
+    info = tidl_io.native_info()
+    assert info["active"] is True and Path(info["path"]).is_file() and "loaded" in info["reason"]
+    assert info["threads"] >= 1 and info["isa"]
+    with _native.forced(False):
+        off = tidl_io.native_info()
+    assert off["active"] is False and "switched off" in off["reason"]
+
+
+def test_environment_switches() -> None:
+    show = "import tidl_io; i = tidl_io.native_info(); print(i['active'], i['threads'], i['reason'])"
+    off = _python(show, TIDL_IO_NATIVE="0")
+    assert off.returncode == 0 and off.stdout.startswith("False") and "TIDL_IO_NATIVE=0" in off.stdout
+    threads = _python(show, TIDL_IO_THREADS="1")
+    assert threads.stdout.startswith("True 1 "), threads.stdout + threads.stderr
+    missing = _python(show, TIDL_IO_NATIVE_LIB=str(ROOT / "no-such-lib.so"))
+    assert missing.stdout.startswith("False") and "no-such-lib.so" in missing.stdout
+    required = _python(show, TIDL_IO_NATIVE="0", TIDL_IO_REQUIRE_NATIVE="1")
+    assert required.returncode != 0 and "TIDL_IO_REQUIRE_NATIVE=1" in required.stderr
+
+
+def test_build_without_a_compiler_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build = _native._build_module()
+    assert build.try_build([tmp_path], cc="no-such-compiler-tidl-io") == []
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "NumPy path" in err and not list(tmp_path.iterdir())
+
+
+def test_standalone_build_and_stale_detection(tmp_path: Path) -> None:
+    if _native._build_module().find_compiler() is None and os.environ.get("TIDL_IO_REQUIRE_CC") != "1":
+        pytest.skip("no C compiler here (cross-built library, e.g. under qemu)")
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_native.py"), "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lib = tmp_path / "libtidl_io_native.so"
+    show = "import tidl_io; i = tidl_io.native_info(); print(i['active'], i['path'])"
+    loaded = _python(show, TIDL_IO_NATIVE_LIB=str(lib))
+    assert loaded.stdout.split() == ["True", str(lib)], loaded.stdout + loaded.stderr
+    build = _native._build_module()
+    copy = tmp_path / "src"
+    copy.mkdir()
+    for path in build.sources():
+        (copy / path.name).write_bytes(path.read_bytes())
+    assert build.source_hash(copy) == build.source_hash()
+    (copy / "quant.c").write_text((copy / "quant.c").read_text() + "\n/* changed */\n")
+    assert build.source_hash(copy) != build.source_hash()
+
+
+# ---- quantize / dequantize ---------------------------------------------------------------------------
+
+CODE_TYPES = ["uint8", "int8", "uint16", "int16", "uint32", "int32"]
+SCALES = [1.0, 0.25, 16.0, 35.142269134521484, 1 / 3, 32768.0, 1e-30, 3e38, 1.1754944e-38, 1e-45]
+
+
+def _tensor(dtype: str, scale: float, zp: int, shape: tuple[int, int, int] = (3, 5, 7)) -> Any:
+    c, h, w = shape
+    return make_tensor("input", c=c, h=h, w=w, dtype=dtype if dtype in ("uint8", "int8", "uint16", "int16", "int32")
+                       else "int32", scale=float(np.float32(scale)), zp=zp)
+
+
+def _nasty(rng: np.random.Generator, n: int, dtype: Any) -> np.ndarray:
+    """Values around every rounding and saturation boundary, specials included."""
+    x = np.concatenate([
+        rng.standard_normal(n) * 10 ** rng.uniform(-3, 6, n),
+        np.arange(-300, 300) / 2,                     # halves: ties for "nearest"
+        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 255.5, 256.0, -128.5, 127.49, 65535.5, -32768.5,
+                  2.0**31, -2.0**31, 2.0**32, 4294967295.5, 1e-45, -1e-45, 3.4e38, -3.4e38]),
+        np.nextafter(np.float32(0.5), np.float32(1)) * np.arange(1, 50),
+    ])
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16", "int16", "int32"])
+@pytest.mark.parametrize("src", ["float32", "float64"])
+@pytest.mark.parametrize("rounding", ["trunc", "nearest"])
+def test_quantize_equals_numpy(dtype: str, src: str, rounding: str) -> None:
+    rng = np.random.default_rng(7)
+    x = _nasty(rng, 3000, src)
+    for scale in SCALES:
+        for zp in (0, 3, -7, 200):
+            t = _tensor(dtype, scale, zp)
+            ref, got = both(lambda: quant.quantize(t, x, rounding=rounding, nan="zero"))
+            same(ref, got)
+            with pytest.raises(tidl_io.BufferMismatchError, match="NaN"):
+                with _native.forced(True):
+                    quant.quantize(t, x, rounding=rounding)
+
+
+@pytest.mark.parametrize("code", ["uint32", "int32", "uint16"])
+def test_quantize_32_bit_codes_through_the_private_kernel(code: str) -> None:
+    """uint32 has no TIDL test tensor helper here: drive _quantize_into directly."""
+    rng = np.random.default_rng(3)
+    x = _nasty(rng, 2000, np.float32)
+    info = np.iinfo(code)
+    for scale in (1.0, 0.5, 1e6, 3e38):
+        for zp in (0, -5, 1000):
+            qp = quant._QParams("t", np.dtype(code), False, float(np.float32(scale)), zp, int(info.min),
+                                int(info.max))
+            def run() -> np.ndarray:
+                out = np.zeros(x.shape, code)
+                quant._quantize_into(out, x, qp, "trunc", "zero", 256)
+                return out
+            same(*both(run))
+
+
+def test_quantize_strided_and_two_threads() -> None:
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-300, 300, (6, 700, 1100)).astype(np.float32)[:, ::2, 1::2]  # > 4 MiB touched
+    x[0, 0, :5] = [np.nan, np.inf, -np.inf, 0.5, -0.5]
+    t = make_tensor("input", c=6, h=350, w=550, pads=(1, 2, 0, 3), dtype="int16", scale=12.5, zp=-3)
+    def run() -> np.ndarray:
+        buf = np.full(t.alloc_size, 77, np.int16)
+        return pack(t, x, buf, nan="zero")
+    same(*both(run, threads=2))
+
+
+def test_dequantize_every_8_bit_code_over_many_scales() -> None:
+    rng = np.random.default_rng(5)
+    scales = np.concatenate([np.float32(SCALES), rng.uniform(1e-3, 1e3, 400).astype(np.float32),
+                             (2.0 ** rng.integers(-140, 120, 100)).astype(np.float32),
+                             np.frombuffer(rng.integers(1, 0x7F7FFFFF, 300, dtype=np.uint32).tobytes(), np.float32)])
+    for dtype in ("uint8", "int8"):
+        codes = np.arange(256, dtype=np.uint8).view(dtype)
+        for scale in scales:
+            for zp in (0, 5, -128, 255):
+                t = _tensor(dtype, float(scale), zp)
+                same(*both(lambda: quant.dequantize(t, codes)))
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "int16", "int32"])
+def test_dequantize_wide_codes(dtype: str) -> None:
+    rng = np.random.default_rng(9)
+    info = np.iinfo(dtype)
+    if dtype.endswith("16"):
+        codes = np.arange(info.min, info.max + 1, dtype=dtype)
+    else:
+        codes = np.concatenate([rng.integers(info.min, info.max, 50000, dtype=dtype, endpoint=True),
+                                np.array([info.min, info.max, 0, -1, 1 << 24, (1 << 24) + 1], dtype)])
+    for scale in (1.0, 0.1, 1 / 3, 128.0, 1e-40, 7.7e37):
+        for zp in (0, -9, 1 << 23, (1 << 23) + 1, -(1 << 30)):
+            t = _tensor(dtype, scale, zp)
+            same(*both(lambda: quant.dequantize(t, codes)))
+
+
+def test_dequantize_strided_out_and_two_threads() -> None:
+    rng = np.random.default_rng(2)
+    t = make_tensor("output", c=5, h=420, w=700, pads=(1, 1, 2, 0), pad_ch=1, dtype="int8", scale=3.3, zp=4)
+    buf = rng.integers(-128, 128, t.alloc_size, dtype=np.int8)
+    same(*both(lambda: unpack(t, buf), threads=2))
+    same(*both(lambda: unpack(t, buf, layout="NHWC"), threads=2))
+    def strided() -> np.ndarray:
+        out = np.zeros((1, 5, 420, 1400), np.float32)
+        unpack(t, buf, out=out[..., ::2])
+        return out
+    same(*both(strided, threads=2))
+
+
+# ---- pack / unpack over the corpus ---------------------------------------------------
+
+@pytest.mark.parametrize("path", corpus_params())
+def test_corpus_tensors_pack_and_unpack(path: Path) -> None:
+    rng = np.random.default_rng(1)
+    for t in corpus_tensors(path):
+        if t.alloc_size * t.dtype.itemsize > 64 << 20:
+            continue
+        x = user_data(t, rng)
+        x.reshape(-1)[: min(3, x.size)] = np.nan
+        for layout in ("NCHW", "NHWC"):
+            xl = x if layout == "NCHW" else np.moveaxis(x, 3, 5).copy()
+            for rounding in ("trunc", "nearest"):
+                ref, got = both(lambda: pack(t, xl, layout=layout, rounding=rounding, nan="zero"), threads=2)
+                same(ref, got)
+            codes = rng.integers(0, 200, t.alloc_size).astype(t.dtype)
+            same(*both(lambda: unpack(t, codes, layout=layout, squeeze=False), threads=2))
+            if t.dtype.kind != "f":
+                ints = quant.quantize(t, x, nan="zero")
+                il = ints if layout == "NCHW" else np.moveaxis(ints, 3, 5).copy()
+                same(*both(lambda: pack(t, il, layout=layout)))
+
+
+@given(t=geometries(), data=st.data())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_synthetic_geometries(t: Any, data: Any) -> None:
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = user_data(t, rng)
+    layout = data.draw(st.sampled_from(["NCHW", "NHWC"]))
+    xl = x if layout == "NCHW" else np.moveaxis(x, 3, 5).copy()
+    rounding = data.draw(st.sampled_from(["trunc", "nearest"]))
+    same(*both(lambda: pack(t, xl, layout=layout, rounding=rounding)))
+    codes = rng.integers(-50, 200, t.alloc_size).astype(t.dtype)
+    same(*both(lambda: unpack(t, codes, layout=layout)))
+
+
+def test_hwc_frame_two_threads() -> None:
+    rng = np.random.default_rng(4)
+    t = make_tensor("input", c=3, h=1080, w=1920, pads=(1, 1, 0, 2), dtype="uint8")
+    frame = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
+    same(*both(lambda: pack(t, frame, layout="HWC"), threads=2))
+    same(*both(lambda: pack(t, frame.astype(np.float32) * 0.7, layout="HWC"), threads=2))
+
+
+# ---- copies: permute, reorg, in place ---------------------------------------------------------------
+
+DTYPES = ["u1", "i2", "f4", "f8", "V3", "c16"]
+
+
+def _array(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    dt = np.dtype(dtype)
+    raw = rng.integers(0, 256, int(np.prod(shape)) * dt.itemsize, dtype=np.uint8)
+    return raw.view(dt).reshape(shape)
+
+
+@given(data=st.data())
+@settings(max_examples=300, deadline=None)
+def test_permute_any_geometry(data: Any) -> None:
+    rank = data.draw(st.integers(1, 5))
+    shape = tuple(data.draw(st.lists(st.integers(1, 9), min_size=rank, max_size=rank)))
+    perm = tuple(data.draw(st.permutations(range(rank))))
+    dtype = data.draw(st.sampled_from(DTYPES))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = _array(rng, shape, dtype)
+    if data.draw(st.booleans()):  # a non-contiguous source, maybe reversed
+        big = _array(rng, tuple(2 * n for n in shape), dtype)
+        x = big[tuple(slice(None, None, data.draw(st.sampled_from([2, -2]))) for _ in shape)]
+    out_shape = tuple(shape[p] for p in perm)
+    inner = tuple(slice(1, n + 1) for n in out_shape)
+    padded = data.draw(st.booleans())  # into a strided view with a border that must stay zero
+    def run() -> np.ndarray:
+        if not padded:
+            return permute(x, perm, out=np.zeros(out_shape, dtype))
+        holder = np.zeros(tuple(n + 2 for n in out_shape), dtype)
+        permute(x, perm, out=holder[inner])
+        return holder
+    ref, got = both(run)
+    same(ref, got)
+    same(ref[inner] if padded else ref, np.transpose(x, perm))
+
+
+@pytest.mark.parametrize("case", [
+    ((8, 64, 52, 52), (0, 2, 3, 1), "u1"), ((8, 64, 52, 52), (0, 2, 3, 1), "f4"),
+    ((3, 517, 1031), (0, 2, 1), "f4"), ((1031, 517), (1, 0), "u1"), ((130, 70, 3), (2, 0, 1), "u1"),
+    ((3, 333, 444), (1, 2, 0), "i2"), ((2, 300, 300, 4), (0, 3, 1, 2), "f8"), ((4, 1000, 999), (0, 2, 1), "V3"),
+])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_transposes_and_lanes_big(case: tuple[Any, ...], threads: int) -> None:
+    shape, perm, dtype = case
+    x = _array(np.random.default_rng(0), shape, dtype)
+    ref, got = both(lambda: permute(x, perm), threads=threads)
+    same(ref, got)
+    same(got, np.transpose(x, perm))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("stride", [2, 3, 4, 5])
+@pytest.mark.parametrize("dtype", ["u1", "f4", "i2"])
+def test_reorg_modes(mode: str, stride: int, dtype: str) -> None:
+    s = stride
+    x = _array(np.random.default_rng(s), (2, 2 * s * s, 6 * s, 10 * s), dtype)
+    ref, got = both(lambda: reorg(x, s, mode))
+    same(ref, got)
+    back_ref, back_got = both(lambda: reorg_inverse(got, s, mode))
+    same(back_ref, back_got)
+    same(back_got, x)
+
+
+def test_reorg_two_threads() -> None:
+    x = _array(np.random.default_rng(8), (2, 64, 104, 104), "f4")
+    same(*both(lambda: reorg(x, 2), threads=2))
+    same(*both(lambda: reorg_inverse(x, 2, "dcr"), threads=2))
+
+
+@pytest.mark.parametrize("n,e,dtype", [(1, 1, "f4"), (3, 1, "u1"), (37, 1, "f4"), (64, 1, "f4"), (70, 2, "i2"),
+                                       (33, 3, "f8"), (45, 1, "V3"), (129, 1, "u1")])
+def test_square_inplace(n: int, e: int, dtype: str) -> None:
+    x = _array(np.random.default_rng(n), (3, n, n, e), dtype)
+    def run() -> np.ndarray:
+        a = x.copy()
+        return permute(a, (0, 2, 1, 3), inplace=True).copy()
+    ref, got = both(run)
+    same(ref, got)
+    same(got, x.transpose(0, 2, 1, 3))
+
+
+def test_square_inplace_two_threads() -> None:
+    x = _array(np.random.default_rng(1), (1200, 1200), "f4")
+    def run() -> np.ndarray:
+        a = x.copy()
+        permute(a, (1, 0), inplace=True)
+        return a
+    ref, got = both(run, threads=2)
+    same(ref, got)
+    same(got, x.T)

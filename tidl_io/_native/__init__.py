@@ -1,0 +1,259 @@
+"""The optional native kernels: loader, ctypes prototypes and thin wrappers.
+
+The library (``libtidl_io_native.so``, plain C99, see ``*.c`` here) is looked for, in order:
+
+1. nowhere if ``TIDL_IO_NATIVE=0`` (the NumPy path is forced);
+2. ``TIDL_IO_NATIVE_LIB`` (a file path) if set, and only there;
+3. beside this file (an installed package, or a source tree built by ``pip install .`` or
+   ``python tools/build_native.py``);
+4. in the installed ``tidl-io`` distribution, when ``tidl_io`` was imported from a source tree
+   that has none.
+
+A library built from other sources than the ones beside this file is refused (stale build).
+``TIDL_IO_REQUIRE_NATIVE=1`` makes a failure to load an ImportError (CI sets it).
+``TIDL_IO_THREADS`` sets the threads used for large tensors (default: 2, at most the CPU count).
+
+Every wrapper returns None (or False) when it does not handle a case (a dtype, a byte order, a
+rank): the caller then runs the NumPy code, which stays the reference. Wrappers assume the caller
+validated shapes and dtypes; they only check what the C side cannot (types, ranks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import importlib.util
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ABI = 1
+MAXDIM = 8
+_I64P = ctypes.POINTER(ctypes.c_int64)
+
+_CODES = {np.dtype(t): i for i, t in enumerate(
+    (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64))}
+
+
+def _build_module() -> Any:
+    spec = importlib.util.spec_from_file_location("tidl_io._native.build", HERE / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _candidates() -> Iterator[Path]:
+    explicit = os.environ.get("TIDL_IO_NATIVE_LIB")
+    if explicit:
+        yield Path(explicit)
+        return
+    name = "libtidl_io_native.so"
+    yield HERE / name
+    from importlib import metadata  # (slow to import: only when the library beside us did not do)
+    try:
+        dist = metadata.distribution("tidl-io")
+        files = dist.files or []
+    except (metadata.PackageNotFoundError, OSError, ValueError):  # not installed, unreadable metadata
+        files = []
+    for file in files:
+        path = Path(str(dist.locate_file(file)))
+        if file.name == name and path != HERE / name:
+            yield path
+
+
+def _threads_default() -> int:
+    raw = os.environ.get("TIDL_IO_THREADS", "")
+    if raw.strip():
+        try:
+            return max(1, min(8, int(raw)))
+        except ValueError:
+            pass
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def _prototype(lib: ctypes.CDLL) -> None:
+    vp, i64, c_int = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+    lib.tio_abi.restype = c_int
+    lib.tio_source_hash.restype = ctypes.c_char_p
+    lib.tio_isa.restype = ctypes.c_char_p
+    lib.tio_quantize.restype = i64
+    lib.tio_quantize.argtypes = [vp, c_int, vp, c_int, c_int, _I64P, _I64P, _I64P, ctypes.c_double,
+                                 ctypes.c_double, ctypes.c_double, ctypes.c_double, c_int, c_int]
+    lib.tio_dequantize.restype = c_int
+    lib.tio_dequantize.argtypes = [vp, vp, c_int, c_int, _I64P, _I64P, _I64P, ctypes.c_float, i64, c_int]
+    lib.tio_copy.restype = c_int
+    lib.tio_copy.argtypes = [vp, vp, i64, c_int, _I64P, _I64P, _I64P, c_int]
+    lib.tio_square_inplace.restype = c_int
+    lib.tio_square_inplace.argtypes = [vp, i64, i64, i64, c_int]
+
+
+def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
+    """(library or None, reason, path)."""
+    if os.environ.get("TIDL_IO_NATIVE", "").strip() == "0":
+        return None, "disabled by TIDL_IO_NATIVE=0", None
+    expected = _build_module().source_hash() if any(HERE.glob("*.c")) else None
+    problems = []
+    for path in _candidates():
+        if not path.is_file():
+            problems.append(f"{path.name} not in {path.parent.name or path.parent}")
+            continue
+        try:
+            lib = ctypes.CDLL(str(path))
+            _prototype(lib)
+        except (OSError, AttributeError) as exc:
+            problems.append(f"{path} did not load: {exc}")
+            continue
+        if lib.tio_abi() != ABI:
+            problems.append(f"{path}: ABI {lib.tio_abi()}, expected {ABI}")
+            continue
+        built = lib.tio_source_hash().decode()
+        if expected is not None and built != expected:
+            problems.append(f"{path} is stale (built from sources {built}, these are {expected}): rebuild "
+                            f"with pip install . or python tools/build_native.py")
+            continue
+        return lib, f"loaded {path.name} ({lib.tio_isa().decode()})", str(path)
+    return None, "unavailable (" + "; ".join(problems) + "); the NumPy path is used", None
+
+
+LIB, REASON, PATH = _load()
+THREADS = _threads_default()
+_enabled = LIB is not None
+
+if LIB is None and os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1":
+    raise ImportError(f"tidl_io: TIDL_IO_REQUIRE_NATIVE=1 but the native kernels are unavailable: {REASON}")
+
+
+def info() -> dict[str, Any]:
+    """Which path is active and why (``tidl_io.native_info()``)."""
+    return {
+        "active": active() is not None,
+        "path": PATH,
+        "reason": REASON if (_enabled or LIB is None) else "switched off in this process",
+        "threads": THREADS,
+        "isa": LIB.tio_isa().decode() if LIB is not None else None,
+    }
+
+
+def active() -> ctypes.CDLL | None:
+    return LIB if _enabled else None
+
+
+@contextlib.contextmanager
+def forced(enabled: bool, threads: int | None = None) -> Iterator[None]:
+    """Within the block, use the native path (if loaded) or not, with ``threads`` threads
+    (tests and benchmarks run both paths in one process)."""
+    global _enabled, THREADS
+    saved = _enabled, THREADS
+    _enabled = enabled and LIB is not None
+    if threads is not None:
+        THREADS = threads
+    try:
+        yield
+    finally:
+        _enabled, THREADS = saved
+
+
+# ---- wrappers ------------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=2048)
+def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tuple[int, ...]
+          ) -> tuple[Any, ...] | None:
+    """(ndim, shape, dst strides, src strides as C arrays, dst offset, src offset) of a same-shape
+    strided pair: size-1 axes dropped, destination strides made positive (walking such an axis
+    from its far end) and sorted descending, neighbours that are contiguous in both merged (what
+    NumPy's own loops do); None above MAXDIM axes. Pure and cached: no array is touched."""
+    d_off = s_off = 0
+    axes = []
+    for n, d, s in zip(shape, dst_strides, src_strides):
+        if n == 1:
+            continue
+        if d < 0:
+            d_off += (n - 1) * d
+            s_off += (n - 1) * s
+            d, s = -d, -s
+        axes.append((n, d, s))
+    axes.sort(key=lambda a: (-a[1], -abs(a[2])))
+    merged: list[tuple[int, int, int]] = []
+    for n, d, s in axes:
+        if merged and merged[-1][1] == n * d and merged[-1][2] == n * s:
+            merged[-1] = (merged[-1][0] * n, d, s)
+        else:
+            merged.append((n, d, s))
+    if not merged:
+        merged = [(1, 0, 0)]
+    if len(merged) > MAXDIM:
+        return None
+    k = len(merged)
+    arrays = [(ctypes.c_int64 * k)(*(a[i] for a in merged)) for i in range(3)]
+    return (k, *arrays, d_off, s_off)
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+def _native_order(*arrays: np.ndarray) -> bool:
+    return all(a.dtype.isnative for a in arrays)
+
+
+def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo: int, hi: int,
+             nearest: bool) -> int | None:
+    """Codes of ``src`` (float32/float64) into ``dst`` (integer codes up to 32 bits), any strides; the
+    number of NaN found (written as the zero point), or None when not handled."""
+    lib = active()
+    if lib is None or src.dtype.kind != "f" or src.dtype.itemsize not in (4, 8) or dst.dtype.kind not in "iu" \
+            or dst.dtype.itemsize > 4 or not _native_order(dst, src) or dst.size == 0:
+        return None
+    plan = _plan(dst.shape, dst.strides, src.strides)
+    if plan is None:
+        return None
+    k, shape, ds, ss, d_off, s_off = plan
+    nans = lib.tio_quantize(_address(dst) + d_off, _CODES[dst.dtype], _address(src) + s_off, _CODES[src.dtype],
+                            k, shape, ds, ss, float(scale), float(zero_point), float(lo), float(hi),
+                            int(nearest), THREADS)
+    if nans < 0:  # pragma: no cover - the checks above exclude it
+        raise AssertionError("tio_quantize refused its arguments")
+    return int(nans)
+
+
+def dequantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int) -> bool:
+    """``dst[...] = float32(src - zero_point) / float32(scale)`` for float32 ``dst`` and integer
+    codes up to 32 bits; False when not handled."""
+    lib = active()
+    if lib is None or dst.dtype != np.float32 or src.dtype.kind not in "iu" or src.dtype.itemsize > 4 \
+            or not _native_order(dst, src) or dst.size == 0:
+        return False
+    plan = _plan(dst.shape, dst.strides, src.strides)
+    if plan is None:
+        return False
+    k, shape, ds, ss, d_off, s_off = plan
+    status = lib.tio_dequantize(_address(dst) + d_off, _address(src) + s_off, _CODES[src.dtype], k, shape, ds,
+                                ss, ctypes.c_float(scale), int(zero_point), THREADS)
+    return status == 0
+
+
+def copy(dst: np.ndarray, src: np.ndarray) -> bool:
+    """``dst[...] = src`` (same shape and dtype, no overlap), any strides; False when not handled."""
+    lib = active()
+    if lib is None or dst.dtype.hasobject or dst.dtype != src.dtype or dst.size == 0:
+        return False
+    plan = _plan(dst.shape, dst.strides, src.strides)
+    if plan is None:
+        return False
+    k, shape, ds, ss, d_off, s_off = plan
+    return lib.tio_copy(_address(dst) + d_off, _address(src) + s_off, dst.itemsize, k, shape, ds, ss, THREADS) == 0
+
+
+def square_inplace(a: np.ndarray) -> bool:
+    """Transpose the middle axes of a C-contiguous (B, n, n, E) array in place; False when not handled."""
+    lib = active()
+    if lib is None or a.dtype.hasobject or not a.flags.c_contiguous or a.size == 0:
+        return False
+    b, n, _, e = a.shape
+    return lib.tio_square_inplace(a.ctypes.data, e * a.itemsize, b, n, THREADS) == 0

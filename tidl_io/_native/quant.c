@@ -1,0 +1,278 @@
+/* Fused quantization (float -> codes) and dequantization (codes -> float32) over strided N-d arrays.
+ *
+ * Quantize, exactly as tidl_io.quant does it in NumPy: t = x * scale + zero_point in the compute type
+ * (float32, or float64 for float64 sources and 32-bit codes), two roundings (the build passes
+ * -ffp-contract=off so no fused multiply-add), NaN -> zero_point (counted: the caller raises for
+ * nan="error"), rint (half to even) for "nearest", clamp to the code range, then the C cast
+ * truncates toward zero. Clamping before rounding gives the same codes: the bounds are integers.
+ *
+ * Dequantize: float32((q - zero_point) / scale) as the float32 division computes it, without the
+ * divider: the difference (exact in float64, rounded once to float32 for 32-bit codes) times
+ * 1/scale in float64, rounded once to float32. For |q - zp| < 2**24 (and any float32 difference)
+ * the float64 product lies within 2**-52 of the true quotient, while a float32 rounding boundary
+ * that is not hit exactly is at least 2**-49 away (the quotient of a 24-bit and a 24-bit number),
+ * so both round the same way; tests/test_native.py checks it over every 8-bit code and many scales.
+ */
+#include "tidl_io_native.h"
+
+#include <math.h>
+#include <string.h>
+
+#define TIO_CHUNK ((int64_t)1 << 15) /* elements per work item: rows longer than this are split */
+
+typedef struct {
+    double scale, zero_point, lo, hi;
+} tio_qp;
+
+typedef int64_t (*tio_qrow)(char *restrict dst, const char *restrict src, int64_t n, int64_t ds, int64_t ss,
+                            const tio_qp *p);
+
+#define TIO_ROUND_trunc(CT, t) (t)
+#define TIO_ROUND_nearest(CT, t) ((sizeof(CT) == 4) ? (CT)rintf((float)(t)) : (CT)rint((double)(t)))
+
+/* One quantize element: NaN -> zero point, round, clamp; `bad` is 1 for NaN. */
+#define TIO_QBODY(ST, DT, IT, CT, RND, load, store)                                                        \
+    {                                                                                                      \
+        CT t = (CT)(load);                                                                                 \
+        t = t * scale;                                                                                     \
+        t = t + zp;                                                                                        \
+        int bad = t != t;                                                                                  \
+        nans += bad;                                                                                       \
+        t = bad ? zp : t;                                                                                  \
+        t = TIO_ROUND_##RND(CT, t);                                                                        \
+        t = t > lo ? t : lo;                                                                               \
+        t = t < hi ? t : hi;                                                                               \
+        store = (DT)(IT)t;                                                                                 \
+    }
+
+#define TIO_QROW(NAME, ST, DT, IT, CT, RND)                                                                \
+    TIO_CLONES static int64_t NAME(char *restrict dst, const char *restrict src, int64_t n, int64_t ds,    \
+                                   int64_t ss, const tio_qp *p)                                            \
+    {                                                                                                      \
+        const CT scale = (CT)p->scale, zp = (CT)p->zero_point, lo = (CT)p->lo, hi = (CT)p->hi;            \
+        int32_t nans = 0;                                                                                  \
+        if (ds == (int64_t)sizeof(DT) && ss == (int64_t)sizeof(ST)) {                                      \
+            DT *restrict d = (DT *)dst;                                                                    \
+            const ST *restrict s = (const ST *)src;                                                        \
+            for (int64_t i = 0; i < n; i++)                                                                \
+                TIO_QBODY(ST, DT, IT, CT, RND, s[i], d[i])                                                 \
+        } else {                                                                                           \
+            for (int64_t i = 0; i < n; i++)                                                                \
+                TIO_QBODY(ST, DT, IT, CT, RND, *(const ST *)(src + i * ss), *(DT *)(dst + i * ds))         \
+        }                                                                                                  \
+        return nans;                                                                                       \
+    }
+
+#define TIO_QROWS(RND)                                                                                     \
+    TIO_QROW(q_f32_u8_##RND, float, uint8_t, int32_t, float, RND)                                          \
+    TIO_QROW(q_f32_i8_##RND, float, int8_t, int32_t, float, RND)                                           \
+    TIO_QROW(q_f32_u16_##RND, float, uint16_t, int32_t, float, RND)                                        \
+    TIO_QROW(q_f32_i16_##RND, float, int16_t, int32_t, float, RND)                                         \
+    TIO_QROW(q_f32_u32_##RND, float, uint32_t, int64_t, double, RND)                                       \
+    TIO_QROW(q_f32_i32_##RND, float, int32_t, int32_t, double, RND)                                        \
+    TIO_QROW(q_f64_u8_##RND, double, uint8_t, int32_t, double, RND)                                        \
+    TIO_QROW(q_f64_i8_##RND, double, int8_t, int32_t, double, RND)                                         \
+    TIO_QROW(q_f64_u16_##RND, double, uint16_t, int32_t, double, RND)                                      \
+    TIO_QROW(q_f64_i16_##RND, double, int16_t, int32_t, double, RND)                                       \
+    TIO_QROW(q_f64_u32_##RND, double, uint32_t, int64_t, double, RND)                                      \
+    TIO_QROW(q_f64_i32_##RND, double, int32_t, int32_t, double, RND)
+
+TIO_QROWS(trunc)
+TIO_QROWS(nearest)
+
+/* [source f32/f64][code type 0..5][nearest] */
+static const tio_qrow tio_qrows[2][6][2] = {
+    {{q_f32_u8_trunc, q_f32_u8_nearest}, {q_f32_i8_trunc, q_f32_i8_nearest},
+     {q_f32_u16_trunc, q_f32_u16_nearest}, {q_f32_i16_trunc, q_f32_i16_nearest},
+     {q_f32_u32_trunc, q_f32_u32_nearest}, {q_f32_i32_trunc, q_f32_i32_nearest}},
+    {{q_f64_u8_trunc, q_f64_u8_nearest}, {q_f64_i8_trunc, q_f64_i8_nearest},
+     {q_f64_u16_trunc, q_f64_u16_nearest}, {q_f64_i16_trunc, q_f64_i16_nearest},
+     {q_f64_u32_trunc, q_f64_u32_nearest}, {q_f64_i32_trunc, q_f64_i32_nearest}},
+};
+
+/* Work items of an elementwise job: (outer row, chunk of the inner row). */
+typedef struct {
+    char *dst;
+    const char *src;
+    tio_walk walk;      /* outer axes: a = dst, b = src */
+    int64_t n, ds, ss;  /* inner row */
+    int64_t chunks;     /* per row */
+    int64_t dsize, ssize;
+    tio_qrow qrow;
+    tio_qp qp;
+    int64_t nans;
+    const void *deq;    /* dequantize job (tio_deq) or NULL */
+} tio_ejob;
+
+static void tio_split_walk(tio_walk *w, int ndim, const int64_t *shape, const int64_t *a, const int64_t *b)
+{
+    w->ndim = ndim - 1;
+    for (int k = 0; k < ndim - 1; k++) {
+        w->shape[k] = shape[k];
+        w->a_strides[k] = a[k];
+        w->b_strides[k] = b[k];
+    }
+}
+
+static int64_t tio_rows(const tio_walk *w)
+{
+    int64_t rows = 1;
+    for (int k = 0; k < w->ndim; k++)
+        rows *= w->shape[k];
+    return rows;
+}
+
+static void tio_quantize_range(void *ctx, int64_t lo, int64_t hi)
+{
+    tio_ejob *job = (tio_ejob *)ctx;
+    int64_t nans = 0;
+    for (int64_t item = lo; item < hi; item++) {
+        int64_t row = item / job->chunks, chunk = item % job->chunks, od, os;
+        tio_walk_offsets(&job->walk, row, &od, &os);
+        int64_t start = chunk * TIO_CHUNK, count = job->n - start < TIO_CHUNK ? job->n - start : TIO_CHUNK;
+        nans += job->qrow(job->dst + od + start * job->ds, job->src + os + start * job->ss, count, job->ds,
+                          job->ss, &job->qp);
+    }
+    if (nans)
+        __atomic_fetch_add(&job->nans, nans, __ATOMIC_RELAXED);
+}
+
+static int tio_code_size(int type)
+{
+    switch (type) {
+    case TIO_U8: case TIO_I8: return 1;
+    case TIO_U16: case TIO_I16: return 2;
+    case TIO_U32: case TIO_I32: case TIO_F32: return 4;
+    default: return 8;
+    }
+}
+
+int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int ndim, const int64_t *shape,
+                     const int64_t *dst_strides, const int64_t *src_strides, double scale, double zero_point,
+                     double lo, double hi, int nearest, int threads)
+{
+    if (ndim < 1 || ndim > TIO_MAXDIM || dst_type < TIO_U8 || dst_type > TIO_I32
+        || (src_type != TIO_F32 && src_type != TIO_F64))
+        return -1;
+    tio_ejob job;
+    memset(&job, 0, sizeof job);
+    job.dst = (char *)dst;
+    job.src = (const char *)src;
+    tio_split_walk(&job.walk, ndim, shape, dst_strides, src_strides);
+    job.n = shape[ndim - 1];
+    job.ds = dst_strides[ndim - 1];
+    job.ss = src_strides[ndim - 1];
+    job.chunks = job.n > 0 ? (job.n + TIO_CHUNK - 1) / TIO_CHUNK : 0;
+    job.qrow = tio_qrows[src_type == TIO_F64][dst_type][nearest != 0];
+    job.qp.scale = scale;
+    job.qp.zero_point = zero_point;
+    job.qp.lo = lo;
+    job.qp.hi = hi;
+    int64_t rows = tio_rows(&job.walk), items = rows * job.chunks;
+    tio_parallel(tio_quantize_range, &job, items, threads,
+                 rows * job.n * (tio_code_size(src_type) + tio_code_size(dst_type)));
+    return job.nans;
+}
+
+/* ---- dequantize ------------------------------------------------------------------------------ */
+
+typedef void (*tio_drow)(float *restrict dst, const char *restrict src, int64_t n, int64_t ds, int64_t ss,
+                         double inverse, int64_t zero_point);
+
+/* Codes of at most 16 bits with |zero point| <= 2**23: the difference is exact in int32. */
+#define TIO_DROW_NARROW(NAME, ST)                                                                          \
+    TIO_CLONES static void NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t ds,      \
+                                int64_t ss, double inverse, int64_t zero_point)                            \
+    {                                                                                                      \
+        const int32_t zp = (int32_t)zero_point;                                                            \
+        if (ds == 4 && ss == (int64_t)sizeof(ST)) {                                                        \
+            const ST *restrict s = (const ST *)src;                                                        \
+            for (int64_t i = 0; i < n; i++)                                                                \
+                dst[i] = (float)((double)((int32_t)s[i] - zp) * inverse);                                  \
+        } else {                                                                                           \
+            for (int64_t i = 0; i < n; i++)                                                                \
+                *(float *)((char *)dst + i * ds)                                                           \
+                    = (float)((double)((int32_t) * (const ST *)(src + i * ss) - zp) * inverse);            \
+        }                                                                                                  \
+    }
+
+/* Any code: the difference in float64 (exact below 2**53), rounded once to float32 (as NumPy does). */
+#define TIO_DROW_WIDE(NAME, ST)                                                                            \
+    TIO_CLONES static void NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t ds,      \
+                                int64_t ss, double inverse, int64_t zero_point)                            \
+    {                                                                                                      \
+        const double zp = (double)zero_point;                                                              \
+        if (ds == 4 && ss == (int64_t)sizeof(ST)) {                                                        \
+            const ST *restrict s = (const ST *)src;                                                        \
+            for (int64_t i = 0; i < n; i++) {                                                              \
+                float diff = (float)((double)s[i] - zp);                                                   \
+                dst[i] = (float)((double)diff * inverse);                                                  \
+            }                                                                                              \
+        } else {                                                                                           \
+            for (int64_t i = 0; i < n; i++) {                                                              \
+                float diff = (float)((double)*(const ST *)(src + i * ss) - zp);                            \
+                *(float *)((char *)dst + i * ds) = (float)((double)diff * inverse);                        \
+            }                                                                                              \
+        }                                                                                                  \
+    }
+
+TIO_DROW_NARROW(d_u8_narrow, uint8_t)
+TIO_DROW_NARROW(d_i8_narrow, int8_t)
+TIO_DROW_NARROW(d_u16_narrow, uint16_t)
+TIO_DROW_NARROW(d_i16_narrow, int16_t)
+TIO_DROW_WIDE(d_u8_wide, uint8_t)
+TIO_DROW_WIDE(d_i8_wide, int8_t)
+TIO_DROW_WIDE(d_u16_wide, uint16_t)
+TIO_DROW_WIDE(d_i16_wide, int16_t)
+TIO_DROW_WIDE(d_u32_wide, uint32_t)
+TIO_DROW_WIDE(d_i32_wide, int32_t)
+
+static const tio_drow tio_drows[6][2] = {
+    {d_u8_narrow, d_u8_wide}, {d_i8_narrow, d_i8_wide}, {d_u16_narrow, d_u16_wide},
+    {d_i16_narrow, d_i16_wide}, {d_u32_wide, d_u32_wide}, {d_i32_wide, d_i32_wide},
+};
+
+typedef struct {
+    tio_drow drow;
+    double inverse;
+    int64_t zero_point;
+} tio_deq;
+
+static void tio_dequantize_range(void *ctx, int64_t lo, int64_t hi)
+{
+    tio_ejob *job = (tio_ejob *)ctx;
+    const tio_deq *deq = (const tio_deq *)job->deq;
+    for (int64_t item = lo; item < hi; item++) {
+        int64_t row = item / job->chunks, chunk = item % job->chunks, od, os;
+        tio_walk_offsets(&job->walk, row, &od, &os);
+        int64_t start = chunk * TIO_CHUNK, count = job->n - start < TIO_CHUNK ? job->n - start : TIO_CHUNK;
+        deq->drow((float *)(job->dst + od + start * job->ds), job->src + os + start * job->ss, count, job->ds,
+                  job->ss, deq->inverse, deq->zero_point);
+    }
+}
+
+int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const int64_t *shape,
+                   const int64_t *dst_strides, const int64_t *src_strides, float scale, int64_t zero_point,
+                   int threads)
+{
+    if (ndim < 1 || ndim > TIO_MAXDIM || src_type < TIO_U8 || src_type > TIO_I32 || !(scale > 0.0f))
+        return -1;
+    tio_ejob job;
+    memset(&job, 0, sizeof job);
+    tio_deq deq;
+    int narrow = src_type <= TIO_I16 && zero_point <= ((int64_t)1 << 23) && zero_point >= -((int64_t)1 << 23);
+    deq.drow = tio_drows[src_type][!narrow];
+    deq.inverse = 1.0 / (double)scale;
+    deq.zero_point = zero_point;
+    job.deq = &deq;
+    job.dst = (char *)dst;
+    job.src = (const char *)src;
+    tio_split_walk(&job.walk, ndim, shape, dst_strides, src_strides);
+    job.n = shape[ndim - 1];
+    job.ds = dst_strides[ndim - 1];
+    job.ss = src_strides[ndim - 1];
+    job.chunks = job.n > 0 ? (job.n + TIO_CHUNK - 1) / TIO_CHUNK : 0;
+    int64_t rows = tio_rows(&job.walk), items = rows * job.chunks;
+    tio_parallel(tio_dequantize_range, &job, items, threads, rows * job.n * (4 + tio_code_size(src_type)));
+    return 0;
+}

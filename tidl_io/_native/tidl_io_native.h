@@ -1,0 +1,77 @@
+/* tidl-io native kernels: plain C99 + pthreads, loaded with ctypes (no Python.h).
+ *
+ * The Python side (tidl_io/_native/__init__.py) validates every geometry before a call: the
+ * kernels trust shapes, strides (in BYTES, any sign) and types. No kernel allocates memory.
+ * Element type codes are TIDL's (ElementType) plus TIO_F64 for float64 sources.
+ */
+#ifndef TIDL_IO_NATIVE_H
+#define TIDL_IO_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TIO_ABI 1
+#define TIO_MAXDIM 8
+
+enum tio_type { TIO_U8 = 0, TIO_I8, TIO_U16, TIO_I16, TIO_U32, TIO_I32, TIO_F32, TIO_U64, TIO_I64, TIO_F64 };
+
+#if defined(__GNUC__)
+#define TIO_EXPORT __attribute__((visibility("default")))
+#else
+#define TIO_EXPORT
+#endif
+
+/* One portable build at full speed on x86-64: the row kernels are compiled for several ISAs and
+ * the loader picks one at load time (ifunc). Elsewhere (aarch64: NEON is baseline) plain. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) \
+    && !defined(TIO_NO_CLONES)
+#define TIO_CLONES __attribute__((target_clones("avx2", "sse4.1", "default")))
+#else
+#define TIO_CLONES
+#endif
+
+/* threads.c: run fn(ctx, lo, hi) over [0, n) split between up to `threads` threads (the caller's
+ * thread does the first part; others are created and joined, never spinning). */
+typedef void (*tio_range_fn)(void *ctx, int64_t lo, int64_t hi);
+void tio_parallel(tio_range_fn fn, void *ctx, int64_t n, int threads, int64_t bytes);
+
+/* An N-d strided walk: decode a flat outer index into byte offsets. */
+typedef struct {
+    int ndim;                   /* outer axes (the inner row is handled by the kernel) */
+    int64_t shape[TIO_MAXDIM];
+    int64_t a_strides[TIO_MAXDIM];
+    int64_t b_strides[TIO_MAXDIM];
+} tio_walk;
+
+static inline void tio_walk_offsets(const tio_walk *w, int64_t index, int64_t *a, int64_t *b)
+{
+    int64_t oa = 0, ob = 0;
+    for (int k = w->ndim - 1; k >= 0; k--) {
+        int64_t n = w->shape[k], i = index % n;
+        index /= n;
+        oa += i * w->a_strides[k];
+        ob += i * w->b_strides[k];
+    }
+    *a = oa;
+    *b = ob;
+}
+
+TIO_EXPORT int tio_abi(void);
+TIO_EXPORT const char *tio_source_hash(void);
+TIO_EXPORT const char *tio_isa(void);
+
+/* quant.c */
+TIO_EXPORT int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int ndim,
+                                const int64_t *shape, const int64_t *dst_strides, const int64_t *src_strides,
+                                double scale, double zero_point, double lo, double hi, int nearest,
+                                int threads);
+TIO_EXPORT int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const int64_t *shape,
+                              const int64_t *dst_strides, const int64_t *src_strides, float scale,
+                              int64_t zero_point, int threads);
+
+/* copy.c */
+TIO_EXPORT int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64_t *shape,
+                        const int64_t *dst_strides, const int64_t *src_strides, int threads);
+TIO_EXPORT int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n, int threads);
+
+#endif
