@@ -50,6 +50,11 @@ def _load(path: Path) -> Descriptor:
 
 
 def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.html or args.svg:
+        return _cmd_pictures(args, out, err)
+    if args.output is not None:
+        print("tidl-io: error: -o/--output goes with --html or --svg", file=err)
+        return EXIT_USAGE
     from ._format import descriptor_to_dict, document, dumps_json, format_descriptor
 
     status = EXIT_OK
@@ -74,6 +79,56 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(dumps_json(document(items)) + "\n")
     elif texts:
         out.write("\n\n".join(texts) + "\n")
+    return status
+
+
+def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``inspect --html`` (one page, to -o or stdout) and ``--svg`` (one file per tensor in -o)."""
+    from ._atomic import write_bytes_atomic
+
+    if args.json:
+        print("tidl-io: error: --json and --html/--svg exclude each other", file=err)
+        return EXIT_USAGE
+    if args.svg and args.output is None:
+        print("tidl-io: error: --svg needs -o FOLDER (one .svg per tensor is written there)", file=err)
+        return EXIT_USAGE
+    status = EXIT_OK
+    items, errors = [], []
+    for path in args.paths:
+        try:
+            for target in _targets(path):
+                try:
+                    items.append((str(target), _load(target)))
+                except _Fail as exc:
+                    errors.append(str(exc))
+        except _Fail as exc:
+            errors.append(str(exc))
+    for message in errors:
+        print(f"tidl-io: error: {message}", file=err)
+        status = EXIT_INVALID
+    dest = args.output
+    try:
+        if args.html:
+            from ._html import render_html
+
+            page = render_html(items, errors)
+            if dest is None or dest == "-":
+                out.write(page)
+            else:
+                write_bytes_atomic(dest, page.encode("utf-8"))
+        else:
+            from .picture import svg_files
+
+            folder = Path(dest)
+            folder.mkdir(parents=True, exist_ok=True)
+            files = svg_files(items)
+            for name, svg in files:
+                dest = str(folder / name)
+                write_bytes_atomic(dest, svg.encode("utf-8"))
+            print(f"{len(files)} picture(s) written to {folder}", file=out)
+    except OSError as exc:
+        print(f"tidl-io: error: {dest}: cannot write: {exc.strerror or exc}", file=err)
+        return EXIT_INVALID
     return status
 
 
@@ -134,6 +189,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="an io_1.bin file or an artifacts folder")
     p.add_argument("--json", action="store_true", help="machine-readable output with every raw TI field")
     p.add_argument("--physical", action="store_true", help="add the physical buffer view to the table")
+    pictures = p.add_mutually_exclusive_group()
+    pictures.add_argument("--html", action="store_true",
+                          help="one self-contained HTML page: the tables and a picture of every tensor's buffer "
+                               "(to -o FILE, else stdout)")
+    pictures.add_argument("--svg", action="store_true",
+                          help="only the pictures: one .svg per tensor into the folder -o FOLDER")
+    p.add_argument("-o", "--output", metavar="OUT", help="where --html / --svg write (atomically)")
     p.set_defaults(run=_cmd_inspect)
 
     v = sub.add_parser("validate", help="check descriptors for values TIDL-RT rejects or gets wrong",
