@@ -453,8 +453,9 @@ def test_unpack_out_errors() -> None:
         unpack(t, buf, out=np.zeros((2, 3, 4), np.float32))
     with pytest.raises(BufferMismatchError, match="out has dtype float32, expected uint8"):
         unpack(t, buf, dequantize=False, out=np.zeros((1, 2, 3, 4), np.float32))
-    with pytest.raises(BufferMismatchError, match="layout must be one of 'NCHW', 'NHWC', found 'HWC'"):
-        unpack(t, buf, layout="HWC")
+    with pytest.raises(BufferMismatchError, match=r"layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \(any case\), "
+                                                  r"found 'HWX'"):
+        unpack(t, buf, layout="HWX")
     with pytest.raises(AllocationLimitError, match="output 0 't': allocating 96 bytes"):
         unpack(t, buf, max_bytes=95)
 

@@ -398,10 +398,10 @@ def test_load_applies_the_allocation_cap(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
-def test_load_of_an_endless_device_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    """/dev/zero reports size 0 and never ends: the read is bounded, the error is ours."""
-    monkeypatch.setenv("TIDL_IO_MAX_ALLOC_BYTES", "64K")
-    with pytest.raises(tidl_io.AllocationLimitError, match=r"^/dev/zero: reading the file: allocating 65537 bytes"):
+def test_load_of_an_endless_device_is_refused_before_reading() -> None:
+    """/dev/zero reports size 0 and never ends: not a regular file, refused without a read."""
+    with pytest.raises(tidl_io.PathError, match=r"^/dev/zero: is a character device, not a regular file; "
+                                                r"expected a TIDL I/O descriptor file"):
         tidl_io.load("/dev/zero")
 
 

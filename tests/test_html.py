@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import re
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,7 +20,8 @@ from tidl_io._html import render_html
 from tidl_io.cli import main
 from tidl_io.descriptor import build, make_descriptor
 
-from conftest import EXAMPLES, FIXTURES, GOLDEN, corpus_params
+from conftest import EXAMPLES, FIXTURES, GOLDEN, ROOT, corpus_params
+from headless import distinct_colours, png_pixels
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -185,3 +188,19 @@ def test_artifacts_folder_gives_every_file(tmp_path: Path) -> None:
         shutil.copy(FIXTURES / "v8_batch_tidl_io_1.bin", tmp_path / name)
     code, out, _ = run("inspect", "--html", str(tmp_path))
     assert code == 0 and out.count("<svg ") == 4 and out.count('<section class="descriptor"') == 2
+
+
+def test_plain_inspect_does_not_import_the_pictures() -> None:
+    code = ("import sys, io; from tidl_io.cli import main; "
+            f"main(['inspect', '--physical', {str(EXAMPLES)!r}], out=io.StringIO()); "
+            "print(sorted(m for m in sys.modules if m in ('tidl_io.picture', 'tidl_io._html', 'html')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.strip() == "[]"
+
+
+def test_readme_picture_is_small_and_not_blank() -> None:
+    png = (ROOT / "docs" / "detector_input.png").read_bytes()
+    assert len(png) < 300_000
+    width, height, _ = png_pixels(png)
+    assert width > 600 and height > 400 and distinct_colours(png) > 50
+    assert "](docs/detector_input.png)" in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -12,9 +12,11 @@ from typing import Any
 
 from ._errors import (
     AllocationLimitError,
+    ArgumentTypeError,
     BufferMismatchError,
     FormatError,
     GeometryError,
+    PathError,
     TensorNotFoundError,
     TidlIoError,
 )
@@ -37,6 +39,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AllocationLimitError",
+    "ArgumentTypeError",
     "BufferMismatchError",
     "Descriptor",
     "ElementType",
@@ -46,6 +49,7 @@ __all__ = [
     "InvokeReport",
     "MockC7xRuntime",
     "PaddingReport",
+    "PathError",
     "PermutePlan",
     "RtTensor",
     "Runtime",

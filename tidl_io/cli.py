@@ -15,7 +15,7 @@ from typing import TextIO
 
 from . import __version__
 from ._errors import TidlIoError
-from .descriptor import Descriptor, find_io_files, load
+from .descriptor import Descriptor, load, locate_io_files
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -23,11 +23,11 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 def _targets(path: str) -> Iterator[Path]:
     p = Path(path)
-    if p.is_dir():
-        files = find_io_files(p)
-        if not files:
-            raise _Fail(f"{path}: no *_tidl_io_1.bin file in this folder")
-        yield from files
+    if p.is_dir():  # a folder of io files, or a model folder holding artifacts/ (as Session finds it)
+        try:
+            yield from locate_io_files(p)[1]
+        except TidlIoError as exc:
+            raise _Fail(str(exc)) from None
     else:
         yield p
 

@@ -201,6 +201,12 @@ def _plane(svg: _Svg, t: Tensor, uid: str, nhwc: bool) -> str:
     vl, vt, vr, vb = xa(cols[0]), ya(rows[0]), xa(cols[0] + cols[1]), ya(rows[0] + rows[1])
     svg.rect(left, top, right - left, bottom - top, _PAD, "#718096", ' data-part="plane"')
     svg.rect(vl, vt, vr - vl, vb - vt, _VALID, "#2b6cb0", ' data-part="valid"')
+    if to_scale and scale >= 6 and n_cols <= 96 and n_rows <= 64:  # one cell per element (pixel for NHWC)
+        grid = ' stroke-width="0.5" stroke-opacity="0.6"'
+        for k in range(1, n_cols):
+            svg.line(xa(k), top, xa(k), bottom, "#ffffff", grid)
+        for k in range(1, n_rows):
+            svg.line(left, ya(k), right, ya(k), "#ffffff", grid)
     unit = "pixels" if nhwc else "elements"
     svg.text((vl + vr) / 2, (vt + vb) / 2 - 2, f"valid {t.width} x {t.height} {unit}", 12, "middle",
              weight="bold")
