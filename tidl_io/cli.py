@@ -49,6 +49,24 @@ def _load(path: Path) -> Descriptor:
         raise _Fail(str(exc)) from None
 
 
+def _descriptors(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor]]:
+    """Each descriptor of the PATH arguments (files, artifacts folders), in order. A file or
+    folder that fails is reported on ``err`` in one line, appended to ``failures`` and skipped."""
+    for path in paths:
+        try:
+            for target in _targets(path):
+                try:
+                    desc = _load(target)
+                except _Fail as exc:
+                    failures.append(str(exc))
+                    print(f"tidl-io: error: {exc}", file=err)
+                    continue
+                yield target, desc
+        except _Fail as exc:
+            failures.append(str(exc))
+            print(f"tidl-io: error: {exc}", file=err)
+
+
 def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.html or args.svg:
         return _cmd_pictures(args, out, err)
@@ -57,24 +75,14 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     from ._format import descriptor_to_dict, document, dumps_json, format_descriptor
 
-    status = EXIT_OK
     items, texts = [], []
-    for path in args.paths:
-        try:
-            for target in _targets(path):
-                try:
-                    desc = _load(target)
-                except _Fail as exc:
-                    print(f"tidl-io: error: {exc}", file=err)
-                    status = EXIT_INVALID
-                    continue
-                if args.json:
-                    items.append(descriptor_to_dict(desc, str(target)))
-                else:
-                    texts.append(format_descriptor(desc, str(target), physical=args.physical))
-        except _Fail as exc:
-            print(f"tidl-io: error: {exc}", file=err)
-            status = EXIT_INVALID
+    failures: list[str] = []
+    for target, desc in _descriptors(args.paths, failures, err):
+        if args.json:
+            items.append(descriptor_to_dict(desc, str(target)))
+        else:
+            texts.append(format_descriptor(desc, str(target), physical=args.physical))
+    status = EXIT_INVALID if failures else EXIT_OK
     if args.json:
         out.write(dumps_json(document(items)) + "\n")
     elif texts:
@@ -92,20 +100,9 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.svg and args.output is None:
         print("tidl-io: error: --svg needs -o FOLDER (one .svg per tensor is written there)", file=err)
         return EXIT_USAGE
-    status = EXIT_OK
-    items, errors = [], []
-    for path in args.paths:
-        try:
-            for target in _targets(path):
-                try:
-                    items.append((str(target), _load(target)))
-                except _Fail as exc:
-                    errors.append(str(exc))
-        except _Fail as exc:
-            errors.append(str(exc))
-    for message in errors:
-        print(f"tidl-io: error: {message}", file=err)
-        status = EXIT_INVALID
+    errors: list[str] = []
+    items = [(str(target), desc) for target, desc in _descriptors(args.paths, errors, err)]
+    status = EXIT_INVALID if errors else EXIT_OK
     dest = args.output
     try:
         if args.html:
