@@ -253,23 +253,8 @@ def _spec_desc(inputs, outputs):
 
 
 def test_layouts_reverse_channels_and_normalisation(tmp_path: Path) -> None:
-    desc = _spec_desc([dict(inDataName="img", inWidth=5, inHeight=4, inNumChannels=3, inPadL=1, inPadT=1,
-                            inPadB=2, inElementType=3, inTensorScale=1000.0)],
-                      [dict(outDataName="y", outWidth=60, outHeight=1, outNumChannels=1)])
-    art = tmp_path / "m"
-    art.mkdir()
-    (art / "net_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
-    (art / "net_tidl_net.bin").write_bytes(b"\x01")
-    (art / "param.yaml").write_text("preprocess: {reverse_channels: true}\nsession: {input_mean: [10, 20, 30], "
-                                    "input_scale: [0.5, 0.25, 0.125], input_optimization: false}\n")
-    seen = {}
-
-    def model(feeds):
-        seen.update(feeds)
-        return {"y": np.zeros(60)}
-
+    art, t, model, seen = _normalising_model(tmp_path)
     x = np.random.default_rng(1).integers(0, 256, (1, 3, 4, 5)).astype(np.uint8)
-    t = desc.inputs[0]
     want = _expected(t, x, parse_param_yaml((art / "param.yaml").read_text()), True, True)
     with Session(art, model=model) as s:
         assert not any("no net file" in n for n in s.notes)
@@ -464,7 +449,7 @@ def test_detections_from_run_outputs(tmp_path: Path) -> None:
 # ---- friction (issue 11) ---------------------------------------------------------------------
 
 def _normalising_model(tmp_path: Path):
-    """The folder of test_layouts_reverse_channels_and_normalisation: int16 input 'img' (3 channels,
+    """An artifacts folder with an int16 input 'img' (3 channels,
     scale 1000), param.yaml reversing channels and normalising; and a model recording what it sees."""
     desc = _spec_desc([dict(inDataName="img", inWidth=5, inHeight=4, inNumChannels=3, inPadL=1, inPadT=1,
                             inPadB=2, inElementType=3, inTensorScale=1000.0)],
@@ -472,6 +457,7 @@ def _normalising_model(tmp_path: Path):
     art = tmp_path / "m"
     art.mkdir()
     (art / "net_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
+    (art / "net_tidl_net.bin").write_bytes(b"\x01")
     (art / "param.yaml").write_text("preprocess: {reverse_channels: true}\nsession: {input_mean: [10, 20, 30], "
                                     "input_scale: [0.5, 0.25, 0.125], input_optimization: false}\n")
     seen: dict = {}
