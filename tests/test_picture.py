@@ -255,3 +255,12 @@ def test_any_geometry_gives_well_formed_svg(w, h, c, pitch, pads, dims, layout, 
     assert len([r for r in root.iter(NS + "rect") if r.get("data-part") == "cell"]) <= 6 * 12
     drawable = min(w, h, c, pitch, *dims) > 0 and min(pads[:4]) >= 0 and (kind == "input" or pads[4] >= 0)
     assert ("problem" not in labels) == drawable
+
+
+def test_many_planes_are_drawn_per_group(realdata: Path) -> None:
+    """ssdLite's first output: 1 float and outPadCh 1151 (PROVENANCE.md): too many planes to draw
+    one by one, so the bar shows the channel planes and the outPadCh planes as two spans."""
+    desc = tidl_io.load(realdata / "bbai64__go__model__ssdLite-mobDet-DSP-coco-320x320__artifacts__321_tidl_io_1.bin")
+    texts = [e.text for e in ET.fromstring(tensor_svg(desc.output(0))).iter(NS + "text")]
+    assert "1151 outPadCh planes" in texts
+    assert "the first outPadCh plane starts right after this plane, at element 1" in texts

@@ -252,7 +252,7 @@ def _next_plane(svg: _Svg, t: Tensor, uid: str, xa: _Axis, ya: _Axis, n_cols: in
     if t.num_channels > 1:
         nxt = "channel 1"
     elif t.kind == "output" and t.pad_ch > 0:
-        nxt = "the outPadCh plane"
+        nxt = "the first outPadCh plane"
     else:
         return
     plane = n_rows * n_cols  # the padded plane, padded rows x line pitch
@@ -351,6 +351,17 @@ def _bar(svg: _Svg, t: Tensor, nhwc: bool, y: float) -> float:
                 if X(start + step) - X(start) > 24:
                     label = "HWC" if nhwc else (f"c{c}" if valid else "padCh")
                     svg.text((X(start) + X(start + step)) / 2, y + 17, label, 9, "middle")
+    elif groups <= _MAX_PLANES:  # too many planes to draw one by one: per group, channels then padCh
+        for g in range(groups):
+            n, rest = divmod(g, t.dim1 * t.dim2)
+            d1, d2 = divmod(rest, t.dim2)
+            base = n * t.batch_pitch + d1 * t.dim1_pitch + d2 * t.dim2_pitch
+            mid = base + t.num_channels * step
+            for lo, hi, fill, label in ((base, mid, _VALID, f"{t.num_channels} channel planes"),
+                                        (mid, base + per_group * step, _PADCH, f"{pad_ch} outPadCh planes")):
+                svg.rect(X(lo), y, X(hi) - X(lo), bar_h, fill, "#ffffff", ' stroke-width="0.5"')
+                if X(hi) - X(lo) > 6 * len(label):
+                    svg.text((X(lo) + X(hi)) / 2, y + 17, label, 9, "middle")
     else:
         svg.rect(X(0), y, X(data_end) - X(0), bar_h, _VALID, "#2b6cb0")
         svg.text((X(0) + X(data_end)) / 2, y + 17, f"{groups * per_group} planes", 9, "middle")
