@@ -515,3 +515,13 @@ def test_session_path_errors(tmp_path: Path) -> None:
     with pytest.raises(tidl_io.PathError, match="no such file or folder") as err:
         Session(tmp_path / "missing")
     assert isinstance(err.value, FileNotFoundError) and err.value.filename == str(tmp_path / "missing")
+
+
+def test_a_net_file_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
+    art = tmp_path / "a"
+    art.mkdir()
+    shutil.copy(ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin", art / "det_tidl_io_1.bin")
+    (art / "det_tidl_net.bin").mkdir()
+    with pytest.raises(tidl_io.PathError, match=r"det_tidl_net.bin: is not a regular file; expected the network "
+                                                r"file beside det_tidl_io_1.bin"):
+        Session(art, model="detection")

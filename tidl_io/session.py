@@ -48,6 +48,7 @@ need it: when it is missing the session still runs and says so in :attr:`Session
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -59,7 +60,7 @@ import numpy as np
 import yaml
 
 from ._check import check_flag, check_layout, check_path, layout_name, open_regular
-from ._errors import BufferMismatchError, FormatError
+from ._errors import BufferMismatchError, FormatError, PathError
 from .buffers import pack, unpack
 from .descriptor import Descriptor, Tensor, load, locate_io_files
 from .detection import Formatter, denormalize, rows_from_outputs, select
@@ -280,7 +281,12 @@ def _net_file(io: Path) -> Path | None:
         candidate = io.with_name(name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin")
     else:
         candidate = io.with_name("tidl_net_" + _subgraph_name(io) + ".bin")
-    return candidate if candidate.is_file() else None
+    if candidate.is_file():
+        return candidate
+    if candidate.exists():  # a folder or a FIFO under the net file's name: a runtime would fail or block on it
+        raise PathError(str(candidate), "is not a regular file; expected the network file beside "
+                        f"{io.name} (or nothing there)", errno.EINVAL)
+    return None
 
 
 def _natural(s: str) -> list[Any]:
