@@ -456,8 +456,9 @@ def test_unpack_out_errors() -> None:
         unpack(t, buf, out=np.zeros((2, 3, 4), np.float32))
     with pytest.raises(BufferMismatchError, match="out has dtype float32, expected uint8"):
         unpack(t, buf, dequantize=False, out=np.zeros((1, 2, 3, 4), np.float32))
-    with pytest.raises(BufferMismatchError, match="layout must be one of 'NCHW', 'NHWC', found 'HWC'"):
-        unpack(t, buf, layout="HWC")
+    with pytest.raises(BufferMismatchError, match=r"layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \(any case\), "
+                                                  r"found 'HWX'"):
+        unpack(t, buf, layout="HWX")
     with pytest.raises(AllocationLimitError, match="output 0 't': allocating 96 bytes"):
         unpack(t, buf, max_bytes=95)
 
@@ -677,3 +678,58 @@ def test_as_buffer_refuses_bad_offsets_and_alignments(kwargs: dict, message: str
     t = make_tensor("input")
     with pytest.raises(BufferMismatchError, match=re.escape(message)):
         as_buffer(t, bytearray(4096), **kwargs)
+
+
+# ---- friction (issue 11): layout names, NHWC details -------------------------------------------
+
+@pytest.mark.parametrize("buffer_layout", [0, 1])
+def test_layout_names_in_any_case_and_unpack_takes_packs_names(buffer_layout: int) -> None:
+    t = make_tensor("output", c=3, h=4, w=5, pads=(1, 1, 2, 0), dtype="int16", layout=buffer_layout, scale=4.0)
+    buf = np.zeros(t.buffer_size, np.int16)
+    codes = RNG.integers(-500, 500, (3, 4, 5)).astype(np.int16)  # (C, H, W)
+    for c, h, w in itertools.product(range(3), range(4), range(5)):  # the spec's index, element by element
+        buf[spec_index(t, 0, 0, 0, c, h, w)] = codes[c, h, w]
+    real = codes.astype(np.float32) / np.float32(4.0)
+    for name, want in (("chw", real), ("CHW", real), ("hwc", real.transpose(1, 2, 0)), ("Hwc", real.transpose(1, 2, 0)),
+                       ("nchw", real[None]), ("nhwc", real.transpose(1, 2, 0)[None])):
+        got = unpack(t, buf, layout=name)
+        assert got.shape == want.shape, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    np.testing.assert_array_equal(unpack(t, buf, layout="hwc", dequantize=False), codes.transpose(1, 2, 0))
+    inp = make_tensor("input", c=3, h=4, w=5, pads=(1, 1, 2, 0), dtype="int16", layout=buffer_layout, scale=4.0)
+    for name, x in (("hwc", real.transpose(1, 2, 0)), ("nHwC", real.transpose(1, 2, 0)[None]), ("chw", real)):
+        packed = pack(inp, x, layout=name)
+        assert [packed[spec_index(inp, 0, 0, 0, c, h, w)] for c, h, w in itertools.product(range(3), range(4), range(5))] \
+            == codes.ravel().tolist(), name
+
+
+def test_unpack_one_image_layouts_refuse_batches() -> None:
+    t = make_tensor("output", n=2, c=3, h=4, w=5)
+    with pytest.raises(BufferMismatchError, match=r"output 0 't': layout 'HWC' is one image, but the tensor has "
+                                                  r"\(N, DIM1, DIM2\) = \(2, 1, 1\); use 'NHWC'"):
+        unpack(t, np.zeros(t.buffer_size, np.uint8), layout="hwc")
+
+
+def test_details_shape_is_nhwc_for_nhwc_tensors() -> None:
+    desc = tidl_io.load(FIXTURES / "l2_c4_nhwc_tidl_io_1.bin")  # a TFLite-style NHWC input (1, 3, 10, 20)
+    (d,) = get_input_details(desc)
+    t = desc.input(0)
+    assert t.layout == "NHWC" and (t.num_batches, t.num_channels, t.height, t.width) == (1, 3, 10, 20)
+    assert d["layout"] == "NHWC" and d["shape"].tolist() == [1, 10, 20, 3] and d["shape"].dtype == np.int32
+    assert d["shape_signature"].tolist() == [1, 10, 20, 3] and d["shape_nchw"].tolist() == [1, 3, 10, 20]
+    # TFLite's keys are all there, with TFLite's meanings
+    assert {"name", "index", "shape", "shape_signature", "dtype", "quantization", "quantization_parameters",
+            "sparsity_parameters"} <= set(d)
+    # the shape round-trips through pack and unpack with layout=d["layout"]
+    x = RNG.random(tuple(d["shape"]), dtype=np.float32)
+    buf = pack(t, x, layout=d["layout"], rounding="nearest")
+    assert unpack(t, buf, layout=d["layout"]).shape == tuple(d["shape"])
+    assert unpack(t, buf).shape == tuple(d["shape_nchw"])
+    nchw = get_output_details(desc)[0]
+    assert nchw["layout"] == "NCHW" and nchw["shape"].tolist() == nchw["shape_nchw"].tolist()
+
+
+def test_details_of_the_real_tflite_model(realdata: Path) -> None:
+    tfl = tidl_io.load(realdata / "bbai64__go__model__TFL-CL-0000-mobileNetV1-mlperf__artifacts__87_tidl_io_1.bin")
+    (d,) = get_input_details(tfl)
+    assert d["shape"].tolist() == [1, 224, 224, 3] and d["shape_nchw"].tolist() == [1, 3, 224, 224]

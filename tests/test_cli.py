@@ -139,3 +139,46 @@ def test_run_and_info(tmp_path: Path, monkeypatch) -> None:
     assert code == 1 and "--input 'other=x.npy': x.npy: no such file" in err
     code, out, _ = run("info")
     assert code == 0 and "TIDL-RT library: not found" in out and "numpy:" in out
+
+
+# ---- friction (issue 11) -------------------------------------------------------------------------
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("command", ["inspect", "validate"])
+def test_a_fifo_is_refused_not_waited_on(tmp_path: Path, command: str) -> None:
+    import os
+
+    fifo = tmp_path / "pipe_tidl_io_1.bin"
+    os.mkfifo(fifo)
+    # a process with a timeout: a regression would block forever in open()
+    proc = subprocess.run([sys.executable, "-m", "tidl_io", command, str(fifo)], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "is a FIFO (named pipe), not a regular file; expected a TIDL I/O descriptor file" in proc.stdout + proc.stderr
+
+
+def test_inspect_a_model_folder_finds_its_artifacts(tmp_path: Path) -> None:
+    art = tmp_path / "model" / "artifacts"
+    art.mkdir(parents=True)
+    shutil.copy(EXAMPLES / "detector_tidl_io_1.bin", art / "detector_tidl_io_1.bin")
+    (tmp_path / "model" / "param.yaml").write_text("task_type: detection\n")
+    code, out, err = run("inspect", "--json", str(tmp_path / "model"))
+    assert code == 0 and err == ""
+    assert [d["path"] for d in json.loads(out)["descriptors"]] == [str(art / "detector_tidl_io_1.bin")]
+    code, out, _ = run("validate", str(tmp_path / "model"))
+    assert code == 0 and out.startswith(f"{art / 'detector_tidl_io_1.bin'}: ok")
+
+
+def test_inspect_marks_a_nan_scale_and_exits_0(tmp_path: Path) -> None:
+    import tidl_io
+
+    desc = tidl_io.make_descriptor("8.x", outputs=[{"outDataName": "o", "outWidth": 1, "outHeight": 1,
+                                                    "outNumChannels": 1, "outChannelPitch": 1, "outNumBatches": 1,
+                                                    "outElementType": 1, "outTensorScale": float("nan")}])
+    path = tmp_path / "n_tidl_io_1.bin"
+    path.write_bytes(tidl_io.build(desc))
+    code, out, _ = run("inspect", str(path))
+    assert code == 0 and "  0!  o" in out
+    assert f"! error: {path}, offset " in out and "outTensorScale: tensor scale must be finite and > 0, found nan" in out
+    code, out, _ = run("validate", str(path))
+    assert code == 1 and "outTensorScale: tensor scale must be finite and > 0, found nan" in out

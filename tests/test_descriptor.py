@@ -398,10 +398,10 @@ def test_load_applies_the_allocation_cap(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
-def test_load_of_an_endless_device_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    """/dev/zero reports size 0 and never ends: the read is bounded, the error is ours."""
-    monkeypatch.setenv("TIDL_IO_MAX_ALLOC_BYTES", "64K")
-    with pytest.raises(tidl_io.AllocationLimitError, match=r"^/dev/zero: reading the file: allocating 65537 bytes"):
+def test_load_of_an_endless_device_is_refused_before_reading() -> None:
+    """/dev/zero reports size 0 and never ends: not a regular file, refused without a read."""
+    with pytest.raises(tidl_io.PathError, match=r"^/dev/zero: is a character device, not a regular file; "
+                                                r"expected a TIDL I/O descriptor file"):
         tidl_io.load("/dev/zero")
 
 
@@ -429,3 +429,58 @@ def test_find_io_files_both_namings(tmp_path: Path) -> None:
         (tmp_path / name).write_bytes(b"")
     assert [p.name for p in tidl_io.find_io_files(tmp_path)] == ["a_tidl_io_1.bin", "tidl_io_net_1.bin",
                                                                  "x_tidl_io_onnx_y_1.bin"]
+
+
+# ---- paths (issue 11) ------------------------------------------------------------------------
+
+def test_load_of_a_missing_file_or_a_folder_is_a_located_library_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope_tidl_io_1.bin"
+    with pytest.raises(tidl_io.PathError) as err:
+        tidl_io.load(missing)
+    assert isinstance(err.value, FileNotFoundError) and err.value.filename == str(missing)
+    assert str(err.value) == f"{missing}: no such file; expected a TIDL I/O descriptor file (*_tidl_io_1.bin)"
+    with pytest.raises(tidl_io.PathError) as err:
+        tidl_io.load(tmp_path)
+    assert isinstance(err.value, IsADirectoryError) and isinstance(err.value, tidl_io.TidlIoError)
+    assert str(err.value) == f"{tmp_path}: is a folder; expected a TIDL I/O descriptor file (*_tidl_io_1.bin)"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_load_of_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    import threading
+
+    fifo = tmp_path / "pipe_tidl_io_1.bin"
+    os.mkfifo(fifo)
+    result: list[BaseException] = []
+
+    def attempt() -> None:
+        try:
+            tidl_io.load(fifo)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            result.append(exc)
+
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(10)
+    if worker.is_alive():  # unblock the reader before failing, so the test run can end
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("load() blocked on a FIFO")
+    (exc,) = result
+    assert isinstance(exc, tidl_io.PathError) and not isinstance(exc, FileNotFoundError)
+    assert str(exc) == f"{fifo}: is a FIFO (named pipe), not a regular file; expected a TIDL I/O descriptor file " \
+                       f"(*_tidl_io_1.bin)"
+
+
+def test_locate_io_files_finds_a_model_folders_artifacts(tmp_path: Path) -> None:
+    from tidl_io.descriptor import locate_io_files
+
+    art = tmp_path / "model" / "artifacts"
+    art.mkdir(parents=True)
+    (art / "a_tidl_io_1.bin").write_bytes(b"")
+    assert locate_io_files(tmp_path / "model") == (art, [art / "a_tidl_io_1.bin"])
+    assert locate_io_files(art) == (art, [art / "a_tidl_io_1.bin"])
+    assert locate_io_files(art / "a_tidl_io_1.bin") == (art, [art / "a_tidl_io_1.bin"])
+    with pytest.raises(FileNotFoundError, match=r"no \*_tidl_io_1.bin file in this folder \(nor in .*artifacts\)"):
+        locate_io_files(tmp_path)
+    with pytest.raises(tidl_io.PathError, match="no such file or folder"):
+        locate_io_files(tmp_path / "gone")

@@ -129,3 +129,22 @@ def test_findings_are_one_line_each() -> None:
     findings = [finding_to_dict(f) for f in tidl_io.validate(desc)]
     text = dumps_json(document([{"path": "x", "findings": findings}], key="files"))
     assert sum('"level": "error"' in ln for ln in text.splitlines()) == len(findings) >= 1
+
+
+# ---- inspect flags what validate reports (issue 11) ----------------------------------------------
+
+def test_inspect_flags_the_errors_validate_reports() -> None:
+    def tensor(name: str, scale: float, zp: int) -> dict:
+        return {"outDataName": name, "outWidth": 1, "outHeight": 1, "outNumChannels": 1, "outChannelPitch": 1,
+                "outNumBatches": 1, "outElementType": 0, "outTensorScale": scale, "outZeroPoint": zp}
+
+    desc = tidl_io.make_descriptor("8.x", outputs=[tensor("ok", 2.0, 0), tensor("nanscale", math.nan, 0),
+                                                   tensor("zp", 2.0, 300)], source="f.bin")
+    text = format_descriptor(desc, "f.bin")
+    rows = {line.split()[1]: line.split()[0] for line in text.splitlines() if line.strip()[:1].isdigit()}
+    assert rows == {"ok": "0", "nanscale": "1!", "zp": "2!"}
+    flagged = [line.strip()[2:] for line in text.splitlines() if line.strip().startswith("! ")]
+    assert flagged == [str(f) for f in tidl_io.validate(desc) if f.level == "error"]  # the same rules, word for word
+    assert len(flagged) == 2 and "found nan" in flagged[0] and "zero point 300" in flagged[1]
+    clean = format_descriptor(tidl_io.make_descriptor("8.x", outputs=[tensor("ok", 2.0, 0)]), "g.bin")
+    assert "!" not in clean

@@ -45,3 +45,16 @@ def test_one_more_line_and_a_broken_provider(monkeypatch) -> None:
     assert lines[-1] == ("broken", "error: RuntimeError: boom")
     text = info.format_info(lines)
     assert "native kernels:" in text and text.count("\n") == len(lines) - 1
+
+
+def test_native_kernels_line_says_which_path_and_why(monkeypatch) -> None:
+    from tidl_io import _native
+
+    lines = dict(info.collect())
+    state = _native.info()
+    if state["active"]:
+        assert lines["native kernels"].startswith(f"active: {state['path']} ({state['isa']}, ")
+    else:
+        assert lines["native kernels"] == f"off, NumPy path ({state['reason']})"
+    with _native.forced(False):
+        assert dict(info.collect())["native kernels"].startswith("off, NumPy path (")

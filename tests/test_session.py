@@ -10,6 +10,7 @@ saturated -> float32 dequantize."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -252,23 +253,8 @@ def _spec_desc(inputs, outputs):
 
 
 def test_layouts_reverse_channels_and_normalisation(tmp_path: Path) -> None:
-    desc = _spec_desc([dict(inDataName="img", inWidth=5, inHeight=4, inNumChannels=3, inPadL=1, inPadT=1,
-                            inPadB=2, inElementType=3, inTensorScale=1000.0)],
-                      [dict(outDataName="y", outWidth=60, outHeight=1, outNumChannels=1)])
-    art = tmp_path / "m"
-    art.mkdir()
-    (art / "net_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
-    (art / "net_tidl_net.bin").write_bytes(b"\x01")
-    (art / "param.yaml").write_text("preprocess: {reverse_channels: true}\nsession: {input_mean: [10, 20, 30], "
-                                    "input_scale: [0.5, 0.25, 0.125], input_optimization: false}\n")
-    seen = {}
-
-    def model(feeds):
-        seen.update(feeds)
-        return {"y": np.zeros(60)}
-
+    art, t, model, seen = _normalising_model(tmp_path)
     x = np.random.default_rng(1).integers(0, 256, (1, 3, 4, 5)).astype(np.uint8)
-    t = desc.inputs[0]
     want = _expected(t, x, parse_param_yaml((art / "param.yaml").read_text()), True, True)
     with Session(art, model=model) as s:
         assert not any("no net file" in n for n in s.notes)
@@ -353,7 +339,7 @@ def test_ambiguous_shapes_follow_the_hint() -> None:
     assert (_to_logical(t, x[0], "NHWC")[0, 0, 0] == x[0].transpose(2, 0, 1)).all()  # channels last: HWC
     with pytest.raises(BufferMismatchError, match="array shape \\(1, 3, 3, 3\\) with layout 'HWC' fits none"):
         _to_logical(t, x, "HWC")
-    with pytest.raises(BufferMismatchError, match="layout must be NCHW, NHWC, CHW or HWC, got 'WHC'"):
+    with pytest.raises(BufferMismatchError, match="run: layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \\(any case\\), found 'WHC'"):
         _to_logical(t, x, "WHC")
 
 
@@ -489,3 +475,84 @@ def test_runtime_choices_and_notes(tmp_path: Path, monkeypatch) -> None:
     with pytest.raises(BufferMismatchError, match="a Runtime instance serves one subgraph, but .* has 2 \\(one, "
                                                   "two\\); pass a factory"):
         Session(art, runtime=mine)
+
+
+# ---- friction (issue 11) ---------------------------------------------------------------------
+
+def _normalising_model(tmp_path: Path):
+    """An artifacts folder with an int16 input 'img' (3 channels,
+    scale 1000), param.yaml reversing channels and normalising; and a model recording what it sees."""
+    desc = _spec_desc([dict(inDataName="img", inWidth=5, inHeight=4, inNumChannels=3, inPadL=1, inPadT=1,
+                            inPadB=2, inElementType=3, inTensorScale=1000.0)],
+                      [dict(outDataName="y", outWidth=60, outHeight=1, outNumChannels=1)])
+    art = tmp_path / "m"
+    art.mkdir()
+    (art / "net_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
+    (art / "net_tidl_net.bin").write_bytes(b"\x01")
+    (art / "param.yaml").write_text("preprocess: {reverse_channels: true}\nsession: {input_mean: [10, 20, 30], "
+                                    "input_scale: [0.5, 0.25, 0.125], input_optimization: false}\n")
+    seen: dict = {}
+
+    def model(feeds):
+        seen.update(feeds)
+        return {"y": np.zeros(60)}
+
+    return art, desc.inputs[0], model, seen
+
+
+def test_preprocessed_feeds_skip_reversal_and_normalisation(tmp_path: Path) -> None:
+    art, t, model, seen = _normalising_model(tmp_path)
+    raw = np.random.default_rng(3).integers(0, 256, (1, 3, 4, 5)).astype(np.uint8)
+    # what an onnxruntime user feeds: reversed and normalised by hand, float32, NCHW
+    mean, scale = np.array([10, 20, 30.0]).reshape(3, 1, 1), np.array([0.5, 0.25, 0.125]).reshape(3, 1, 1)
+    ready = ((raw[:, ::-1].astype(np.float64) - mean) * scale).astype(np.float32)
+    with Session(art, model=model) as s:
+        assert any("preprocessed=True" in n for n in s.notes)
+        s.run(ready, preprocessed=True)  # steps 2 and 3 skipped: the model sees the feed, quantized
+        np.testing.assert_array_equal(seen["img"].astype(np.float32), _deq(t, _q_in(t, ready.astype(np.float32))))
+        s.run(raw)  # the default: a raw frame is reversed and normalised here, as before
+        want = _deq(t, _q_in(t, ((raw[:, ::-1].astype(np.float64) - mean) * scale)))
+        np.testing.assert_array_equal(seen["img"].astype(np.float32), want)
+        s.run(ready)  # ... and so is a float feed: the double preprocessing preprocessed=True avoids
+        twice = ((ready[:, ::-1].astype(np.float64) - mean) * scale)
+        np.testing.assert_array_equal(seen["img"].astype(np.float32), _deq(t, _q_in(t, twice)))
+        s.run(ready[0].transpose(1, 2, 0), preprocessed=True, layout="hwc")  # layout still matched, any case
+        np.testing.assert_array_equal(seen["img"].astype(np.float32), _deq(t, _q_in(t, ready.astype(np.float32))))
+        with pytest.raises(tidl_io.ArgumentTypeError, match="Session.run: preprocessed: expected True or False"):
+            s.run(ready, preprocessed="yes")
+
+
+def test_params_path_missing_or_a_folder_says_so(tmp_path: Path) -> None:
+    ex = ROOT / "tidl_io" / "examples"
+    for params in (tmp_path / "nope.yaml", str(tmp_path / "nope.yaml"), "param.yml"):
+        with pytest.raises(FileNotFoundError) as err:
+            Session(ex, model="detection", params=params)
+        assert isinstance(err.value, tidl_io.PathError)
+        assert str(err.value) == f"{params}: no such file; expected an edgeai param.yaml"
+    with pytest.raises(IsADirectoryError, match=rf"^{re.escape(str(tmp_path))}: is a folder; expected an edgeai "
+                                                r"param.yaml"):
+        Session(ex, model="detection", params=tmp_path)
+    (tmp_path / "p.yaml").write_text("session: {input_data_layout: nhwc}\n")
+    with Session(ex, model="detection", params=tmp_path / "p.yaml") as s:
+        assert s.params.input_data_layout == "NHWC" and s.params.source == str(tmp_path / "p.yaml")
+    with Session(ex, model="detection", params="{session: {input_mean: [1]}}") as s:  # one line of YAML text
+        assert s.params.input_mean == (1.0,)
+
+
+def test_session_path_errors(tmp_path: Path) -> None:
+    with pytest.raises(tidl_io.ArgumentTypeError, match=r"^Session: path: expected a path \(str or os.PathLike\), "
+                                                        r"found None"):
+        Session(None)  # type: ignore[arg-type]
+    with pytest.raises(tidl_io.PathError, match="no such file or folder") as err:
+        Session(tmp_path / "missing")
+    assert isinstance(err.value, FileNotFoundError) and err.value.filename == str(tmp_path / "missing")
+
+
+def test_a_net_file_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
+    art = tmp_path / "a"
+    art.mkdir()
+    shutil.copy(ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin", art / "det_tidl_io_1.bin")
+    (art / "det_tidl_net.bin").mkdir()
+    with pytest.raises(tidl_io.PathError, match=r"det_tidl_net.bin: is not a regular file; expected the network "
+                                                r"file beside det_tidl_io_1.bin"):
+        Session(art, model="detection")

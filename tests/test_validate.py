@@ -184,3 +184,39 @@ def test_empty_used_slots_are_one_finding_per_run() -> None:
     slot5 = [f for f in findings if f.tensor == "output 5 ''"]
     assert any(f.field == "outWidth" and f.message == "expected >= 1, found -2" for f in slot5)
     assert len(findings) < 20
+
+
+# ---- zero point range (issue 11) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("etype,zp,bad", [
+    (0, 300, True), (0, 255, False), (0, -1, True), (0, 0, False),      # uint8: 0..255
+    (1, -129, True), (1, -128, False), (1, 127, False), (1, 128, True),  # int8: -128..127
+    (2, 65536, True), (2, 65535, False), (3, -32769, True),             # uint16, int16
+    (6, 300, False),                                                     # float: no zero point
+])
+def test_zero_point_outside_the_element_range(etype: int, zp: int, bad: bool) -> None:
+    desc = tidl_io.make_descriptor("10.x", inputs=[{"inDataName": "x", "inWidth": 4, "inHeight": 1,
+                                                    "inNumChannels": 1, "inChannelPitch": 4, "inNumBatches": 1,
+                                                    "inDIM1": 1, "inDIM2": 1, "inElementType": etype,
+                                                    "inTensorScale": 1.0, "inZeroPoint": zp, "inBufSize": 8}],
+                                   source="z.bin")
+    errors = [f for f in tidl_io.validate(desc) if f.level == "error"]
+    if not bad:
+        assert errors == []
+        return
+    (f,) = errors
+    at = desc.layout.member("inZeroPoint").slot_offset(0)
+    assert f.field == "inZeroPoint" and f.offset == at and f.tensor == "input 0 'x'"
+    assert f"zero point {zp} is outside the {tidl_io.ElementType(etype).dtype} range" in f.message
+    assert "every code would saturate" in f.message
+
+
+def test_float_tensor_with_a_nan_scale_is_a_warning() -> None:
+    desc = tidl_io.make_descriptor("10.x", outputs=[{"outDataName": "o", "outWidth": 1, "outHeight": 1,
+                                                     "outNumChannels": 1, "outChannelPitch": 1, "outNumBatches": 1,
+                                                     "outDIM1": 1, "outDIM2": 1, "outElementType": 6,
+                                                     "outTensorScale": float("nan"), "outBufSize": 1}])
+    findings = [f for f in tidl_io.validate(desc) if f.field == "outTensorScale"]
+    f = _only(findings, "warning")
+    assert "TIDL forces scale 1 for float" in f.message
+    assert not [f for f in tidl_io.validate(desc) if f.level == "error"]

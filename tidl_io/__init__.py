@@ -12,11 +12,13 @@ from typing import Any
 
 from ._errors import (
     AllocationLimitError,
+    ArgumentTypeError,
     BufferMismatchError,
     FormatError,
     GeometryError,
     LibraryNotFoundError,
     MissingFileError,
+    PathError,
     TensorNotFoundError,
     TidlIoError,
     TidlRtError,
@@ -40,6 +42,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AllocationLimitError",
+    "ArgumentTypeError",
     "BufferMismatchError",
     "Descriptor",
     "ElementType",
@@ -51,6 +54,7 @@ __all__ = [
     "MissingFileError",
     "MockC7xRuntime",
     "PaddingReport",
+    "PathError",
     "PermutePlan",
     "RtTensor",
     "Runtime",

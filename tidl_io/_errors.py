@@ -77,6 +77,35 @@ class LibraryNotFoundError(TidlRtError, FileNotFoundError):
         super().__init__(message)
 
 
+class ArgumentTypeError(TidlIoError, TypeError):
+    """A public function got an argument of the wrong kind (a TypeError too); the message
+    names the function, the argument, what it expected and what it found."""
+
+
+class PathError(TidlIoError, OSError):
+    """A path given to tidl_io cannot be used: missing, a folder, not a regular file,
+    unreadable. An OSError with ``errno`` and ``filename``; the message names the path and
+    what was expected there. Missing paths and folders raise the subclasses that are also
+    FileNotFoundError and IsADirectoryError."""
+
+    def __init__(self, path: str, message: str, errno: int | None = None) -> None:
+        super().__init__(errno, message, path)
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+    def __reduce__(self) -> tuple[object, ...]:  # pickles with this __init__'s arguments
+        return type(self), (self.filename, self.strerror, self.errno)
+
+
+class PathNotFoundError(PathError, FileNotFoundError):
+    """No file or folder at the path (also a FileNotFoundError)."""
+
+
+class PathIsFolderError(PathError, IsADirectoryError):
+    """A folder where a file was expected (also an IsADirectoryError)."""
+
+
 def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], label: str) -> np.ndarray:
     """``out`` if it is a writable numpy array of ``shape`` and one of ``dtypes`` (no
     casting), else a :class:`BufferMismatchError` naming ``label`` and what was expected."""
@@ -94,5 +123,6 @@ def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], l
     return out
 
 
-__all__ = ["AllocationLimitError", "BufferMismatchError", "FormatError", "GeometryError", "LibraryNotFoundError",
-           "MissingFileError", "TidlIoError", "TidlRtError"]
+__all__ = ["AllocationLimitError", "ArgumentTypeError", "BufferMismatchError", "FormatError", "GeometryError",
+           "LibraryNotFoundError", "MissingFileError", "PathError", "PathIsFolderError", "PathNotFoundError",
+           "TidlIoError", "TidlRtError"]

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .descriptor import Descriptor, ElementType, Tensor
-from .validate import Finding
+from .validate import Finding, own_findings
 
 SCHEMA_VERSION = 1
 
@@ -159,13 +159,15 @@ def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
     return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
 
-def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool) -> list[list[str]]:
+def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset[str] = frozenset()
+                 ) -> list[list[str]]:
+    """Table rows; the index of a tensor whose label is in ``flagged`` gets a "!"."""
     head = ["#", "name", "dtype", "shape", "layout", "quantization"]
     if physical:
         head += ["pad L/T/R/B/Ch", "pitch line/ch/batch", "first @", "buffer elems", "bytes", "slack"]
     rows = [head]
     for t in tensors:
-        row = [str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, t.squeezed_shape)), t.layout,
+        row = [f"{t.index}!" if t.label in flagged else str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, t.squeezed_shape)), t.layout,
                _quant_text(t)]
         if physical:
             itemsize = None if t.element is None else _ITEMSIZES[t.element]
@@ -184,16 +186,23 @@ def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool) -> list[list[str]]
 
 
 def format_descriptor(desc: Descriptor, path: str, physical: bool = False, indent: str = "") -> str:
-    """A compact table per tensor group, Polygraphy-style, with the detected family."""
+    """A compact table per tensor group, Polygraphy-style, with the detected family.
+
+    Tensors with an error that :func:`~tidl_io.validate` reports (the same rules: a NaN
+    scale, a zero point out of range, unusable geometry) are marked "!" and each error is
+    listed under the tables."""
+    errors = [f for f in own_findings(desc) if f.level == "error"]
+    flagged = frozenset(f.tensor for f in errors if f.tensor is not None)
     hdr = desc.header
     extras = ", ".join(f"{k}={v}" for k, v in hdr.items() if k not in ("numInputBuf", "numOutputBuf"))
     lines = [f"{indent}{path}: {desc.layout.description}" + (f"; {extras}" if extras else "")]
     for title, tensors in (("Input", desc.inputs), ("Output", desc.outputs)):
         lines.append(f"{indent}---- {len(tensors)} {title}(s) ----")
         if tensors:
-            lines += _table(_tensor_rows(tensors, physical), indent + "  ")
+            lines += _table(_tensor_rows(tensors, physical, flagged), indent + "  ")
     if physical and any(t.buf_size is None for t in desc.inputs + desc.outputs):
         lines.append(f"{indent}  * buffer size computed from the geometry (this layout stores none)")
+    lines += [f"{indent}  ! {f}" for f in errors]
     for i, sub in enumerate(desc.subgraphs):
         lines.append(f"{indent}---- subgraph {i} of {len(desc.subgraphs)} ----")
         lines.append(format_descriptor(sub, f"{path}[subgraph {i}]", physical, indent + "  "))

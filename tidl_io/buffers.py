@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ._blocked import view_reshape
+from ._check import as_array, check_flag, check_kind, check_layout
 from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
 from .descriptor import Descriptor, ElementType, Tensor
@@ -154,22 +155,22 @@ def alloc_input(desc: Descriptor, key: int | str, *, max_bytes: int | None = Non
     geometry and :class:`AllocationLimitError` above the cap (``max_bytes`` or
     ``TIDL_IO_MAX_ALLOC_BYTES``, default 1 GiB) before touching memory.
     """
-    return _alloc(_plan(desc.input(key)), max_bytes)
+    return _alloc(_plan(check_kind(desc, Descriptor, "alloc_input", "desc").input(key)), max_bytes)
 
 
 def alloc_output(desc: Descriptor, key: int | str, *, max_bytes: int | None = None) -> np.ndarray:
     """A NEW zero-filled flat buffer for output ``key``; see :func:`alloc_input`."""
-    return _alloc(_plan(desc.output(key)), max_bytes)
+    return _alloc(_plan(check_kind(desc, Descriptor, "alloc_output", "desc").output(key)), max_bytes)
 
 
 def alloc_inputs(desc: Descriptor, *, max_bytes: int | None = None) -> dict[str, np.ndarray]:
     """NEW buffers for every input, keyed by name (in slot order)."""
-    return _alloc_all(desc.inputs, max_bytes)
+    return _alloc_all(check_kind(desc, Descriptor, "alloc_inputs", "desc").inputs, max_bytes)
 
 
 def alloc_outputs(desc: Descriptor, *, max_bytes: int | None = None) -> dict[str, np.ndarray]:
     """NEW buffers for every output, keyed by name (in slot order)."""
-    return _alloc_all(desc.outputs, max_bytes)
+    return _alloc_all(check_kind(desc, Descriptor, "alloc_outputs", "desc").outputs, max_bytes)
 
 
 def _alloc_all(tensors: tuple[Tensor, ...], max_bytes: int | None) -> dict[str, np.ndarray]:
@@ -194,8 +195,8 @@ def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None
     view. Nothing is written: zero the pads yourself (``buf[...] = 0``) or check them
     with :func:`check_padding`.
     """
-    plan = _plan(tensor)
-    offset, align = _whole(offset, "offset", plan.label), _whole(align or 0, "align", plan.label)
+    plan = _plan(check_kind(tensor, Tensor, "as_buffer", "tensor"))
+    offset, align = _whole(offset, "offset", plan.label), _whole(0 if align is None else align, "align", plan.label)
     raw = _raw_bytes(memory, plan.label, "memory")
     need = plan.size * plan.itemsize
     if offset < 0 or raw.size - offset < need:
@@ -279,7 +280,7 @@ def view(tensor: Tensor, buf: Any) -> np.ndarray:
     >>> view(t, alloc_input(desc, 0)).shape        # doctest: +SKIP
     (1, 1, 1, 3, 224, 224)
     """
-    plan = _plan(tensor)
+    plan = _plan(check_kind(tensor, Tensor, "view", "tensor"))
     return _view6(plan, _typed(plan, buf, "buf"))
 
 
@@ -293,12 +294,10 @@ def _reshape_view(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 # ---- user shapes ------------------------------------------------------------------------
 
-def _parse_layout(layout: str, label: str, names: tuple[str, ...]) -> tuple[bool, bool]:
-    """(channels_last, rank-3 only) for a layout name."""
-    if layout not in names:
-        raise BufferMismatchError(f"{label}: layout must be one of {', '.join(map(repr, names))}, "
-                                  f"found {layout!r}")
-    return layout in ("NHWC", "HWC"), layout in ("CHW", "HWC")
+def _parse_layout(layout: str, label: str) -> tuple[str, bool, bool]:
+    """(canonical name, channels_last, rank-3 only) for a layout name in any case."""
+    name = check_layout(layout, label)
+    return name, name in ("NHWC", "HWC"), name in ("CHW", "HWC")
 
 
 def _accepted_shapes(shape6: tuple[int, ...], order: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -330,12 +329,18 @@ def _check_user_shape(plan: _Plan, x: np.ndarray, channels_last: bool, rank3: bo
         f"{', '.join(map(str, forms)) or 'none of rank 3'}{hint}")
 
 
-def _out_shape(tensor: Tensor, squeeze: bool, channels_last: bool) -> tuple[int, ...]:
+def _out_shape(tensor: Tensor, squeeze: bool, channels_last: bool, rank3: bool = False) -> tuple[int, ...]:
     """The shape unpack returns: 6-D, or squeezed as ``tensor.squeezed_shape`` says where
     that only drops size-1 axes (a leading axis larger than 1 is kept), channels last on
-    request."""
+    request; (C, H, W) or (H, W, C) for ``rank3`` (one image: N = DIM1 = DIM2 = 1)."""
     shape6 = tensor.shape
     order = _CL if channels_last else _CF
+    if rank3:
+        if shape6[:3] != (1, 1, 1):
+            name = "HWC" if channels_last else "CHW"
+            raise BufferMismatchError(f"{tensor.label}: layout {name!r} is one image, but the tensor has "
+                                      f"(N, DIM1, DIM2) = {shape6[:3]}; use {'NHWC' if channels_last else 'NCHW'!r}")
+        return tuple(shape6[i] for i in order[3:])
     kept = set(tensor.squeezed_axes) if squeeze else set(range(6))
     return tuple(shape6[i] for i in order if i in kept)
 
@@ -379,7 +384,8 @@ def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", round
     ``x`` is in ``layout`` "NCHW" (channels first: (N, C, H, W), (C, H, W), the 6-D
     (N, DIM1, DIM2, C, H, W), or that without leading size-1 axes, e.g. the squeezed
     shape) or "NHWC" (channels last: (N, H, W, C), (H, W, C), (N, DIM1, DIM2, H, W, C),
-    ...); "CHW"/"HWC" insist on 3-D data. Float data is quantized with TIDL's multiplier
+    ...); "CHW"/"HWC" insist on 3-D data. Layout names are case-insensitive ("nhwc").
+    Float data is quantized with TIDL's multiplier
     (``q = saturate(x * scale + zero_point)``, truncated toward zero by default or
     ``rounding="nearest"``; ``nan="error"|"zero"``; ±inf saturate), see
     :mod:`tidl_io.quant`. Integer data of exactly the element type is copied as is;
@@ -396,14 +402,14 @@ def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", round
     >>> pack(desc.input(0), frame_hwc_uint8, buf, layout="HWC") is buf   # doctest: +SKIP
     True
     """
-    plan = _plan(tensor)
+    plan = _plan(check_kind(tensor, Tensor, "pack", "tensor"))
     qp = _qparams(tensor)
-    if rounding not in ROUNDINGS:
+    if type(rounding) is not str or rounding not in ROUNDINGS:
         _check_choice(rounding, ROUNDINGS, "rounding")
-    if nan not in NAN_MODES:
+    if type(nan) is not str or nan not in NAN_MODES:
         _check_choice(nan, NAN_MODES, "nan")
-    channels_last, rank3 = _parse_layout(layout, plan.label, _PACK_LAYOUTS)
-    xa = x if type(x) is np.ndarray else np.asarray(x)
+    layout, channels_last, rank3 = _parse_layout(layout, plan.label)
+    xa = x if type(x) is np.ndarray else as_array(x, "pack", "x")
     how = _conversion(qp, xa.dtype, "data")
     _check_user_shape(plan, xa, channels_last, rank3, layout)
     if out is None:
@@ -417,10 +423,6 @@ def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", round
     except _NanFound:
         raise _nan_error(plan.label, xa, "data") from None
     return buf
-
-
-_PACK_LAYOUTS = ("NCHW", "NHWC", "CHW", "HWC")
-_UNPACK_LAYOUTS = ("NCHW", "NHWC")
 
 
 def _pack_into(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_last: bool, how: str,
@@ -499,15 +501,17 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
     Shape: ``tensor.squeezed_shape`` (the last ``numValidTensorDims`` axes, or
     (N, C, H, W)) with ``squeeze=True``, where that only drops size-1 axes; the 6-D
     (N, DIM1, DIM2, C, H, W) with ``squeeze=False``. ``layout="NHWC"`` moves channels last
-    ((..., H, W, C)). Pads are never read.
+    ((..., H, W, C)); "CHW" and "HWC" give one 3-D image (N = DIM1 = DIM2 = 1), the same
+    names :func:`pack` takes, in any case. Pads are never read.
 
     >>> unpack(desc.output(0), out_buf).shape          # doctest: +SKIP
     (1, 64, 96, 192)
     """
-    plan = _plan(tensor)
-    channels_last, _ = _parse_layout(layout, plan.label, _UNPACK_LAYOUTS)
+    plan = _plan(check_kind(tensor, Tensor, "unpack", "tensor"))
+    _, channels_last, rank3 = _parse_layout(layout, plan.label)
+    dequantize, squeeze = check_flag(dequantize, "unpack", "dequantize"), check_flag(squeeze, "unpack", "squeeze")
     typed = _typed(plan, buf, "buf")
-    shape = _out_shape(tensor, squeeze, channels_last)
+    shape = _out_shape(tensor, squeeze, channels_last, rank3)
     if not dequantize and out is None:
         v6 = _view6(plan, typed)
         return _reshape_view(v6.transpose(_CL) if channels_last else v6, shape)
@@ -630,7 +634,7 @@ def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
     outputs' pads hold whatever the accelerator left. Reads only the padding, in a few
     strided passes.
     """
-    plan = _plan(tensor)
+    plan = _plan(check_kind(tensor, Tensor, "check_padding", "tensor"))
     typed = _typed(plan, buf, "buf")
     span = min(typed.size, plan.size)
     bits = typed[:span].view(np.dtype(f"u{plan.itemsize}"))
@@ -654,25 +658,33 @@ def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
 def get_input_details(desc: Descriptor) -> list[dict[str, Any]]:
     """One dict per input in TFLite's ``get_input_details()`` shape, plus TIDL's own keys.
 
-    ``shape`` (np.int32 array) is what :func:`unpack` returns and :func:`pack` accepts
-    by default (squeezed, channels first); ``dtype`` is the numpy type;
-    ``quantization`` is TFLite's ``(step, zero_point)`` with ``step = 1 / tidl_scale``
-    (``(0.0, 0)`` for float tensors, like TFLite). ``tidl_scale`` is TIDL's multiplier
-    (``q = x * tidl_scale + tidl_zero_point``): do not use it as a TFLite scale.
-    ``layout`` is the buffer layout, ``buffer_size`` its length in elements.
+    TFLite's keys: ``name``, ``index``, ``shape`` and ``shape_signature`` (np.int32 arrays,
+    squeezed, in the tensor's ``layout``: NHWC tensors, as TFLite models have, read
+    ``[1, H, W, C]`` as TFLite users expect), ``dtype`` (the numpy type),
+    ``quantization`` = TFLite's ``(step, zero_point)`` with ``step = 1 / tidl_scale``
+    (``(0.0, 0)`` for float tensors, like TFLite), ``quantization_parameters``,
+    ``sparsity_parameters`` (empty).
+
+    TIDL's keys: ``layout`` (the buffer layout, "NCHW" or "NHWC"; ``shape`` is what
+    ``unpack(t, buf, layout=d["layout"])`` returns and :func:`pack` accepts with that
+    layout), ``shape_nchw`` (the same tensor channels first: what pack/unpack take by
+    default; equal to ``shape`` for NCHW tensors), ``tidl_scale`` (TIDL's multiplier,
+    ``q = x * tidl_scale + tidl_zero_point``: do not use it as a TFLite scale),
+    ``tidl_zero_point``, ``buffer_size`` (the padded buffer's length in elements).
     """
-    return [_details(t) for t in desc.inputs]
+    return [_details(t) for t in check_kind(desc, Descriptor, "get_input_details", "desc").inputs]
 
 
 def get_output_details(desc: Descriptor) -> list[dict[str, Any]]:
     """One dict per output; see :func:`get_input_details`. Real values are
     ``(q - zero_point) * step``, i.e. ``(q - tidl_zero_point) / tidl_scale``."""
-    return [_details(t) for t in desc.outputs]
+    return [_details(t) for t in check_kind(desc, Descriptor, "get_output_details", "desc").outputs]
 
 
 def _details(t: Tensor) -> dict[str, Any]:
     element = t.element
-    shape = np.array(_out_shape(t, True, False), dtype=np.int32)
+    nchw = np.array(_out_shape(t, True, False), dtype=np.int32)
+    shape = np.array(_out_shape(t, True, True), dtype=np.int32) if t.layout == "NHWC" else nchw
     if element is ElementType.SinglePrecFloat or element is None:
         quantization: tuple[float, int] = (0.0, 0)
         scales, zero_points = np.zeros(0, np.float32), np.zeros(0, np.int32)
@@ -693,5 +705,6 @@ def _details(t: Tensor) -> dict[str, Any]:
         "tidl_scale": float(t.scale),
         "tidl_zero_point": int(t.zero_point),
         "layout": t.layout,
+        "shape_nchw": nchw.copy(),
         "buffer_size": int(t.buffer_size),
     }

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from . import __version__
 from ._errors import TidlIoError
-from .descriptor import Descriptor, find_io_files, load
+from .descriptor import Descriptor, load, locate_io_files
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -23,11 +23,11 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 def _targets(path: str) -> Iterator[Path]:
     p = Path(path)
-    if p.is_dir():
-        files = find_io_files(p)
-        if not files:
-            raise _Fail(f"{path}: no *_tidl_io_1.bin file in this folder")
-        yield from files
+    if p.is_dir():  # a folder of io files, or a model folder holding artifacts/ (as Session finds it)
+        try:
+            yield from locate_io_files(p)[1]
+        except TidlIoError as exc:
+            raise _Fail(str(exc)) from None
     else:
         yield p
 
@@ -49,31 +49,83 @@ def _load(path: Path) -> Descriptor:
         raise _Fail(str(exc)) from None
 
 
-def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._format import descriptor_to_dict, document, dumps_json, format_descriptor
-
-    status = EXIT_OK
-    items, texts = [], []
-    for path in args.paths:
+def _descriptors(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor]]:
+    """Each descriptor of the PATH arguments (files, artifacts folders), in order. A file or
+    folder that fails is reported on ``err`` in one line, appended to ``failures`` and skipped."""
+    for path in paths:
         try:
             for target in _targets(path):
                 try:
                     desc = _load(target)
                 except _Fail as exc:
+                    failures.append(str(exc))
                     print(f"tidl-io: error: {exc}", file=err)
-                    status = EXIT_INVALID
                     continue
-                if args.json:
-                    items.append(descriptor_to_dict(desc, str(target)))
-                else:
-                    texts.append(format_descriptor(desc, str(target), physical=args.physical))
+                yield target, desc
         except _Fail as exc:
+            failures.append(str(exc))
             print(f"tidl-io: error: {exc}", file=err)
-            status = EXIT_INVALID
+
+
+def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.html or args.svg:
+        return _cmd_pictures(args, out, err)
+    if args.output is not None:
+        print("tidl-io: error: -o/--output goes with --html or --svg", file=err)
+        return EXIT_USAGE
+    from ._format import descriptor_to_dict, document, dumps_json, format_descriptor
+
+    items, texts = [], []
+    failures: list[str] = []
+    for target, desc in _descriptors(args.paths, failures, err):
+        if args.json:
+            items.append(descriptor_to_dict(desc, str(target)))
+        else:
+            texts.append(format_descriptor(desc, str(target), physical=args.physical))
+    status = EXIT_INVALID if failures else EXIT_OK
     if args.json:
         out.write(dumps_json(document(items)) + "\n")
     elif texts:
         out.write("\n\n".join(texts) + "\n")
+    return status
+
+
+def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``inspect --html`` (one page, to -o or stdout) and ``--svg`` (one file per tensor in -o)."""
+    from ._atomic import write_bytes_atomic
+
+    if args.json:
+        print("tidl-io: error: --json and --html/--svg exclude each other", file=err)
+        return EXIT_USAGE
+    if args.svg and args.output is None:
+        print("tidl-io: error: --svg needs -o FOLDER (one .svg per tensor is written there)", file=err)
+        return EXIT_USAGE
+    errors: list[str] = []
+    items = [(str(target), desc) for target, desc in _descriptors(args.paths, errors, err)]
+    status = EXIT_INVALID if errors else EXIT_OK
+    dest = args.output
+    try:
+        if args.html:
+            from ._html import render_html
+
+            page = render_html(items, errors)
+            if dest is None or dest == "-":
+                out.write(page)
+            else:
+                write_bytes_atomic(dest, page.encode("utf-8"))
+        else:
+            from .picture import svg_files
+
+            folder = Path(dest)
+            folder.mkdir(parents=True, exist_ok=True)
+            files = svg_files(items)
+            for name, svg in files:
+                dest = str(folder / name)
+                write_bytes_atomic(dest, svg.encode("utf-8"))
+            print(f"{len(files)} picture(s) written to {folder}", file=out)
+    except OSError as exc:
+        print(f"tidl-io: error: {dest}: cannot write: {exc.strerror or exc}", file=err)
+        return EXIT_INVALID
     return status
 
 
@@ -172,6 +224,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="an io_1.bin file or an artifacts folder")
     p.add_argument("--json", action="store_true", help="machine-readable output with every raw TI field")
     p.add_argument("--physical", action="store_true", help="add the physical buffer view to the table")
+    pictures = p.add_mutually_exclusive_group()
+    pictures.add_argument("--html", action="store_true",
+                          help="one self-contained HTML page: the tables and a picture of every tensor's buffer "
+                               "(to -o FILE, else stdout)")
+    pictures.add_argument("--svg", action="store_true",
+                          help="only the pictures: one .svg per tensor into the folder -o FOLDER")
+    p.add_argument("-o", "--output", metavar="OUT", help="where --html / --svg write (atomically)")
     p.set_defaults(run=_cmd_inspect)
 
     v = sub.add_parser("validate", help="check descriptors for values TIDL-RT rejects or gets wrong",

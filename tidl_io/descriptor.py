@@ -12,6 +12,7 @@ from the stored fields; ``build(parse(b)) == b`` for every file.
 
 from __future__ import annotations
 
+import errno
 import functools
 import math
 import os
@@ -26,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import FormatError, GeometryError, TensorNotFoundError
+from ._check import check_kind, check_path, open_regular, wrong_kind
+from ._errors import FormatError, GeometryError, PathError, PathNotFoundError, TensorNotFoundError
 from ._limits import check_alloc, max_alloc_bytes
 from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
 
@@ -426,6 +428,8 @@ def _lookup(tensors: Sequence[Tensor], key: int | str, kind: str, source: str) -
         if 0 <= key < len(tensors):
             return tensors[int(key)]
         raise TensorNotFoundError(f"{source}: no {kind} {key}; it has {len(tensors)} {kind}(s)")
+    if not isinstance(key, str):
+        raise wrong_kind(kind, "key", key, f"an {kind} index (int) or name (str)")
     for t in tensors:
         if t.name == key:
             return t
@@ -446,6 +450,8 @@ def parse(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> Desc
     The layout is identified by the size of ``data``. ``source`` names the data in
     error messages. Raises :class:`FormatError` with the byte offset and field.
     """
+    if not isinstance(source, str):
+        raise wrong_kind("parse", "source", source, "a str naming the data in messages")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         hint = "; to read a file, use tidl_io.load(path)" if isinstance(data, (str, os.PathLike)) else ""
         raise FormatError(source, f"expected the file's bytes, found {type(data).__name__}{hint}")
@@ -490,19 +496,30 @@ def _parse_container(data: bytes, source: str) -> Descriptor:
                       f"container; known sizes: {_known_sizes()}")
 
 
+_EXPECTED_FILE = "a TIDL I/O descriptor file (*_tidl_io_1.bin)"
+
+
 def load(path: str | os.PathLike[str]) -> Descriptor:
-    """Read and parse a descriptor file. The only function here that opens a path."""
-    name = os.fspath(path)
-    size = os.stat(name).st_size
-    limit = max(layout_by_size()) * 1025
-    # A container holds at most a few hundred subgraphs; refuse absurd files before reading.
-    if size > limit:
-        raise FormatError(name, f"size {size} bytes is far beyond any descriptor file; known sizes: "
-                          f"{_known_sizes()}")
-    check_alloc(size, f"{name}: reading the file")
-    with open(name, "rb") as fh:
-        # bounded even where the size is unknown (a device such as /dev/zero, a pipe: st_size 0)
-        data = fh.read(min(limit, max_alloc_bytes()) + 1)
+    """Read and parse a descriptor file. The only function here that opens a path.
+
+    A missing path, a folder or anything but a regular file (a FIFO, a device) raise
+    :class:`~tidl_io.PathError` naming the path (subclasses that are also
+    FileNotFoundError / IsADirectoryError); bad contents raise :class:`FormatError`.
+    """
+    name = check_path(path, "load", "path", "; to parse a file's bytes use tidl_io.parse(data)")
+    with open_regular(name, _EXPECTED_FILE) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        limit = max(layout_by_size()) * 1025
+        # A container holds at most a few hundred subgraphs; refuse absurd files before reading.
+        if size > limit:
+            raise FormatError(name, f"size {size} bytes is far beyond any descriptor file; known sizes: "
+                              f"{_known_sizes()}")
+        check_alloc(size, f"{name}: reading the file")
+        # bounded even where the size is wrong (a file still growing; /proc files report 0)
+        try:
+            data = fh.read(min(limit, max_alloc_bytes()) + 1)
+        except OSError as exc:
+            raise PathError(name, f"cannot read: {exc.strerror or exc}; expected {_EXPECTED_FILE}", exc.errno) from None
     if len(data) > limit:
         raise FormatError(name, f"more than {limit} bytes: far beyond any descriptor file")
     check_alloc(len(data), f"{name}: reading the file")
@@ -515,14 +532,38 @@ IO_FILE_PATTERNS = ("*tidl_io_1.bin", "*tidl_io_*_1.bin")
 
 def find_io_files(folder: str | os.PathLike[str]) -> list[Path]:
     """The io descriptor files directly inside ``folder``, sorted by name."""
-    base = Path(folder)
+    base = Path(check_path(folder, "find_io_files", "folder"))
     return sorted({p for pattern in IO_FILE_PATTERNS for p in base.glob(pattern) if p.is_file()})
+
+
+def locate_io_files(path: str | os.PathLike[str], who: str = "locate_io_files") -> tuple[Path, list[Path]]:
+    """The folder and io files that ``path`` names: an io file itself; the io files of a
+    folder; else those of its ``artifacts/`` subfolder (an edgeai model folder holds
+    ``param.yaml`` and ``artifacts/``). What ``tidl-io inspect`` and :class:`Session` both
+    use. Raises :class:`~tidl_io.PathError` (PathNotFoundError when nothing is there)."""
+    p = Path(check_path(path, who, "path"))
+    if p.is_dir():
+        files = find_io_files(p)
+        if not files and (p / "artifacts").is_dir():
+            files = find_io_files(p / "artifacts")
+            if files:
+                return p / "artifacts", files
+        if not files:
+            raise PathNotFoundError(str(p), f"no *_tidl_io_1.bin file in this folder (nor in {p / 'artifacts'})",
+                                    errno.ENOENT)
+        return p, files
+    if p.is_file():
+        return p.parent, [p]
+    if p.exists():
+        raise PathError(str(p), f"not a regular file or a folder; expected {_EXPECTED_FILE} or a folder of them")
+    raise PathNotFoundError(str(p), "no such file or folder", errno.ENOENT)
 
 
 # ---- build ------------------------------------------------------------------------------
 
 def build(desc: Descriptor) -> bytes:
     """The file bytes of ``desc``, built from its fields (``build(parse(b)) == b``)."""
+    check_kind(desc, Descriptor, "build", "desc")
     struct = desc.layout.struct
     import construct
 
@@ -573,11 +614,22 @@ def make_descriptor(
     ``numOutputBuf`` default to the number of tensors given. An unknown family, a field
     the layout lacks, or a value its C type cannot hold raise :class:`FormatError`.
     """
+    if not isinstance(family, str):
+        raise wrong_kind("make_descriptor", "family", family, "a layout family such as '10.x'")
+    if not isinstance(cores, int) or isinstance(cores, bool):
+        raise wrong_kind("make_descriptor", "cores", cores, "an int (1, 2 or 4)")
+    if not isinstance(source, str):
+        raise wrong_kind("make_descriptor", "source", source, "a str naming the descriptor in messages")
+    if header is not None and not isinstance(header, Mapping):
+        raise wrong_kind("make_descriptor", "header", header, "a mapping of header field -> int")
+    inputs, outputs = _specs(inputs, "inputs"), _specs(outputs, "outputs")
+    subgraphs = tuple(subgraphs) if isinstance(subgraphs, Iterable) else subgraphs
+    if not isinstance(subgraphs, tuple) or not all(isinstance(d, Descriptor) for d in subgraphs):
+        raise wrong_kind("make_descriptor", "subgraphs", subgraphs, "an iterable of Descriptors")
     try:
         layout = find_layout(family, cores)
     except ValueError as exc:
         raise FormatError(source, str(exc)) from None
-    inputs, outputs = list(inputs), list(outputs)
     values: dict[str, Any] = {}
     for m in layout.header_members:
         values[m.name] = 0
@@ -616,4 +668,12 @@ def make_descriptor(
         for arr in arrays.values():
             arr.flags.writeable = False
         values.update(arrays)
-    return Descriptor(layout, MappingProxyType(values), subgraphs=tuple(subgraphs), source=source)
+    return Descriptor(layout, MappingProxyType(values), subgraphs=subgraphs, source=source)
+
+
+def _specs(specs: Any, arg: str) -> list[Mapping[str, Any]]:
+    """make_descriptor's ``inputs``/``outputs``: an iterable of field mappings, as a list."""
+    items = list(specs) if isinstance(specs, Iterable) and not isinstance(specs, (str, bytes, Mapping)) else None
+    if items is None or not all(isinstance(m, Mapping) for m in items):
+        raise wrong_kind("make_descriptor", arg, specs, "an iterable of mappings (TI field or attribute -> value)")
+    return items

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ._check import as_array
 from ._errors import BufferMismatchError, FormatError
 
 __all__ = [
@@ -129,7 +130,7 @@ def _as_bytes(data: Any, source: str) -> np.ndarray:
     """A 1-D uint8 array over the float32 bytes of ``data`` (a view when possible)."""
     if isinstance(data, (bytes, bytearray, memoryview)):
         return np.frombuffer(data, dtype=np.uint8)
-    arr = np.asarray(data)
+    arr = as_array(data, "parse_od", "data")
     if arr.dtype.kind != "f":
         raise BufferMismatchError(f"{source}: a detection-layer output is float32 data, found dtype {arr.dtype}")
     if arr.dtype != np.float32:

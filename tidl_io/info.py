@@ -85,7 +85,16 @@ def _shared_memory() -> tuple[str, str]:
         "allocates, but TIDLRT_isSharedMem does not recognise the block"
 
 
-PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _library, _layout, _shared_memory]
+def _native() -> tuple[str, str]:
+    from ._native import info
+
+    n = info()
+    if not n["active"]:
+        return "native kernels", f"off, NumPy path ({n['reason']})"
+    return "native kernels", f"active: {n['path']} ({n['isa']}, {n['threads']} thread(s))"
+
+
+PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _native, _library, _layout, _shared_memory]
 
 
 def register(provider: Provider) -> None:

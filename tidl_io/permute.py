@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import _blocked, _native
+from ._check import as_array, check_flag, wrong_kind
 from ._errors import BufferMismatchError, GeometryError, check_out
 
 __all__ = ["PermutePlan", "permute", "plan_permute"]
@@ -86,14 +87,23 @@ def plan_permute(shape: Sequence[int], perm: Sequence[int], itemsize: int) -> Pe
     count from the end). Raises :class:`~tidl_io.GeometryError` for a bad shape, permutation or
     itemsize.
     """
+    shape_t, perm_t = _ints(shape, "shape", "dims"), _ints(perm, "perm", "axes")
+    if isinstance(itemsize, bool) or not hasattr(itemsize, "__index__"):
+        raise wrong_kind("plan_permute", "itemsize", itemsize, "an integer >= 1 (bytes per element)")
+    return _plan(shape_t, perm_t, operator.index(itemsize))
+
+
+def _ints(value: Any, arg: str, what: str) -> tuple[int, ...]:
+    """A shape or permutation as a tuple of ints: a wrong kind of argument (not a
+    sequence) is an ArgumentTypeError, non-integer entries a GeometryError."""
     try:
-        shape_t = tuple(map(operator.index, shape))
-        perm_t = tuple(map(operator.index, perm))
-        isz = operator.index(itemsize)
-    except TypeError as exc:
-        raise GeometryError(f"permute: shape {tuple(shape)!r}, perm {tuple(perm)!r} and itemsize "
-                            f"{itemsize!r} must be integers ({exc})") from None
-    return _plan(shape_t, perm_t, isz)
+        items = tuple(value)
+    except TypeError:
+        raise wrong_kind("permute", arg, value, f"a sequence of integers ({what})") from None
+    try:
+        return tuple(map(operator.index, items))
+    except TypeError:
+        raise GeometryError(f"permute: {arg} {items!r}: expected integers ({what})") from None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -171,10 +181,9 @@ def permute(x: np.ndarray, perm: Sequence[int], out: np.ndarray | None = None,
     Any dtype (object arrays too). Raises :class:`~tidl_io.GeometryError` for a bad ``perm`` and
     :class:`~tidl_io.BufferMismatchError` for an unusable ``out`` or ``inplace`` request.
     """
-    if not isinstance(x, np.ndarray):
-        x = np.asarray(x)
+    x = as_array(x, "permute", "x")
     plan = plan_permute(x.shape, perm, x.itemsize)
-    if inplace:
+    if check_flag(inplace, "permute", "inplace"):
         if out is not None:
             raise BufferMismatchError("permute: pass either out= or inplace=True, not both")
         return _permute_inplace(x, plan)

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from . import _native
+from ._check import as_array, check_kind
 from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
 from .descriptor import Tensor
@@ -102,7 +103,7 @@ def _compute_dtype(src: np.dtype, qp: _QParams) -> np.dtype:
 
 
 def _check_choice(value: str, allowed: tuple[str, ...], what: str) -> None:
-    if value not in allowed:
+    if not isinstance(value, str) or value not in allowed:
         raise BufferMismatchError(f"{what} must be one of {', '.join(map(repr, allowed))}, found {value!r}")
 
 
@@ -413,10 +414,10 @@ def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "
     >>> quantize(t, np.array([0.19, 30.0, -1.0]))                      # doctest: +SKIP
     array([  1, 255,   0], dtype=uint8)
     """
-    qp = _qparams(tensor)
+    qp = _qparams(check_kind(tensor, Tensor, "quantize", "tensor"))
     _check_choice(rounding, ROUNDINGS, "rounding")
     _check_choice(nan, NAN_MODES, "nan")
-    xa = np.asarray(x)
+    xa = as_array(x, "quantize", "x")
     how = _conversion(qp, xa.dtype, "x")
     if out is None:
         check_alloc(xa.size * qp.dtype.itemsize, qp.label, max_bytes)
@@ -441,10 +442,10 @@ def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
     ``q`` must have the tensor's element dtype (for float element types the values are
     returned as float32). ``out`` (same shape, float32 or float64) receives the result.
     """
-    qp = _qparams(tensor)
-    qa = np.asarray(q)
+    qp = _qparams(check_kind(tensor, Tensor, "dequantize", "tensor"))
+    qa = as_array(q, "dequantize", "q")
     if qa.dtype != qp.dtype:
-        raise BufferMismatchError(f"{qp.label}: codes have dtype {qa.dtype}, expected the tensor's "
+        raise BufferMismatchError(f"{qp.label}: q: codes have dtype {qa.dtype}, expected the tensor's "
                                   f"{qp.dtype}")
     if out is None:
         check_alloc(qa.size * 4, qp.label, max_bytes)

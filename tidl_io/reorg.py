@@ -30,6 +30,7 @@ import operator
 import numpy as np
 
 from . import _blocked
+from ._check import as_array
 from ._errors import GeometryError, check_out
 from .permute import permute
 
@@ -55,7 +56,7 @@ def reorg(x: np.ndarray, stride: int, mode: str = "darknet", out: np.ndarray | N
     array([[ 0,  2,  4],
            [30, 32, 34]])
     """
-    x = x if isinstance(x, np.ndarray) else np.asarray(x)
+    x = as_array(x, "reorg", "x")
     s, mode = _check_args("reorg", x, stride, mode)
     n, c, h, w = x.shape
     if h % s or w % s:
@@ -86,7 +87,7 @@ def reorg_inverse(y: np.ndarray, stride: int, mode: str = "darknet",
     is a multiple of stride² (stride⁴ for "darknet", whose forward input had C/s² channels
     divisible by s²), :class:`~tidl_io.BufferMismatchError` for a wrong ``out``.
     """
-    y = y if isinstance(y, np.ndarray) else np.asarray(y)
+    y = as_array(y, "reorg_inverse", "y")
     s, mode = _check_args("reorg_inverse", y, stride, mode)
     n, c, h, w = y.shape
     need = s ** 4 if mode == "darknet" else s * s
@@ -106,7 +107,7 @@ def reorg_inverse(y: np.ndarray, stride: int, mode: str = "darknet",
 
 
 def _check_args(who: str, x: np.ndarray, stride: object, mode: object) -> tuple[int, str]:
-    if mode not in MODES:
+    if not isinstance(mode, str) or mode not in MODES:
         raise GeometryError(f"{who}: mode {mode!r}: expected one of {', '.join(MODES)}")
     try:
         if isinstance(stride, bool):

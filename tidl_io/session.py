@@ -34,6 +34,11 @@ What ``run`` does to an input array, in order:
    point 0). ``run(..., codes=True)`` takes already-quantized codes of the element type
    instead, written unchanged (no channel reversal, no normalisation).
 
+Steps 2 and 3 apply to every feed, float or integer: they are what a raw camera frame
+needs. Feeds already preprocessed the way onnxruntime users pass them (reversed,
+normalised float) would be preprocessed twice: pass ``run(..., preprocessed=True)``,
+which skips steps 2 and 3 and keeps 1 and 4.
+
 Outputs are returned dequantized (``(q - zero_point) / scale``) and squeezed, as new
 arrays that stay valid after the next run, in ``onnxrtMetaData.txt`` order when present.
 
@@ -44,6 +49,7 @@ need it: when it is missing the session still runs on the mock and says so in
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import time
@@ -55,9 +61,10 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import yaml
 
-from ._errors import BufferMismatchError, FormatError
+from ._check import check_flag, check_layout, check_path, layout_name, open_regular
+from ._errors import BufferMismatchError, FormatError, PathError
 from .buffers import pack, unpack
-from .descriptor import Descriptor, Tensor, find_io_files, load
+from .descriptor import Descriptor, Tensor, load, locate_io_files
 from .detection import Formatter, denormalize, rows_from_outputs, select
 from .models import model_shape
 from .runtime import InvokeReport, MockC7xRuntime, Runtime, RuntimeFactory, alloc_shared_buffers
@@ -199,8 +206,9 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
     pre = _section(raw, "preprocess", source)
     post = _section(raw, "postprocess", source)
     layout = sess.get("input_data_layout") or pre.get("data_layout")
-    if layout is not None and str(layout) not in ("NCHW", "NHWC"):
-        raise FormatError(source, f"expected NCHW or NHWC, found {layout!r}", field="session.input_data_layout")
+    if layout is not None and layout_name(layout) not in ("NCHW", "NHWC"):
+        raise FormatError(source, f"expected NCHW or NHWC, found {layout!r} (in any letter case)",
+                          field="session.input_data_layout")
     formatter = None
     if post.get("formatter"):
         if not isinstance(post["formatter"], Mapping):
@@ -211,7 +219,7 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
         raw=raw,
         input_mean=_floats(sess.get("input_mean"), source, "session.input_mean"),
         input_scale=_floats(sess.get("input_scale"), source, "session.input_scale"),
-        input_data_layout=None if layout is None else str(layout),
+        input_data_layout=None if layout is None else layout_name(layout),
         input_optimization=None if sess.get("input_optimization") is None else bool(sess["input_optimization"]),
         reverse_channels=bool(pre.get("reverse_channels") or False),
         formatter=formatter,
@@ -275,7 +283,12 @@ def _net_file(io: Path) -> Path | None:
         candidate = io.with_name(name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin")
     else:
         candidate = io.with_name("tidl_net_" + _subgraph_name(io) + ".bin")
-    return candidate if candidate.is_file() else None
+    if candidate.is_file():
+        return candidate
+    if candidate.exists():  # a folder or a FIFO under the net file's name: a runtime would fail or block on it
+        raise PathError(str(candidate), "is not a regular file; expected the network file beside "
+                        f"{io.name} (or nothing there)", errno.EINVAL)
+    return None
 
 
 def _natural(s: str) -> list[Any]:
@@ -287,20 +300,8 @@ def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
     holding ``artifacts/``. Subgraphs are ordered as ``onnxrtMetaData.txt`` lists them,
     else by name (natural order). ``param.yaml`` is looked for beside the io files, then
     in the parent folder (edgeai layout: ``model_dir/param.yaml``, ``model_dir/artifacts/``).
-    Raises FileNotFoundError when nothing is there."""
-    p = Path(path)
-    if p.is_dir():
-        folder = p
-        ios = find_io_files(folder)
-        if not ios and (folder / "artifacts").is_dir():
-            folder = folder / "artifacts"
-            ios = find_io_files(folder)
-        if not ios:
-            raise FileNotFoundError(f"{p}: no *_tidl_io_1.bin file in this folder (nor in {p / 'artifacts'})")
-    elif p.is_file():
-        folder, ios = p.parent, [p]
-    else:
-        raise FileNotFoundError(f"{p}: no such file or folder")
+    Raises :class:`~tidl_io.PathError` (a FileNotFoundError when nothing is there)."""
+    folder, ios = locate_io_files(path, "find_artifacts")
     meta = folder / _METADATA
     meta_file = meta if meta.is_file() else None
     param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
@@ -352,6 +353,7 @@ class Session:
                  model: Any = None, params: str | os.PathLike[str] | Mapping[str, Any] | ModelParams | None = None,
                  normalize: bool | None = None, reverse_channels: bool | None = None,
                  input_pads: str = "error") -> None:
+        check_path(path, "Session", "path")
         self.artifacts = find_artifacts(path)
         self.notes: list[str] = []
         self.params = self._params(params)
@@ -373,22 +375,27 @@ class Session:
         except BaseException:
             self.close()
             raise
-        self.normalize = self.params.normalizes if normalize is None else bool(normalize)
-        self.reverse_channels = self.params.reverse_channels if reverse_channels is None else bool(reverse_channels)
+        self.normalize = self.params.normalizes if normalize is None else check_flag(normalize, "Session", "normalize")
+        self.reverse_channels = (self.params.reverse_channels if reverse_channels is None
+                                 else check_flag(reverse_channels, "Session", "reverse_channels"))
         self._explain()
         self.last_reports: tuple[InvokeReport, ...] = ()
         self.last_stages: dict[str, float] = {}  # seconds of the last run's pack and unpack steps
 
     def _params(self, params: Any) -> ModelParams:
+        """``params=``: ModelParams, a mapping, YAML text (several lines, or one line that
+        is a mapping), else a path: a missing file or a folder is a PathError."""
         if isinstance(params, ModelParams):
             return params
         if isinstance(params, Mapping):
             return parse_param_yaml(params, "<params>")
+        if isinstance(params, str) and ("\n" in params or _yaml_mapping(params)):
+            return parse_param_yaml(params, "<params>")
         if params is not None:
-            p = Path(params)
-            if p.is_file():
-                return parse_param_yaml(p.read_text(errors="replace"), str(p))
-            return parse_param_yaml(str(params), "<params>")
+            name = check_path(params, "Session", "params",
+                              "; or YAML text, a mapping or ModelParams")
+            with open_regular(name, "an edgeai param.yaml") as fh:
+                return parse_param_yaml(fh.read().decode("utf-8", errors="replace"), name)
         if self.artifacts.param_file is not None:
             f = self.artifacts.param_file
             return parse_param_yaml(f.read_text(errors="replace"), str(f))
@@ -405,6 +412,9 @@ class Session:
                               "(input_optimization true): raw values go in unchanged")
         if self.reverse_channels:
             self.notes.append("3-channel inputs are flipped RGB -> BGR (reverse_channels true)")
+        if self.normalize or self.reverse_channels:
+            self.notes.append("run() applies these to every feed, float or integer; pass run(..., "
+                              "preprocessed=True) for feeds already preprocessed (as for onnxruntime)")
         produced: set[str] = set()
         for sg in self._subgraphs:
             for t in sg.desc.inputs:
@@ -451,7 +461,7 @@ class Session:
 
     # -- running ----------------------------------------------------------------------
     def run(self, feeds: Mapping[str, Any] | np.ndarray, *, layout: str | None = None,
-            codes: bool = False) -> dict[str, np.ndarray]:
+            codes: bool = False, preprocessed: bool = False) -> dict[str, np.ndarray]:
         """Preprocess and pack the inputs, invoke every subgraph, return dequantized,
         squeezed outputs by name (new arrays). ``feeds`` maps input names (io names or the
         ONNX names of onnxrtMetaData.txt) to arrays, or is one array for a one-input model.
@@ -461,7 +471,16 @@ class Session:
         the input's scale and zero point like float ones (see the module docstring).
         ``codes=True``: the feeds are already-quantized codes of each input's element
         type, written unchanged (no channel reversal, no normalisation); other dtypes
-        are refused."""
+        are refused.
+
+        ``preprocessed=True``: the feeds are already what the network takes, as
+        onnxruntime users pass them (channels reversed and ``(x - mean) * scale`` applied
+        by the caller): steps 2 and 3 of the module docstring are skipped, layout matching
+        and quantization (steps 1 and 4) still happen. The default (False) applies
+        param.yaml's ``reverse_channels`` and mean/scale to every feed, float or integer,
+        as to raw camera frames."""
+        codes = check_flag(codes, "Session.run", "codes")
+        preprocessed = check_flag(preprocessed, "Session.run", "preprocessed")
         if isinstance(feeds, np.ndarray) or not isinstance(feeds, Mapping):
             needed = self.inputs
             if len(needed) != 1:
@@ -489,7 +508,7 @@ class Session:
         for sg in self._subgraphs:
             for t in sg.desc.inputs:
                 if t.name in given:
-                    x = self._prepare(t, given[t.name], layout, codes)
+                    x = self._prepare(t, given[t.name], layout, codes, preprocessed)
                     _pack(t, x, sg.in_bufs[t.name])
                 else:  # produced by an earlier subgraph: already dequantized, logical shape
                     _pack(t, np.asarray(results[t.name], dtype=np.float64).reshape(t.shape), sg.in_bufs[t.name])
@@ -505,10 +524,12 @@ class Session:
         self.last_stages = stages
         return {t.name: results[t.name] for t in self.outputs}
 
-    def _prepare(self, t: Tensor, value: Any, layout: str | None, codes: bool = False) -> np.ndarray:
+    def _prepare(self, t: Tensor, value: Any, layout: str | None, codes: bool = False,
+                 preprocessed: bool = False) -> np.ndarray:
         """User data -> the tensor's logical 6-D (N, DIM1, DIM2, C, H, W) values: real
         values (float, or integers of the element type when scale 1 and zero point 0
-        make codes and values the same), or codes with ``codes``."""
+        make codes and values the same), or codes with ``codes``; ``preprocessed`` skips
+        channel reversal and normalisation."""
         x = np.asarray(value)
         if x.dtype.kind not in "fiub":
             raise BufferMismatchError(f"{t.label}: expected numbers, found dtype {x.dtype}")
@@ -519,6 +540,8 @@ class Session:
                                           f"found dtype {x6.dtype}; pass real values with codes=False")
             return x6
         x6 = _as_values(t, x6)
+        if preprocessed:
+            return x6
         c = t.num_channels
         if self.reverse_channels and c == 3:
             x6 = x6[:, :, :, ::-1]
@@ -565,6 +588,14 @@ class Session:
         subs = ", ".join(sg.name for sg in self._subgraphs)
         return (f"Session({len(self._subgraphs)} subgraph(s): {subs}; inputs {list(self.input_names)}; "
                 f"outputs {list(self.output_names)})")
+
+
+def _yaml_mapping(text: str) -> bool:
+    """Whether one line of text is YAML for a mapping (else Session takes it as a path)."""
+    try:
+        return isinstance(yaml.safe_load(text), Mapping)
+    except yaml.YAMLError:
+        return False
 
 
 def _mock_factory(model: Any, input_pads: str) -> RuntimeFactory:
@@ -650,9 +681,8 @@ def _to_logical(t: Tensor, x: np.ndarray, layout: str | None, hint: str | None =
     """A view of ``x`` as the tensor's 6-D logical shape. The array's layout is whichever
     of the tensor's exact shapes (6-D or squeezed), NCHW, CHW, NHWC, HWC its shape fits, in
     that order of preference; ``layout`` insists on one, ``hint`` (param.yaml's) breaks ties."""
-    for name in (layout, hint):
-        if name is not None and name not in _COMPATIBLE:
-            raise BufferMismatchError(f"layout must be NCHW, NHWC, CHW or HWC, got {name!r}")
+    layout = None if layout is None else check_layout(layout, f"{t.label}: run")
+    hint = None if hint is None else check_layout(hint, f"{t.label}: param.yaml input_data_layout")
     n, d1, d2, c, h, w = t.shape
     candidates = []
     if x.shape in (t.shape, model_shape(t)):

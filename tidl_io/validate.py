@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._check import check_kind
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
 
-__all__ = ["Finding", "geometry_problems", "validate"]
+__all__ = ["Finding", "geometry_problems", "quant_problems", "validate"]
 
 ERROR = "error"
 WARNING = "warning"
@@ -46,7 +47,34 @@ class Finding:
 
 def validate(desc: Descriptor) -> list[Finding]:
     """Every finding for ``desc`` (and its subgraphs), errors and warnings, in file order."""
-    return list(_descriptor_findings(desc))
+    return list(_descriptor_findings(check_kind(desc, Descriptor, "validate", "desc")))
+
+
+def own_findings(desc: Descriptor) -> list[Finding]:
+    """The findings of ``desc`` itself, without its subgraphs' (what ``inspect`` flags per table)."""
+    return list(_descriptor_findings(desc, subgraphs=False))
+
+
+def quant_problems(t: Tensor) -> list[tuple[str, str]]:
+    """(TI field, message) pairs that make quantizing or dequantizing the tensor meaningless.
+
+    For integer element types: a scale that is not a finite multiplier > 0, a zero point
+    outside the element type's range (every code would saturate). Float element types
+    have none (TIDL forces scale 1, zero point 0). :func:`validate` reports them as errors
+    and ``inspect`` flags them. quantize/pack refuse only the scale; with a zero point out
+    of range they saturate, as their tests pin.
+    """
+    element = t.element
+    if element is None or element is ElementType.SinglePrecFloat:
+        return []
+    problems = []
+    if not math.isfinite(t.scale) or t.scale <= 0:
+        problems.append((t.ti_name("scale"), f"tensor scale must be finite and > 0, found {t.scale!r}"))
+    info = np.iinfo(element.dtype)
+    if not int(info.min) <= t.zero_point <= int(info.max):
+        message = f"zero point {t.zero_point} is outside the {element.dtype} range {info.min}..{info.max}"
+        problems.append((t.ti_name("zero_point"), message + ": every code would saturate"))
+    return problems
 
 
 def geometry_problems(t: Tensor) -> list[tuple[str, str]]:
@@ -109,7 +137,7 @@ def _overlap(t: Tensor) -> str | None:
     return None
 
 
-def _descriptor_findings(desc: Descriptor) -> Iterator[Finding]:
+def _descriptor_findings(desc: Descriptor, subgraphs: bool = True) -> Iterator[Finding]:
     layout, src = desc.layout, desc.source
 
     def finding(level: str, message: str, field: str | None = None, tensor: str | None = None,
@@ -173,7 +201,7 @@ def _descriptor_findings(desc: Descriptor) -> Iterator[Finding]:
         if entry.size != s:
             yield finding(WARNING, f"entry size {entry.size}, expected {s}", f"container entry {i}",
                           offset=s + 8 + 16 * i)
-    for sub in desc.subgraphs:
+    for sub in desc.subgraphs if subgraphs else ():
         yield from _descriptor_findings(sub)
 
 
@@ -201,15 +229,15 @@ def _tensor_findings(desc: Descriptor, t: Tensor, finding: Callable[..., Finding
         ti = t.ti_name(attr)
         return layout.member(ti).slot_offset(t.index) if layout.has(ti) else None
 
-    for field, message in geometry_problems(t):
-        member = field if layout.has(field) else None
-        offset = layout.member(member).slot_offset(t.index) if member else None
-        yield finding(ERROR, message, field, t.label, offset)
+    def offset_of(field: str) -> int | None:
+        return layout.member(field).slot_offset(t.index) if layout.has(field) else None
 
-    if not math.isfinite(t.scale) or t.scale <= 0:
-        yield finding(ERROR, f"tensor scale must be finite and > 0, found {t.scale!r}", t.ti_name("scale"),
-                      t.label, at("scale"))
-    elif t.element is ElementType.SinglePrecFloat and t.scale != 1.0:
+    for field, message in geometry_problems(t):
+        yield finding(ERROR, message, field, t.label, offset_of(field))
+
+    for field, message in quant_problems(t):
+        yield finding(ERROR, message, field, t.label, offset_of(field))
+    if t.element is ElementType.SinglePrecFloat and t.scale != 1.0:
         yield finding(WARNING, f"float tensor with scale {t.scale!r}; TIDL forces scale 1 for float",
                       t.ti_name("scale"), t.label, at("scale"))
     if t.raw_element_type is not None and t.raw_element_type not in (-1, *range(9)):

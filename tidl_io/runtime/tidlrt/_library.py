@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._errors import BufferMismatchError, LibraryNotFoundError, TidlRtError
+from ..._errors import ArgumentTypeError, BufferMismatchError, LibraryNotFoundError, TidlRtError
 from .._datamove import check_alloc_args
 from ._structs import StructLayout
 
@@ -108,6 +108,9 @@ def load_library(library: str | os.PathLike[str] | None = None) -> Library:
     """Load TIDL-RT (see the module docstring for the search order). Raises
     :class:`~tidl_io.LibraryNotFoundError` listing every place tried and why it failed, or
     :class:`~tidl_io.TidlRtError` when a required function is missing."""
+    if library is not None and not isinstance(library, (str, os.PathLike)):
+        raise ArgumentTypeError(f"TIDL-RT: library: expected a path to libvx_tidl_rt.so (str or os.PathLike) "
+                                f"or None, found {type(library).__name__}")
     tried: list[str] = []
     with _LOAD_LOCK:
         for target, how in _candidates(library):
