@@ -30,6 +30,8 @@
 # temporary folders are the host's own. The suite runs in a temporary copy of the working
 # tree (../shared linked beside it) into which the aarch64 library is built; the emulated
 # runs are ~10x slower, which TIDL_IO_TEST_TIME_SCALE=10 tells the few timing tests.
+# CC=aarch64-linux-gnu-gcc: tests that compile C (the TIDL-RT stand-in) build aarch64
+# libraries that the emulated Python loads; the x86 cross compiler itself runs natively.
 #
 # Prints the versions, then each run's test count and time; exits non-zero when a run
 # fails, collects no tests, or the native library did not load in the native-on run.
