@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import shutil
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -60,11 +61,14 @@ def test_search_order_env_then_tools_path_and_the_versioned_name(tidlrt_standin,
 
 
 def test_a_library_without_tidlrt_functions_is_refused() -> None:
+    # A real shared library of this interpreter's own architecture (under qemu the host's x86 libm
+    # is visible as a file but is not loadable): the multiarch folder Debian's Python reports.
     libm = ctypes.util.find_library("m")
-    path = next((p for p in ("/lib/x86_64-linux-gnu/" + (libm or ""), "/usr/lib/x86_64-linux-gnu/" + (libm or ""))
-                 if libm and Path(p).is_file()), None)
-    if path is None:
-        pytest.skip("no libm path to load")
+    arch = sysconfig.get_config_var("MULTIARCH") or ""
+    folders = [f"/lib/{arch}", f"/usr/lib/{arch}"] if arch else []
+    folders += ["/lib64", "/usr/lib64", "/lib", "/usr/lib"]
+    path = next((f"{d}/{libm}" for d in folders if libm and Path(f"{d}/{libm}").is_file()), None)
+    assert path is not None, f"no {libm!r} in {folders}: the test needs a shared library without TIDL-RT symbols"
     with pytest.raises(TidlRtError, match=r"not a usable TIDL-RT library: missing function\(s\) "
                                           r"TIDLRT_setParamsDefault, TIDLRT_setTensorDefault, TIDLRT_create"):
         load_library(path)

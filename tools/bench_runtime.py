@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import statistics
 import sys
 import time
@@ -128,7 +129,8 @@ def standin_library(out_dir: Path) -> Path | None:
     import shutil
     import subprocess
 
-    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    # $CC first, as the tests' stand-in fixture does (under qemu it is the cross compiler).
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
         return None
     lib = out_dir / "libvx_tidl_rt.so"
