@@ -328,6 +328,45 @@ def test_transposes_and_lanes_big(case: tuple[Any, ...], threads: int) -> None:
     same(got, np.transpose(x, perm))
 
 
+# Sizes around the register tiles (4 x 4 and 8 x 8 four-byte cells, 16 x 16 bytes) and the cache
+# blocks (64 columns, strips of 256 bytes): every kind of remainder, into a padded destination too.
+EDGES = [1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 71, 257]
+
+
+@pytest.mark.parametrize("dtype", ["u1", "f4"])
+@pytest.mark.parametrize("rows", EDGES)
+def test_transpose_tile_edges(rows: int, dtype: str) -> None:
+    rng = np.random.default_rng(rows)
+    for cols in EDGES:
+        x = _array(rng, (rows, cols), dtype)
+        holder = np.zeros((cols + 2, rows + 3), dtype)
+        def run(x: np.ndarray = x, cols: int = cols) -> np.ndarray:
+            out = holder.copy()
+            permute(x, (1, 0), out=out[1:cols + 1, 2:rows + 2])
+            return out
+        ref, got = both(run)
+        same(ref, got)
+        expect = np.zeros_like(holder)
+        expect[1:cols + 1, 2:rows + 2] = x.T
+        same(got, expect)
+
+
+@pytest.mark.parametrize("n", [8, 15, 16, 17, 24, 31, 32, 33, 40, 63, 65, 96, 100])
+def test_square_inplace_tile_edges(n: int) -> None:
+    x = _array(np.random.default_rng(n), (2, n, n), "f4")
+    def run() -> np.ndarray:
+        a = x.copy()
+        return permute(a, (0, 2, 1), inplace=True).copy()
+    ref, got = both(run)
+    same(ref, got)
+    expect = np.empty_like(x)
+    for b in range(2):
+        for i in range(n):
+            for j in range(n):
+                expect[b, i, j] = x[b, j, i]
+    same(got, expect)
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("stride", [2, 3, 4, 5])
 @pytest.mark.parametrize("dtype", ["u1", "f4", "i2"])

@@ -51,6 +51,7 @@ typedef struct {
     int64_t nb, dsb, ssb;     /* the plane's other axis (transposes, lanes) */
     int64_t pieces;           /* work items per outer index */
     int64_t strip;            /* transpose: b indices per item */
+    int avx;                  /* transpose: the AVX2 tiles (x86-64 CPUs that have them) */
 } tio_cjob;
 
 /* ---- scalar helpers ---------------------------------------------------------------------------- */
@@ -237,6 +238,73 @@ static inline void tio_tr4_32(uint32_t *d, int64_t dsb, const uint32_t *s, int64
 #define TIO_HAVE_TR32 1
 #endif
 
+#if defined(TIO_X86_DISPATCH) && defined(TIO_HAVE_TR32)
+#include <immintrin.h>
+#define TIO_AVX 1
+#define TIO_AVX_FN __attribute__((target("avx2")))
+
+/* 8 x 8 four-byte cells held in ymm registers: r[k] is row k; on return r[k] is column k. */
+TIO_AVX_FN static inline void tio_tr8_regs(__m256 r[8])
+{
+    __m256 t[8], u[8];
+    for (int k = 0; k < 4; k++) {
+        t[2 * k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+        t[2 * k + 1] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        u[4 * h] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
+        u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);
+        u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
+        u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);
+    }
+    for (int k = 0; k < 4; k++) {
+        r[k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+        r[4 + k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+    }
+}
+
+TIO_AVX_FN static inline void tio_tr8_32(uint32_t *d, int64_t dsb, const uint32_t *s, int64_t ssa)
+{
+    __m256 r[8];
+    for (int k = 0; k < 8; k++)
+        r[k] = _mm256_loadu_ps((const float *)(s + k * ssa));
+    tio_tr8_regs(r);
+    for (int k = 0; k < 8; k++)
+        _mm256_storeu_ps((float *)(d + k * dsb), r[k]);
+}
+
+/* The four-byte block of tio_block with 8 x 8 tiles, then 4 x 4, then single cells. */
+TIO_AVX_FN static void tio_block32_avx(uint32_t *d, int64_t db, const uint32_t *s, int64_t sa, int64_t ni,
+                                       int64_t nj)
+{
+    int64_t i = 0, nj8 = nj - nj % 8, nj4 = nj - nj % 4;
+    for (; i + 8 <= ni; i += 8) {
+        for (int64_t j = 0; j < nj8; j += 8)
+            tio_tr8_32(d + i * db + j, db, s + j * sa + i, sa);
+        for (int64_t j = nj8; j < nj; j++)
+            for (int64_t k = i; k < i + 8; k++)
+                d[k * db + j] = s[j * sa + k];
+    }
+    for (; i + 4 <= ni; i += 4) {
+        for (int64_t j = 0; j < nj4; j += 4)
+            tio_tr4_32(d + i * db + j, db, s + j * sa + i, sa);
+        for (int64_t j = nj4; j < nj; j++)
+            for (int64_t k = i; k < i + 4; k++)
+                d[k * db + j] = s[j * sa + k];
+    }
+    for (; i < ni; i++)
+        for (int64_t j = 0; j < nj; j++)
+            d[i * db + j] = s[j * sa + i];
+}
+
+/* Chosen once by the calling thread, before any worker starts. */
+static int tio_use_avx(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx");
+}
+#endif
+
 /* A block of the (b, a) plane: ni destination rows (b) x nj destination columns (a), destination
  * contiguous along a, source contiguous along b. Strides in elements. */
 #define TIO_BLOCK(T)                                                                                       \
@@ -252,8 +320,10 @@ TIO_BLOCK(uint16_t)
 TIO_BLOCK(uint32_t)
 TIO_BLOCK(uint64_t)
 
-static void tio_block(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t nj, int64_t isz)
+static void tio_block(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t nj, int64_t isz,
+                      int avx)
 {
+    (void)avx;
     switch (isz) {
     case 1: {
         int64_t i = 0;
@@ -278,6 +348,12 @@ static void tio_block(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t 
         uint32_t *d4 = (uint32_t *)d;
         const uint32_t *s4 = (const uint32_t *)s;
         int64_t db = dsb / 4, sa = ssa / 4, i = 0;
+#if defined(TIO_AVX)
+        if (avx) {
+            tio_block32_avx(d4, db, s4, sa, ni, nj);
+            return;
+        }
+#endif
 #if defined(TIO_HAVE_TR32)
         int64_t nj4 = nj - nj % 4;
         for (; i + 4 <= ni; i += 4) {
@@ -337,7 +413,7 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
             for (int64_t j0 = 0; j0 < job->na; j0 += TIO_TILE_A) {
                 int64_t nj = job->na - j0 < TIO_TILE_A ? job->na - j0 : TIO_TILE_A;
                 tio_block(d + i0 * job->dsb + j0 * isz, job->dsb, s + i0 * isz + j0 * job->ssa, job->ssa, ni, nj,
-                          isz);
+                          isz, job->avx);
             }
             break;
         }
@@ -414,6 +490,9 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     case TIO_DEINTERLEAVE: job.pieces = (job.na + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_INTERLEAVE: job.pieces = (job.nb + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_TRANSPOSE:
+#if defined(TIO_AVX)
+        job.avx = tio_use_avx();
+#endif
         /* a strip of b: whole cache lines of each source row */
         job.strip = TIO_STRIP_BYTES / itemsize > 4 ? TIO_STRIP_BYTES / itemsize : 4;
         job.pieces = (job.nb + job.strip - 1) / job.strip;
@@ -439,6 +518,7 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
 typedef struct {
     char *data;
     int64_t cell, batch, n, tiles;
+    int avx;
 } tio_sqjob;
 
 static inline void tio_swap_cells(char *x, char *y, int64_t cell)
@@ -457,12 +537,63 @@ static inline void tio_swap_cells(char *x, char *y, int64_t cell)
     }
 }
 
+#if defined(TIO_AVX)
+/* tio_sq_pair for four-byte cells with 8 x 8 register tiles: each pair of tiles is loaded, both are
+ * transposed in registers and stored crosswise; a tile on the diagonal is transposed onto itself. */
+TIO_AVX_FN static void tio_sq_pair32_avx(uint32_t *m, int64_t n, int64_t r0, int64_t c0, int64_t nr, int64_t nc,
+                                         int diag)
+{
+    int64_t i = 0, nc8 = nc - nc % 8;
+    for (; i + 8 <= nr; i += 8) {
+        for (int64_t j = diag ? i : 0; j < nc8; j += 8) {
+            uint32_t *px = m + (r0 + i) * n + (c0 + j), *py = m + (c0 + j) * n + (r0 + i);
+            __m256 x[8], y[8];
+            for (int k = 0; k < 8; k++)
+                x[k] = _mm256_loadu_ps((const float *)(px + k * n));
+            tio_tr8_regs(x);
+            if (px == py) {
+                for (int k = 0; k < 8; k++)
+                    _mm256_storeu_ps((float *)(px + k * n), x[k]);
+                continue;
+            }
+            for (int k = 0; k < 8; k++)
+                y[k] = _mm256_loadu_ps((const float *)(py + k * n));
+            tio_tr8_regs(y);
+            for (int k = 0; k < 8; k++) {
+                _mm256_storeu_ps((float *)(py + k * n), x[k]);
+                _mm256_storeu_ps((float *)(px + k * n), y[k]);
+            }
+        }
+        for (int64_t j = nc8; j < nc; j++)
+            for (int64_t k = i; k < i + 8; k++) {
+                uint32_t *x = m + (r0 + k) * n + (c0 + j), *y = m + (c0 + j) * n + (r0 + k), t = *x;
+                *x = *y;
+                *y = t;
+            }
+    }
+    for (; i < nr; i++)
+        for (int64_t j = diag ? i + 1 : 0; j < nc; j++) {
+            uint32_t *x = m + (r0 + i) * n + (c0 + j), *y = m + (c0 + j) * n + (r0 + i), t = *x;
+            *x = *y;
+            *y = t;
+        }
+}
+#endif
+
 /* Swap block (r0.., c0..) with the transpose of block (c0.., r0..), nr x nc cells; on the diagonal
  * (r0 == c0) only the upper triangle is swapped. */
-static void tio_sq_pair(char *m, int64_t n, int64_t cell, int64_t r0, int64_t c0, int64_t nr, int64_t nc)
+static void tio_sq_pair(char *m, int64_t n, int64_t cell, int64_t r0, int64_t c0, int64_t nr, int64_t nc,
+                        int avx)
 {
     int64_t row = n * cell;
     int diag = r0 == c0;
+    (void)avx;
+#if defined(TIO_AVX)
+    if (avx && cell == 4) {
+        tio_sq_pair32_avx((uint32_t *)m, n, r0, c0, nr, nc, diag);
+        return;
+    }
+#endif
     int64_t i = 0;
 #if defined(TIO_HAVE_TR32)
     if (cell == 4 && !diag) {
@@ -502,7 +633,7 @@ static void tio_square_range(void *ctx, int64_t lo, int64_t hi)
         int64_t r0 = ti * TIO_SQ_TILE, nr = job->n - r0 < TIO_SQ_TILE ? job->n - r0 : TIO_SQ_TILE;
         for (int64_t c0 = r0; c0 < job->n; c0 += TIO_SQ_TILE) {
             int64_t nc = job->n - c0 < TIO_SQ_TILE ? job->n - c0 : TIO_SQ_TILE;
-            tio_sq_pair(m, job->n, job->cell, r0, c0, nr, nc);
+            tio_sq_pair(m, job->n, job->cell, r0, c0, nr, nc, job->avx);
         }
     }
 }
@@ -511,7 +642,10 @@ int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n,
 {
     if (cell_bytes < 1 || batch < 0 || n < 0)
         return -1;
-    tio_sqjob job = {(char *)data, cell_bytes, batch, n, (n + TIO_SQ_TILE - 1) / TIO_SQ_TILE};
+    tio_sqjob job = {(char *)data, cell_bytes, batch, n, (n + TIO_SQ_TILE - 1) / TIO_SQ_TILE, 0};
+#if defined(TIO_AVX)
+    job.avx = tio_use_avx();
+#endif
     tio_parallel(tio_square_range, &job, batch * job.tiles, threads, 2 * batch * n * n * cell_bytes);
     return 0;
 }

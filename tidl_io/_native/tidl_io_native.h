@@ -26,6 +26,8 @@ enum tio_type { TIO_U8 = 0, TIO_I8, TIO_U16, TIO_I16, TIO_U32, TIO_I32, TIO_F32,
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) \
     && !defined(TIO_NO_CLONES)
 #define TIO_CLONES __attribute__((target_clones("avx2", "sse4.1", "default")))
+/* and the register-tile transposes have an AVX2 variant chosen at run time (copy.c) */
+#define TIO_X86_DISPATCH 1
 #else
 #define TIO_CLONES
 #endif
