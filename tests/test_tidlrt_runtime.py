@@ -296,6 +296,15 @@ def test_older_library_without_shared_memory_degrades(tidlrt_standin) -> None:
     ins, outs = alloc_shared_buffers(rt)
     rep = rt.invoke(ins, outs)
     assert {tr.path for tr in rep.transfers} == {"memcpy"} and rep.ddr_bytes is None
+    # its alloc_shared gives ordinary aligned memory and checks its arguments as the shared heap's does
+    bufs = [rt.alloc_shared(100, 4096) for _ in range(4)]  # by chance alone 4096-aligned once in 64 tries
+    assert all(b.dtype == np.uint8 and b.shape == (100,) and b.ctypes.data % 4096 == 0 for b in bufs)
+    assert not rt.is_shared(bufs[0])  # ordinary memory: the library cannot tell it is shared
+    with pytest.raises(BufferMismatchError, match="^alloc_shared: size must be an integer number of bytes, found "
+                                                  "str '3'"):
+        rt.alloc_shared("3")  # type: ignore[arg-type]
+    with pytest.raises(BufferMismatchError, match="^alloc_shared: alignment must be a power of two, found 3$"):
+        rt.alloc_shared(16, 3)
 
 
 def test_runtime_is_exported_and_memtype_follows_the_buffer(tidlrt_standin) -> None:

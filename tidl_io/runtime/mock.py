@@ -67,8 +67,8 @@ from ._datamove import (
     _given_size,
     _memcpy_elements,
     _mismatches,
+    aligned_block,
     byte_bounds,
-    check_alloc_args,
     check_convertible,
     check_memcpy,
     check_rt,
@@ -285,13 +285,9 @@ class MockC7xRuntime:
         """``TIDLRT_allocSharedMem(alignment, size)``: a new zero-filled 1-D uint8 array of
         ``size`` bytes whose address is a multiple of ``alignment``. Views into it count
         as shared. ``.view(dtype)`` gives a typed buffer."""
-        size, alignment = check_alloc_args(size, alignment)
-        check_alloc(size + alignment, "alloc_shared")
-        block = np.zeros(size + alignment, np.uint8)
-        start = (-block.ctypes.data) % alignment
-        buf = block[start:start + size]
+        buf = aligned_block(size, alignment)
         addr = buf.ctypes.data
-        self._shared.append((addr, addr + size, block))
+        self._shared.append((addr, addr + buf.nbytes, buf))  # buf holds its block
         self._shared_cache.clear()
         self._memo.clear()
         return buf

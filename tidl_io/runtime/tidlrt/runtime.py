@@ -31,14 +31,13 @@ import numpy as np
 
 from ..._check import check_kind, check_path, open_regular, wrong_kind
 from ..._errors import BufferMismatchError, FormatError, GeometryError, PathNotFoundError, TidlRtError
-from ...buffers import _aligned_zeros
 from ...descriptor import Descriptor, Tensor, TensorLayout, build
 from ...validate import geometry_problems
 from .._datamove import (
     PlanMemo,
     _mismatches,
+    aligned_block,
     byte_bounds,
-    check_alloc_args,
     check_convertible,
     check_memcpy,
     check_rt,
@@ -225,8 +224,7 @@ class TidlRtRuntime:
         :func:`~tidl_io.runtime.alloc_shared_buffers` zeroes what it allocates. A library
         without shared-memory functions gives ordinary aligned memory (TIDL-RT then copies)."""
         if not (self.lib.has("TIDLRT_allocSharedMem") and self.lib.has("TIDLRT_freeSharedMem")):
-            size, _ = check_alloc_args(size, alignment)
-            return _aligned_zeros(size, np.dtype(np.uint8))
+            return aligned_block(size, alignment)
         return alloc_shared(self.lib, size, alignment, self._shared)
 
     def is_shared(self, buf: np.ndarray) -> bool:
