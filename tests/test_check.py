@@ -331,6 +331,20 @@ def test_path_errors_pickle_with_their_message() -> None:
     assert type(back) is PathNotFoundError and str(back) == "a.bin: no such file" and back.errno == 2
 
 
+def test_missing_file_error_is_a_deprecated_name_of_path_not_found() -> None:
+    import pickle
+
+    from tidl_io import _errors
+
+    assert _errors.MissingFileError is PathNotFoundError is tidl_io.PathNotFoundError
+    with pytest.warns(DeprecationWarning, match=r"^tidl_io.MissingFileError is deprecated: it is the same class as "
+                                                r"tidl_io.PathNotFoundError"):
+        from tidl_io import MissingFileError
+    assert MissingFileError is PathNotFoundError and "MissingFileError" not in tidl_io.__all__
+    e = PathNotFoundError("net.bin", "no such file; expected a net", 2)
+    assert isinstance(e, MissingFileError) and isinstance(pickle.loads(pickle.dumps(e)), MissingFileError)
+
+
 def test_tidlrt_runtime_wrong_kinds() -> None:
     desc = DESC
     for bad in (None, "file.bin", 3):
