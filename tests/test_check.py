@@ -88,6 +88,13 @@ WRONG: dict[str, Any] = {
     "outputs": _ANYTHING.filter(lambda v: not isinstance(v, dict)),
     "formatter": st.one_of(st.integers(), st.just(_Opaque()), st.text(min_size=1, max_size=3), st.just([1])),
     "params": st.one_of(st.integers(), st.floats(), st.just(_Opaque()), st.just([1]), st.just(DESC)),
+    "net": _ANYTHING.filter(lambda v: v is not None and not isinstance(v, (str, os.PathLike, bytes))),
+    "model": _ANYTHING.filter(lambda v: v is not None and not callable(v) and not isinstance(v, (str, dict))),
+    "input_pads": _ANYTHING.filter(lambda v: not isinstance(v, str) or v not in ("error", "warn", "off")),
+    "runtime": _ANYTHING.filter(lambda v: not callable(v) and (not isinstance(v, str)
+                                                               or v not in ("auto", "tidlrt", "mock"))),
+    "number": st.one_of(st.none(), st.booleans(), st.text(max_size=3), st.just(_Opaque()), st.just(DESC),
+                        st.lists(st.integers(), max_size=2)),
 }
 
 # name -> (callable, valid arguments by name, {argument: (kind, words one of which the message must hold)})
@@ -152,21 +159,23 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "view": (tidl_io.view, {"tensor": T_IN, "buf": BUF_IN},
              {"tensor": ("tensor", ("tensor",)), "buf": ("buffer", ("buf",))}),
     # classes that are entry points
-    "Session": (tidl_io.Session, {"path": EXAMPLES},
+    "Session": (tidl_io.Session, {"path": EXAMPLES, "runtime": "mock"},
                 {"path": ("path", ("path",)), "params": ("params", ("params",)),
                  "normalize": ("flag_or_none", ("normalize",)),
-                 "reverse_channels": ("flag_or_none", ("reverse_channels",))}),
-    "MockC7xRuntime": (tidl_io.MockC7xRuntime, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
+                 "reverse_channels": ("flag_or_none", ("reverse_channels",)),
+                 "runtime": ("runtime", ("runtime",)), "model": ("model", ("model",)),
+                 "input_pads": ("input_pads", ("input_pads",))}),
+    "MockC7xRuntime": (tidl_io.MockC7xRuntime, {"desc": DESC},
+                       {"desc": ("descriptor", ("desc",)), "net": ("net", ("net",)), "model": ("model", ("model",)),
+                        "input_pads": ("input_pads", ("input_pads",)), "poison": ("flag", ("poison",))}),
+    "RtTensor": (tidl_io.RtTensor.from_array, {"name": "x", "array": np.zeros((1, 3, 4, 4), np.float32)},
+                 {"name": ("str", ("name",)), "array": ("array", ("array",)), "layout": ("layout", ("layout",)),
+                  "scale": ("number", ("scale",)), "zero_point": ("cores", ("zero_point",))}),
 }
 
 # Not fed wrong arguments here, and why.
 EXCLUDED = {
-    # runtime entry points whose other arguments the runtime work covers (tidl_io/runtime.py is not
-    # edited on this branch): MockC7xRuntime(desc, model=3) and a missing net file still raise a raw
-    # TypeError / FileNotFoundError today; Session's runtime=/model=/input_pads= go to the runtime.
-    "MockC7xRuntime.model/net/input_pads": "runtime: covered by the runtime work",
-    "Session.runtime/model/input_pads": "passed to the runtime factory: covered by the runtime work",
-    "RtTensor": "runtime: covered by the runtime work",
+    "RtTensor.__init__": "the raw sTIDLRT_Tensor_t record; users build it with from_array / for_tensor (covered)",
     "Runtime": "a Protocol (typing), not called",
     "InvokeReport": "a NamedTuple the runtime returns, not built by users",
     "TidlRtRuntime": "wrong kinds checked in test_tidlrt_runtime_wrong_kinds below (needs no library)",
@@ -322,10 +331,39 @@ def test_path_errors_pickle_with_their_message() -> None:
     assert type(back) is PathNotFoundError and str(back) == "a.bin: no such file" and back.errno == 2
 
 
+def test_missing_file_error_is_a_deprecated_name_of_path_not_found() -> None:
+    import pickle
+
+    from tidl_io import _errors
+
+    assert _errors.MissingFileError is PathNotFoundError is tidl_io.PathNotFoundError
+    with pytest.warns(DeprecationWarning, match=r"^tidl_io.MissingFileError is deprecated: it is the same class as "
+                                                r"tidl_io.PathNotFoundError"):
+        from tidl_io import MissingFileError
+    assert MissingFileError is PathNotFoundError and "MissingFileError" not in tidl_io.__all__
+    e = PathNotFoundError("net.bin", "no such file; expected a net", 2)
+    assert isinstance(e, MissingFileError) and isinstance(pickle.loads(pickle.dumps(e)), MissingFileError)
+
+
 def test_tidlrt_runtime_wrong_kinds() -> None:
     desc = DESC
     for bad in (None, "file.bin", 3):
-        with pytest.raises(tidl_io.TidlIoError, match="desc: expected a tidl_io Descriptor"):
+        with pytest.raises(ArgumentTypeError, match=r"^TidlRtRuntime: desc: expected a tidl_io.Descriptor"):
             tidl_io.TidlRtRuntime(bad, b"1234")  # type: ignore[arg-type]
+    # checked before any library is looked for: this one does not exist
+    nolib = {"library": "no/such/libvx_tidl_rt.so"}
+    for kwargs, message in (
+            ({"net": 3}, "net: expected a path (str or os.PathLike), found int 3; or the network's bytes"),
+            ({"version": 8.6}, "version: expected a TIDL release such as '08.06' or a layout family such as "
+                               "'T6P-d' (str), or None, found float 8.6"),
+            ({"core_num": "2"}, "core_num: expected an integer, found str '2'"),
+            ({"target_priority": 1.0}, "target_priority: expected an integer, found float 1.0"),
+            ({"trace_log_level": True}, "trace_log_level: expected an integer, found True"),
+            ({"max_pre_empt_delay": "soon"}, "max_pre_empt_delay: expected milliseconds (a number), found str "
+                                             "'soon'"),
+            ({"trace_base_name": 3}, "trace_base_name: expected a path (str or os.PathLike), found int 3")):
+        with pytest.raises(ArgumentTypeError) as err:
+            tidl_io.TidlRtRuntime(desc, **{"net": b"1234", **nolib, **kwargs})  # type: ignore[arg-type]
+        assert str(err.value) == f"TidlRtRuntime: {message}", kwargs
     with pytest.raises(tidl_io.ArgumentTypeError, match="library: expected a path to libvx_tidl_rt.so .* found int"):
         tidl_io.TidlRtRuntime(desc, b"1234", library=3)  # type: ignore[arg-type]

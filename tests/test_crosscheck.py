@@ -234,7 +234,9 @@ def _feed(runtime, t: tidl_io.Tensor, spec: TSpec, side: Side, x: np.ndarray, ki
             logical = np.zeros(shape, DTYPES[side.etype])
         if side.layout == "NHWC":
             arr = np.ascontiguousarray(logical.reshape(spec.n, spec.c, spec.h, spec.w).transpose(0, 2, 3, 1))
-        else:  # 6-D: RtTensor.from_array reads a 4-D (N, C, H, W) array with N > 1 as DIM2 (reported)
+        elif spec.d1 * spec.d2 == 1:  # (N, C, H, W), N up to 2: RtTensor.from_array makes it (N, 1, 1, C, H, W)
+            arr = np.ascontiguousarray(logical.reshape(spec.n, spec.c, spec.h, spec.w))
+        else:
             arr = np.ascontiguousarray(logical)
         rt = RtTensor.from_array(spec.name, arr, layout=side.layout, scale=side.scale, zero_point=side.zp,
                                  mem_type=MemType.USER)
@@ -349,6 +351,33 @@ def test_the_generator_reaches_every_path_and_branch():
         for kind in ("input", "output"):
             for mode in ("buf", "buf-shared", "same", "same-shared", "dense"):
                 assert (family, kind, mode) in seen, (family, kind, mode)
+
+
+# ---- dense user tensors with N > 1 -------------------------------------------------------------
+
+@pytest.mark.parametrize("family", ["T6P-d", "T4P-c"])
+def test_two_batch_dense_tensors_through_both_runtimes_equal_numpy(libs, family):
+    """4-D (N, C, H, W) float arrays with N = 2 as RtTensor.from_array, converted in and out by the
+    mock and by the stand-in (6-D and 4-D struct layouts): both give NumPy's values, batch by batch."""
+    n, c, h, w = 2, 3, 4, 5
+    spec_in = TSpec("img", c=c, h=h, w=w, n=n, pads=(1, 1, 2, 0), etype=0, scale=4.0)  # uint8, scale 4
+    spec_out = TSpec("feat", c=c, h=h, w=w, n=n, pads=(0, 1, 1, 1), pad_ch=1, etype=3, scale=2.0,  # int16, scale 2
+                     kind="output")
+    desc = tidl_io.parse(pack_io(IO_OF[family], [spec_in], [spec_out]), source="two-batches")
+    x = np.random.default_rng(5).uniform(-5.0, 70.0, (n, c, h, w)).astype(np.float32)
+    # NumPy, step by step: TIDL-RT's input copy (float user data: scale 1) truncates x * 4 into uint8; the
+    # device reads q / 4, the identity model returns it, the device stores rint(y * 2) (half to even) as
+    # int16, and TIDL-RT's output copy gives that code / 2 as float32. Powers of two: every step is exact.
+    q = np.clip(np.trunc(x.astype(np.float64) * 4.0), 0, 255)
+    want = (np.rint(q / 4.0 * 2.0) / 2.0).astype(np.float32)
+    assert not np.array_equal(want[0], want[1])
+    runtimes = (MockC7xRuntime(desc, _net(family)), TidlRtRuntime(desc, _net(family), library=libs[family]))
+    for runtime in runtimes:
+        with runtime:
+            y = np.full((n, c, h, w), np.nan, np.float32)
+            report = runtime.invoke([RtTensor.from_array("img", x)], [RtTensor.from_array("feat", y)])
+            assert [t.path for t in report.transfers] == ["reformat", "reformat"], report
+            np.testing.assert_array_equal(y, want, err_msg=type(runtime).__name__)
 
 
 # ---- real descriptors end to end ------------------------------------------------------------------

@@ -55,6 +55,13 @@ def test_input_files(tmp_path: Path) -> None:
     (tmp_path / "bad.npy").write_bytes(b"nope")
     with pytest.raises(BufferMismatchError, match="bad.npy: not a .npy array"):
         load_inputs([f"x={tmp_path / 'bad.npy'}"], ("x",))
+    missing = tmp_path / "gone.npy"
+    with pytest.raises(tidl_io.PathNotFoundError) as err:  # the one missing-file error, also a FileNotFoundError
+        load_inputs([f"x={missing}"], ("x",))
+    assert err.value.filename == str(missing) and isinstance(err.value, FileNotFoundError)
+    assert str(err.value) == f"{missing}: no such file; expected a .npy array (--input 'x={missing}')"
+    with pytest.raises(tidl_io.PathIsFolderError, match=r"is a folder; expected a .npy array \(--input"):
+        load_inputs([f"x={tmp_path}"], ("x",))
 
 
 def test_tidlrt_run_takes_copy_times_from_perfstats(tidlrt_standin, tmp_path: Path, monkeypatch) -> None:

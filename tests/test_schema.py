@@ -71,3 +71,17 @@ def test_fast_path_equals_the_construct_struct(path) -> None:
         else:
             assert fast[m.name].dtype == slow[m.name].dtype and np.array_equal(fast[m.name], slow[m.name]), m.name
             assert not fast[m.name].flags.writeable
+
+
+def test_a_missing_schemas_folder_is_the_missing_file_error(tmp_path, monkeypatch) -> None:
+    import errno
+
+    import tidl_io
+
+    monkeypatch.setattr(_schema, "__file__", str(tmp_path / "pkg" / "_schema.py"))  # an install without schemas/
+    with pytest.raises(tidl_io.PathNotFoundError) as err:
+        _schema._schema_dir()
+    assert isinstance(err.value, FileNotFoundError) and err.value.errno == errno.ENOENT
+    assert err.value.filename == str(tmp_path / "pkg" / "schemas")
+    assert str(err.value) == (f"{tmp_path / 'pkg' / 'schemas'}: no such folder; expected the layout schemas "
+                              f"installed with tidl_io (a broken installation: reinstall tidl-io)")

@@ -392,6 +392,11 @@ def test_run_errors(tmp_path: Path) -> None:
             s.run({"a": np.zeros(3), "b": z})
         with pytest.raises(BufferMismatchError, match="expected numbers, found dtype <U1"):
             s.run({"a": np.array(["x"] * 4).reshape(1, 1, 2, 2), "b": z})
+        for bad, found in ((None, "None"), ("img.png", "str 'img.png'"), ({"x": 1}, "dict")):
+            with pytest.raises(tidl_io.ArgumentTypeError) as err:
+                s.run({"a": z, "b": bad})
+            assert str(err.value) == (f"Session.run: feeds['b']: expected an array (a numpy array or nested lists of "
+                                      f"numbers), found {found}")
     with pytest.raises(BufferMismatchError, match="Session: model= is for the default mock runtime and runtime= "
                                                   "replaces it; expected one of them, found both"):
         Session(path, model="ramp", runtime=MockC7xRuntime)
@@ -467,7 +472,8 @@ def test_runtime_choices_and_notes(tmp_path: Path, monkeypatch) -> None:
     with pytest.raises(BufferMismatchError, match="runtime must be 'auto', 'tidlrt', 'mock', a factory f\\(desc, "
                                                   "net\\) or a Runtime, found 'board'"):
         Session(art, runtime="board")
-    with pytest.raises(BufferMismatchError, match="runtime must be .* found int"):
+    with pytest.raises(tidl_io.ArgumentTypeError, match="^Session: runtime: expected 'auto', 'tidlrt', 'mock', a "
+                                                       "factory f\\(desc, net\\) or a Runtime, found int 3$"):
         Session(art, runtime=3)  # type: ignore[arg-type]
     with pytest.raises(BufferMismatchError, match="model= is for the host mock; TIDL-RT runs the compiled network"):
         Session(art, runtime="tidlrt", model="ramp")

@@ -8,7 +8,9 @@ with the io descriptor); spec numbers written here."""
 from __future__ import annotations
 
 import ctypes
+import errno
 import gc
+import os
 import shutil
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from conftest import STANDIN_FAMILIES, corpus
 from runtime_oracles import IO_FAMILY, PADDED, PADDED_OUT, _small, descs_for, net_for, valid_index
 
 import tidl_io
-from tidl_io import BufferMismatchError, MissingFileError, Session, TidlRtError
+from tidl_io import BufferMismatchError, PathError, PathIsFolderError, PathNotFoundError, Session, TidlRtError
 from tidl_io.buffers import view
 from tidl_io.runtime import MemType, MockC7xRuntime, RtTensor, Runtime, alloc_shared_buffers
 from tidl_io.runtime.tidlrt import TidlRtRuntime
@@ -189,10 +191,31 @@ def test_guard_bands_catch_writes_past_a_struct(tidlrt_standin, monkeypatch) -> 
 def test_net_file_and_parameters_are_checked(tidlrt_standin, tmp_path: Path) -> None:
     lib = tidlrt_standin("T4P-c")
     desc = descs_for("T4P-c")[0]
-    with pytest.raises(MissingFileError, match=r"missing_tidl_net.bin: no such net file \(expected the "):
-        TidlRtRuntime(desc, tmp_path / "missing_tidl_net.bin", library=lib)
-    with pytest.raises(MissingFileError, match="TIDL-RT needs the network: expected net="):
+    missing = tmp_path / "missing_tidl_net.bin"
+    with pytest.raises(PathNotFoundError) as err:
+        TidlRtRuntime(desc, missing, library=lib)
+    assert isinstance(err.value, FileNotFoundError) and isinstance(err.value, tidl_io.TidlIoError)
+    assert err.value.filename == str(missing) and err.value.errno == errno.ENOENT
+    assert str(err.value) == (f"{missing}: no such file; expected the *_tidl_net.bin TIDL compiled beside "
+                              f"{Path(desc.source).name}")
+    with pytest.warns(DeprecationWarning, match="MissingFileError is deprecated"):
+        old_name = tidl_io.MissingFileError
+    with pytest.raises(old_name, match="missing_tidl_net.bin: no such file; expected the"):  # old code still catches it
+        TidlRtRuntime(desc, missing, library=lib)
+    with pytest.raises(PathNotFoundError) as err:
         TidlRtRuntime(desc, None, library=lib)
+    assert err.value.filename == desc.source and isinstance(err.value, old_name)
+    assert str(err.value) == (f"{desc.source}: TIDL-RT needs the network: expected net= the *_tidl_net.bin beside "
+                              f"this io file (a path or its bytes), found None")
+    (tmp_path / "dir_tidl_net.bin").mkdir()
+    with pytest.raises(PathIsFolderError, match=r"dir_tidl_net.bin: is a folder; expected the \*_tidl_net.bin"):
+        TidlRtRuntime(desc, tmp_path / "dir_tidl_net.bin", library=lib)
+    if hasattr(os, "mkfifo"):  # refused at once, not read (a FIFO would block forever)
+        os.mkfifo(tmp_path / "fifo_tidl_net.bin")
+        with pytest.raises(PathError, match=r"fifo_tidl_net.bin: is a FIFO \(named pipe\), not a regular file"):
+            TidlRtRuntime(desc, tmp_path / "fifo_tidl_net.bin", library=lib)
+    with pytest.raises(TidlRtError, match=r"^core_start_idx: expected >= 0, found -1"):  # the argument's own name
+        make(lib, "T4P-c", desc, core_start_idx=-1)
     with pytest.raises(TidlRtError, match=r"target_priority: expected 0 \(highest\) .. 7 \(lowest\), found 8"):
         make(lib, "T4P-c", desc, target_priority=8)
     with pytest.raises(TidlRtError, match=r"coreStartIdx = 2 was given, but this library's sTIDLRT_Params_t "
@@ -273,6 +296,15 @@ def test_older_library_without_shared_memory_degrades(tidlrt_standin) -> None:
     ins, outs = alloc_shared_buffers(rt)
     rep = rt.invoke(ins, outs)
     assert {tr.path for tr in rep.transfers} == {"memcpy"} and rep.ddr_bytes is None
+    # its alloc_shared gives ordinary aligned memory and checks its arguments as the shared heap's does
+    bufs = [rt.alloc_shared(100, 4096) for _ in range(4)]  # by chance alone 4096-aligned once in 64 tries
+    assert all(b.dtype == np.uint8 and b.shape == (100,) and b.ctypes.data % 4096 == 0 for b in bufs)
+    assert not rt.is_shared(bufs[0])  # ordinary memory: the library cannot tell it is shared
+    with pytest.raises(BufferMismatchError, match="^alloc_shared: size must be an integer number of bytes, found "
+                                                  "str '3'"):
+        rt.alloc_shared("3")  # type: ignore[arg-type]
+    with pytest.raises(BufferMismatchError, match="^alloc_shared: alignment must be a power of two, found 3$"):
+        rt.alloc_shared(16, 3)
 
 
 def test_runtime_is_exported_and_memtype_follows_the_buffer(tidlrt_standin) -> None:

@@ -8,6 +8,7 @@ sessions and detection parsing load on first use, so ``tidl-io inspect`` starts 
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 from ._errors import (
@@ -17,8 +18,9 @@ from ._errors import (
     FormatError,
     GeometryError,
     LibraryNotFoundError,
-    MissingFileError,
     PathError,
+    PathIsFolderError,
+    PathNotFoundError,
     TensorNotFoundError,
     TidlIoError,
     TidlRtError,
@@ -51,10 +53,11 @@ __all__ = [
     "GeometryError",
     "InvokeReport",
     "LibraryNotFoundError",
-    "MissingFileError",
     "MockC7xRuntime",
     "PaddingReport",
     "PathError",
+    "PathIsFolderError",
+    "PathNotFoundError",
     "PermutePlan",
     "RtTensor",
     "Runtime",
@@ -115,7 +118,16 @@ def native_info() -> dict[str, Any]:
     return info()
 
 
+# deprecated name -> the public name it is an alias of (same object; a DeprecationWarning on use)
+_DEPRECATED = {"MissingFileError": "PathNotFoundError"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        warnings.warn(f"tidl_io.{name} is deprecated: it is the same class as tidl_io.{new}, the error for "
+                      f"every missing file; use {new}", DeprecationWarning, stacklevel=2)
+        return globals()[new]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tidl_io' has no attribute {name!r}")

@@ -117,6 +117,17 @@ def as_array(value: Any, func: str, arg: str) -> np.ndarray:
     return array
 
 
+def check_choice(value: Any, allowed: tuple[str, ...], func: str, arg: str) -> str:
+    """``value`` if it is one of the names ``allowed`` (exact case); an ArgumentTypeError
+    for a non-string, a BufferMismatchError (a ValueError) for another name."""
+    if isinstance(value, str) and value in allowed:
+        return str(value)
+    choices = ", ".join(map(repr, allowed))
+    if not isinstance(value, str):
+        raise wrong_kind(func, arg, value, f"one of {choices}")
+    raise BufferMismatchError(f"{func}: {arg} must be one of {choices}, found {value!r}")
+
+
 # ---- layout names ---------------------------------------------------------------------
 
 LAYOUTS = ("NCHW", "NHWC", "CHW", "HWC")

@@ -47,13 +47,6 @@ class TensorNotFoundError(TidlIoError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-class MissingFileError(TidlIoError, FileNotFoundError):
-    """A file tidl-io needs (a net file, a library) is not there; the message says what was expected."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-
 class AllocationLimitError(TidlIoError, MemoryError):
     """An allocation would exceed TIDL_IO_MAX_ALLOC_BYTES (or the per-call cap)."""
 
@@ -99,7 +92,15 @@ class PathError(TidlIoError, OSError):
 
 
 class PathNotFoundError(PathError, FileNotFoundError):
-    """No file or folder at the path (also a FileNotFoundError)."""
+    """No file or folder at the path (also a FileNotFoundError): the one error for every
+    missing file tidl-io needs (an io file, a net file, a param.yaml). ``filename`` is the
+    path; the message names it and what was expected there. ``MissingFileError``, its
+    former name for a missing net file, is a deprecated alias of this class."""
+
+
+MissingFileError = PathNotFoundError
+"""Deprecated alias of :class:`PathNotFoundError` (the same class): kept so that code
+written against the first runtime release still catches a missing net file."""
 
 
 class PathIsFolderError(PathError, IsADirectoryError):
@@ -124,5 +125,5 @@ def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], l
 
 
 __all__ = ["AllocationLimitError", "ArgumentTypeError", "BufferMismatchError", "FormatError", "GeometryError",
-           "LibraryNotFoundError", "MissingFileError", "PathError", "PathIsFolderError", "PathNotFoundError",
+           "LibraryNotFoundError", "PathError", "PathIsFolderError", "PathNotFoundError",
            "TidlIoError", "TidlRtError"]

@@ -9,6 +9,7 @@ element). Layouts are selected by file size from a table, never by an if/elif la
 
 from __future__ import annotations
 
+import errno
 import functools
 import re
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ._errors import PathNotFoundError
 
 # C type -> little-endian numpy dtype. int8_t arrays are names: kept as raw bytes.
 _CTYPES: dict[str, str] = {"int32_t": "<i4", "float32_tidl": "<f4", "int8_t": "S"}
@@ -144,7 +147,8 @@ def _schema_dir() -> Path:
     for candidate in (here / "schemas", here.parent / "schemas"):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError("tidl_io: the layout schemas folder is missing from the installation")
+    raise PathNotFoundError(str(here / "schemas"), "no such folder; expected the layout schemas installed with "
+                            "tidl_io (a broken installation: reinstall tidl-io)", errno.ENOENT)
 
 
 def _load_yaml(path: Path) -> Any:

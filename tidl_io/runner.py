@@ -16,11 +16,11 @@ import os
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ._check import open_regular
 from ._errors import BufferMismatchError
 from .descriptor import Tensor
 from .models import model_shape
@@ -71,13 +71,11 @@ def load_inputs(specs: list[str], names: tuple[str, ...]) -> dict[str, np.ndarra
                 raise BufferMismatchError(f"--input {spec!r}: this model has {len(names)} inputs "
                                           f"({', '.join(names)}); write NAME=FILE.npy")
             name, file = names[0], spec
-        path = Path(file)
-        if not path.is_file():
-            raise BufferMismatchError(f"--input {spec!r}: {file}: no such file (expected a .npy array)")
-        try:
-            out[name] = np.load(path, allow_pickle=False)
-        except (ValueError, OSError) as exc:
-            raise BufferMismatchError(f"--input {spec!r}: {file}: not a .npy array ({exc})") from None
+        with open_regular(file, f"a .npy array (--input {spec!r})") as fh:  # PathError: missing, folder, FIFO
+            try:
+                out[name] = np.load(fh, allow_pickle=False)
+            except (ValueError, OSError) as exc:
+                raise BufferMismatchError(f"--input {spec!r}: {file}: not a .npy array ({exc})") from None
     return out
 
 

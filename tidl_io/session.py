@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import yaml
 
-from ._check import check_flag, check_layout, check_path, layout_name, open_regular
+from ._check import as_array, check_flag, check_layout, check_path, layout_name, open_regular, wrong_kind
 from ._errors import BufferMismatchError, FormatError, PathError
 from .buffers import pack, unpack
 from .descriptor import Descriptor, Tensor, load, locate_io_files
@@ -530,7 +530,7 @@ class Session:
         values (float, or integers of the element type when scale 1 and zero point 0
         make codes and values the same), or codes with ``codes``; ``preprocessed`` skips
         channel reversal and normalisation."""
-        x = np.asarray(value)
+        x = as_array(value, "Session.run", f"feeds[{t.name!r}]")
         if x.dtype.kind not in "fiub":
             raise BufferMismatchError(f"{t.label}: expected numbers, found dtype {x.dtype}")
         x6 = _to_logical(t, x, layout, self.params.input_data_layout)
@@ -642,8 +642,7 @@ def _choose_runtime(runtime: Any, model: Any, input_pads: str, artifacts: Artifa
     if callable(runtime):
         factory = cast(RuntimeFactory, runtime)
         return factory, "custom"
-    raise BufferMismatchError(f"Session: runtime must be 'auto', 'tidlrt', 'mock', a factory f(desc, net) or a "
-                              f"Runtime, found {type(runtime).__name__}")
+    raise wrong_kind("Session", "runtime", runtime, "'auto', 'tidlrt', 'mock', a factory f(desc, net) or a Runtime")
 
 
 def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:

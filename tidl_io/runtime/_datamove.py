@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import BufferMismatchError
+from .._limits import check_alloc
 from ..descriptor import ElementType, Tensor, TensorLayout
 from .protocol import Buffer, RtTensor, Tensors
 
@@ -305,6 +306,18 @@ def check_alloc_args(size: Any, alignment: Any) -> tuple[int, int]:
     if alignment < 1 or alignment & (alignment - 1):
         raise BufferMismatchError(f"alloc_shared: alignment must be a power of two, found {alignment}")
     return size, alignment
+
+
+def aligned_block(size: Any, alignment: Any) -> np.ndarray:
+    """``alloc_shared``'s memory on the host: a NEW zero-filled 1-D uint8 array of ``size``
+    bytes whose address is a multiple of ``alignment`` (arguments checked by
+    :func:`check_alloc_args`, the allocation by TIDL_IO_MAX_ALLOC_BYTES); its ``base`` is
+    the whole block."""
+    size, alignment = check_alloc_args(size, alignment)
+    check_alloc(size + alignment, "alloc_shared")
+    block = np.zeros(size + alignment, np.uint8)
+    start = (-block.ctypes.data) % alignment
+    return block[start:start + size]
 
 
 def byte_bounds(a: np.ndarray) -> tuple[int, int]:

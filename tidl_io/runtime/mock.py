@@ -46,12 +46,12 @@ import warnings
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._errors import BufferMismatchError, FormatError, GeometryError, MissingFileError
+from .._check import check_choice, check_flag, check_kind, check_path, open_regular, wrong_kind
+from .._errors import BufferMismatchError, FormatError, GeometryError
 from .._limits import check_alloc
 from ..buffers import _aligned_zeros, check_padding
 from ..descriptor import Descriptor, Tensor, TensorLayout
@@ -67,8 +67,8 @@ from ._datamove import (
     _given_size,
     _memcpy_elements,
     _mismatches,
+    aligned_block,
     byte_bounds,
-    check_alloc_args,
     check_convertible,
     check_memcpy,
     check_rt,
@@ -242,30 +242,25 @@ class MockC7xRuntime:
 
     ``model`` is a callable, a built-in name or spec (see :func:`tidl_io.models.resolve_model`;
     default identity when shapes allow it, else ramp). ``net`` is the ``*_tidl_net.bin``
-    path or bytes: only checked to exist and be non-empty (None is accepted: the mock needs
-    no network). ``input_pads`` is "error", "warn" or "off"; ``poison`` fills output pads.
+    path or bytes: only checked to be a regular, non-empty file (None is accepted: the mock
+    needs no network; a missing file raises :class:`~tidl_io.PathNotFoundError`). ``input_pads`` is "error", "warn" or "off"; ``poison`` fills output pads.
     """
 
     def __init__(self, desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None, *,
                  model: Model | str | Mapping[str, Any] | None = None, input_pads: str = "error",
                  poison: bool = True) -> None:
-        if not isinstance(desc, Descriptor):
-            raise BufferMismatchError(f"desc: expected a tidl_io Descriptor (tidl_io.load / parse), found "
-                                      f"{type(desc).__name__}")
-        if not isinstance(input_pads, str) or input_pads not in ("error", "warn", "off"):
-            raise BufferMismatchError(f"input_pads: expected 'error', 'warn' or 'off', found {input_pads!r}")
+        check_kind(desc, Descriptor, "MockC7xRuntime", "desc")
+        self.input_pads = check_choice(input_pads, ("error", "warn", "off"), "MockC7xRuntime", "input_pads")
+        self.poison = check_flag(poison, "MockC7xRuntime", "poison")
         problems = [f"{t.label}: {f}: {m}" for t in (*desc.inputs, *desc.outputs) for f, m in geometry_problems(t)]
         if problems:
             raise GeometryError(f"{desc.source}: cannot run this descriptor: " + "; ".join(problems))
         self._desc = desc
         self.net_nbytes = _check_net(net)
         if model is not None and not (callable(model) or isinstance(model, (str, Mapping))):
-            raise BufferMismatchError(f"model: expected a callable, a built-in model name or a model spec "
-                                      f"(mapping or YAML text; see tidl_io.models), found {type(model).__name__} "
-                                      f"{model!r}")
+            raise wrong_kind("MockC7xRuntime", "model", model, "a callable, a built-in model name or a model spec "
+                             "(mapping or YAML text; see tidl_io.models)")
         self.model: Model = resolve_model(model, desc)
-        self.input_pads = input_pads
-        self.poison = poison
         self._inputs = [_Slot(t) for t in desc.inputs]
         self._outputs = [_Slot(t) for t in desc.outputs]
         self._in_names = {s.name: i for i, s in enumerate(self._inputs)}
@@ -290,13 +285,9 @@ class MockC7xRuntime:
         """``TIDLRT_allocSharedMem(alignment, size)``: a new zero-filled 1-D uint8 array of
         ``size`` bytes whose address is a multiple of ``alignment``. Views into it count
         as shared. ``.view(dtype)`` gives a typed buffer."""
-        size, alignment = check_alloc_args(size, alignment)
-        check_alloc(size + alignment, "alloc_shared")
-        block = np.zeros(size + alignment, np.uint8)
-        start = (-block.ctypes.data) % alignment
-        buf = block[start:start + size]
+        buf = aligned_block(size, alignment)
         addr = buf.ctypes.data
-        self._shared.append((addr, addr + size, block))
+        self._shared.append((addr, addr + buf.nbytes, buf))  # buf holds its block
         self._shared_cache.clear()
         self._memo.clear()
         return buf
@@ -566,11 +557,10 @@ def _check_net(net: str | os.PathLike[str] | bytes | None) -> int | None:
         if len(net) == 0:
             raise FormatError("<net bytes>", "the network is empty (0 bytes)")
         return len(net)
-    path = Path(net)
-    if not path.is_file():
-        raise MissingFileError(f"{path}: no such net file (expected the *_tidl_net.bin TIDL compiled beside the io "
-                               f"file, its bytes, or net=None: the mock needs no network)")
-    size = path.stat().st_size
+    path = check_path(net, "MockC7xRuntime", "net", "; or the network's bytes, or None (the mock needs none)")
+    with open_regular(path, "the *_tidl_net.bin TIDL compiled beside the io file, its bytes, or net=None "
+                            "(the mock needs no network)") as fh:
+        size = os.fstat(fh.fileno()).st_size
     if size == 0:
-        raise FormatError(str(path), "the net file is empty (0 bytes)")
+        raise FormatError(path, "the net file is empty (0 bytes)")
     return size

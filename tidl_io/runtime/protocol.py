@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
+from .._check import as_array, check_layout, wrong_kind
 from .._errors import BufferMismatchError
 from ..buffers import as_buffer
 from ..descriptor import Descriptor, ElementType, Tensor, TensorLayout
@@ -84,27 +85,43 @@ class RtTensor:
     @classmethod
     def from_array(cls, name: str, array: np.ndarray, *, layout: str = "NCHW", scale: float = 1.0,
                    zero_point: int = 0, mem_type: MemType | None = None) -> RtTensor:
-        """A dense user tensor: ``array`` shaped (N, C, H, W) for NCHW (up to 6-D:
-        (N, DIM1, DIM2, C, H, W)) or (N, H, W, C) for NHWC (fewer axes: leading 1s). Its
-        element type comes from its dtype; float data has scale 1 and zero point 0 in
-        TIDL-RT. The runtime converts it (the reformat path). ``array`` is not copied."""
-        a = np.asarray(array)
-        if layout not in ("NCHW", "NHWC"):
-            raise BufferMismatchError(f"{name!r}: layout must be 'NCHW' or 'NHWC', got {layout!r}")
+        """A dense user tensor over ``array`` (not copied), for the runtime to convert (the
+        reformat path). Its element type comes from its dtype; float data has scale 1 and
+        zero point 0 in TIDL-RT.
+
+        ``layout`` (any case) says how ``array``'s axes map to ``dims`` (N, DIM1, DIM2, C, H, W):
+
+        - "NCHW", 4 axes (N, C, H, W) -> (N, 1, 1, C, H, W); fewer axes get leading 1s
+          ((C, H, W) is one image, N = 1); 6 axes are (N, DIM1, DIM2, C, H, W) as they are;
+          5 axes are (DIM1, DIM2, C, H, W) with N = 1: the 6-D shape without its leading
+          axis, as :func:`tidl_io.buffers.pack` accepts it and ``Tensor.squeezed_shape``
+          gives it for a 5-D tensor;
+        - "NHWC", at most 4 axes (N, H, W, C) -> (N, 1, 1, C, H, W), fewer axes leading 1s.
+
+        >>> RtTensor.from_array("img", np.zeros((2, 3, 4, 5), np.uint8)).dims
+        (2, 1, 1, 3, 4, 5)
+        >>> RtTensor.from_array("img", np.zeros((2, 4, 5, 3), np.uint8), layout="nhwc").dims
+        (2, 1, 1, 3, 4, 5)
+        """
+        func = "RtTensor.from_array"
+        if not isinstance(name, str):
+            raise wrong_kind(func, "name", name, "a str (the tensor's name in the io descriptor, or '')")
+        a = as_array(array, func, "array")
+        code = check_layout(layout, f"{func} {name!r}", ("NCHW", "NHWC"))
+        if not isinstance(scale, (int, float, np.integer, np.floating)) or isinstance(scale, bool):
+            raise wrong_kind(func, "scale", scale, "a number")
+        if not isinstance(zero_point, (int, np.integer)) or isinstance(zero_point, bool):
+            raise wrong_kind(func, "zero_point", zero_point, "an integer")
         etype = _element_type_of(a.dtype, name)
-        if layout == "NHWC":
-            if a.ndim > 4:
-                raise BufferMismatchError(f"{name!r}: an NHWC array has at most 4 axes, found shape {a.shape}")
-            n, h, w, c = (1,) * (4 - a.ndim) + a.shape
-            dims: tuple[int, int, int, int, int, int] = (n, 1, 1, c, h, w)
-            code = TensorLayout.NHWC
-        else:
-            if a.ndim > 6:
-                raise BufferMismatchError(f"{name!r}: at most 6 axes (N, DIM1, DIM2, C, H, W), found {a.shape}")
-            dims = (1,) * (6 - a.ndim) + a.shape  # type: ignore[assignment]
-            code = TensorLayout.NCHW
-        return cls(name, a, etype, dims, _dense_pitches(dims, code), (0, 0, 0, 0), int(code), float(scale),
-                   int(zero_point), mem_type, int(a.size))
+        limit = 4 if code == "NHWC" else 6
+        if a.ndim > limit:
+            axes = "(N, H, W, C)" if code == "NHWC" else "(N, DIM1, DIM2, C, H, W)"
+            raise BufferMismatchError(f"{name!r}: an {code} array has at most {limit} axes {axes}, found shape "
+                                      f"{a.shape}")
+        dims = _dims_of(a.shape, code)
+        layout_code = TensorLayout.NHWC if code == "NHWC" else TensorLayout.NCHW
+        return cls(name, a, etype, dims, _dense_pitches(dims, layout_code), (0, 0, 0, 0), int(layout_code),
+                   float(scale), int(zero_point), mem_type, int(a.size))
 
     @property
     def size(self) -> int:
@@ -116,6 +133,16 @@ class RtTensor:
         a dense array of ``dims`` in ``layout`` (-1 meaning exactly that)."""
         dense = _dense_pitches(self.dims, self.layout)
         return self.pads == (0, 0, 0, 0) and self.pitches[3] in (-1, dense[3]) and self.pitches[4] in (-1, dense[4])
+
+
+def _dims_of(shape: tuple[int, ...], layout: str) -> tuple[int, int, int, int, int, int]:
+    """(N, DIM1, DIM2, C, H, W) of a dense array of ``shape`` in ``layout`` (see
+    :meth:`RtTensor.from_array`)."""
+    if len(shape) <= 4:
+        n, a, b, c = (1,) * (4 - len(shape)) + tuple(shape)
+        return (n, 1, 1, c, a, b) if layout == "NHWC" else (n, 1, 1, a, b, c)
+    n, d1, d2, c, h, w = (1,) * (6 - len(shape)) + tuple(shape)
+    return (n, d1, d2, c, h, w)
 
 
 def _dense_pitches(dims: tuple[int, ...], layout: int) -> tuple[int, int, int, int, int]:

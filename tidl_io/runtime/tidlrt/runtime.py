@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import struct
 import threading
@@ -28,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._errors import BufferMismatchError, FormatError, GeometryError, MissingFileError, TidlRtError
-from ...buffers import _aligned_zeros
+from ..._check import check_kind, check_path, open_regular, wrong_kind
+from ..._errors import BufferMismatchError, FormatError, GeometryError, PathNotFoundError, TidlRtError
 from ...descriptor import Descriptor, Tensor, TensorLayout, build
 from ...validate import geometry_problems
 from .._datamove import (
     PlanMemo,
     _mismatches,
+    aligned_block,
     byte_bounds,
     check_convertible,
     check_memcpy,
@@ -100,9 +102,18 @@ class TidlRtRuntime:
                  trace_write_level: int | None = None, trace_base_name: str | os.PathLike[str] | None = None) -> None:
         self._handle: int | None = None
         self._closed = True
-        if not isinstance(desc, Descriptor):
-            raise BufferMismatchError(f"desc: expected a tidl_io Descriptor (tidl_io.load / parse), found "
-                                      f"{type(desc).__name__}")
+        check_kind(desc, Descriptor, "TidlRtRuntime", "desc")
+        if version is not None and not isinstance(version, str):
+            raise wrong_kind("TidlRtRuntime", "version", version, "a TIDL release such as '08.06' or a layout "
+                             "family such as 'T6P-d' (str), or None")
+        settings: dict[str, float] = {member: check(arg, value) for member, arg, value, check in (
+            ("targetPriority", "target_priority", target_priority, _priority),
+            ("maxPreEmptDelay", "max_pre_empt_delay", max_pre_empt_delay, _delay),
+            ("coreNum", "core_num", core_num, _positive),
+            ("coreStartIdx", "core_start_idx", core_start_idx, _non_negative),
+            ("traceLogLevel", "trace_log_level", trace_log_level, _non_negative),
+            ("traceWriteLevel", "trace_write_level", trace_write_level, _non_negative)) if value is not None}
+        trace = None if trace_base_name is None else check_path(trace_base_name, "TidlRtRuntime", "trace_base_name")
         problems = [f"{t.label}: {f}: {m}" for t in (*desc.inputs, *desc.outputs) for f, m in geometry_problems(t)]
         if problems:
             raise GeometryError(f"{desc.source}: cannot run this descriptor: " + "; ".join(problems))
@@ -138,13 +149,11 @@ class TidlRtRuntime:
                               call="create")
         r, w = ctypes.c_uint64(), ctypes.c_uint64()
         self._ddr_args = (r, w, ctypes.byref(r), ctypes.byref(w))
-        self._create(net_bytes, core_num, core_start_idx, target_priority, max_pre_empt_delay, trace_log_level,
-                     trace_write_level, trace_base_name)
+        self._create(net_bytes, settings, trace)
 
     # -- create -----------------------------------------------------------------------
-    def _create(self, net: bytes, core_num: int | None, core_start_idx: int | None, target_priority: int | None,
-                max_pre_empt_delay: float | None, trace_log_level: int | None, trace_write_level: int | None,
-                trace_base_name: str | os.PathLike[str] | None) -> None:
+    def _create(self, net: bytes, settings: dict[str, float], trace_base_name: str | None) -> None:
+        """``TIDLRT_create`` with ``settings`` (checked values by sTIDLRT_Params_t member)."""
         fam = self.family
         params = Guarded(fam.params, "sTIDLRT_Params_t")
         self._params = params
@@ -158,21 +167,13 @@ class TidlRtRuntime:
         p.ioBufDescPtr, p.io_capacity = ctypes.addressof(self._io), len(io)
         p.stats = self._stats.addr
         self._trace_name: Any = None
-        for member, value, check in (
-                ("targetPriority", target_priority, _priority),
-                ("maxPreEmptDelay", max_pre_empt_delay, _delay),
-                ("coreNum", core_num, _positive),
-                ("coreStartIdx", core_start_idx, _non_negative),
-                ("traceLogLevel", trace_log_level, _non_negative),
-                ("traceWriteLevel", trace_write_level, _non_negative)):
-            if value is None:
-                continue
+        for member, value in settings.items():
             if not fam.params.has(member):
                 raise TidlRtError(f"{self.subgraph}: {member} = {value!r} was given, but this library's "
                                   f"sTIDLRT_Params_t (layout {fam.key}, {fam.title}) has no {member}", call="create")
-            setattr(p, member, check(member, value))
+            setattr(p, member, value)
         if trace_base_name is not None:
-            text = os.fspath(trace_base_name).encode()
+            text = trace_base_name.encode()
             if len(text) >= 512:
                 raise TidlRtError(f"trace_base_name: at most 511 bytes, found {len(text)}", call="create")
             if fam.params.member("traceBaseName").ctype == "char":
@@ -223,9 +224,7 @@ class TidlRtRuntime:
         :func:`~tidl_io.runtime.alloc_shared_buffers` zeroes what it allocates. A library
         without shared-memory functions gives ordinary aligned memory (TIDL-RT then copies)."""
         if not (self.lib.has("TIDLRT_allocSharedMem") and self.lib.has("TIDLRT_freeSharedMem")):
-            if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
-                raise BufferMismatchError(f"alloc_shared: size must be a whole number of bytes >= 0, found {size!r}")
-            return _aligned_zeros(int(size), np.dtype(np.uint8))
+            return aligned_block(size, alignment)
         return alloc_shared(self.lib, size, alignment, self._shared)
 
     def is_shared(self, buf: np.ndarray) -> bool:
@@ -437,18 +436,16 @@ def _degraded(lib: Library) -> str:
 
 
 def _read_net(net: str | os.PathLike[str] | bytes | None, desc: Descriptor) -> bytes:
-    if net is None:
-        raise MissingFileError(f"{desc.source}: TIDL-RT needs the network: expected net= the *_tidl_net.bin beside "
-                               f"the io file (a path or its bytes), found None")
+    if net is None:  # the net file the io file needs (Session passes None when there is none)
+        raise PathNotFoundError(desc.source, "TIDL-RT needs the network: expected net= the *_tidl_net.bin beside "
+                                "this io file (a path or its bytes), found None", errno.ENOENT)
     if isinstance(net, (bytes, bytearray, memoryview)):
         data = bytes(net)
         where = "<net bytes>"
     else:
-        path = Path(net)
-        if not path.is_file():
-            raise MissingFileError(f"{path}: no such net file (expected the *_tidl_net.bin TIDL compiled beside "
-                                   f"{Path(desc.source).name})")
-        data, where = path.read_bytes(), str(path)
+        where = check_path(net, "TidlRtRuntime", "net", "; or the network's bytes")
+        with open_regular(where, f"the *_tidl_net.bin TIDL compiled beside {Path(desc.source).name}") as fh:
+            data = fh.read()
     if len(data) < 4:
         raise FormatError(where, f"the net file has {len(data)} bytes; expected a TIDL network (TIDL_NET_VERSION "
                                  f"first)")
@@ -458,7 +455,7 @@ def _read_net(net: str | os.PathLike[str] | bytes | None, desc: Descriptor) -> b
 def _priority(name: str, value: Any) -> int:
     v = _int(name, value)
     if not 0 <= v <= 7:
-        raise TidlRtError(f"target_priority: expected 0 (highest) .. 7 (lowest), found {v} (TIDL-RT does not check)",
+        raise TidlRtError(f"{name}: expected 0 (highest) .. 7 (lowest), found {v} (TIDL-RT does not check)",
                           call="create")
     return v
 
@@ -467,16 +464,15 @@ def _delay(name: str, value: Any) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise TidlRtError(f"max_pre_empt_delay: expected milliseconds (a number), found {value!r}",
-                          call="create") from None
+        raise wrong_kind("TidlRtRuntime", name, value, "milliseconds (a number)") from None
     if not v >= 0:
-        raise TidlRtError(f"max_pre_empt_delay: expected >= 0 ms (inf: never pre-empt), found {value!r}", call="create")
+        raise TidlRtError(f"{name}: expected >= 0 ms (inf: never pre-empt), found {value!r}", call="create")
     return min(v, FLT_MAX)
 
 
 def _int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TidlRtError(f"{name}: expected an integer, found {type(value).__name__} {value!r}", call="create")
+        raise wrong_kind("TidlRtRuntime", name, value, "an integer")
     return int(value)
 
 
