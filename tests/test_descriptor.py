@@ -484,3 +484,31 @@ def test_locate_io_files_finds_a_model_folders_artifacts(tmp_path: Path) -> None
         locate_io_files(tmp_path)
     with pytest.raises(tidl_io.PathError, match="no such file or folder"):
         locate_io_files(tmp_path / "gone")
+
+
+def test_tensor_hash_is_cached_per_object_and_never_pickled() -> None:
+    """Tensor caches its hash (pack and unpack look tensors up in caches); equal tensors hash
+    equal, a changed field changes it, and a pickled tensor does not carry the cached value into
+    another process, where str hashes differ."""
+    import dataclasses
+    import pickle
+    import subprocess
+    import sys
+
+    path = real_files()[0]
+    t = tidl_io.load(path).inputs[0]
+    same = dataclasses.replace(t)  # a different object with equal fields
+    assert same is not t and same == t and hash(same) == hash(t)
+    assert {t: "found"}[same] == "found"
+    assert hash(dataclasses.replace(t, width=t.width + 1)) != hash(t)
+    blob = pickle.dumps(t)
+    assert "_hash" not in pickle.loads(blob).__dict__
+    # a tensor whose hash was cached here, looked up against a fresh equal tensor in a process
+    # with another hash seed
+    code = ("import pickle, sys, tidl_io\n"
+            "t = pickle.loads(sys.stdin.buffer.read())\n"
+            f"fresh = tidl_io.load({str(path)!r}).inputs[0]\n"
+            "print({fresh: 'found'}.get(t, 'missing'))\n")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, env=env, check=True)
+    assert out.stdout.decode().strip() == "found"

@@ -122,17 +122,31 @@ static int64_t tio_rows(const tio_walk *w)
     return rows;
 }
 
+/* One work item: `count` elements of an inner row from dst / src; returns the NaN count (quantize). */
+typedef int64_t (*tio_item_fn)(const tio_ejob *job, char *dst, const char *src, int64_t count);
+
+/* Work items lo..hi-1 of an elementwise job: (outer row, chunk of the inner row). */
+static int64_t tio_each_item(const tio_ejob *job, int64_t lo, int64_t hi, tio_item_fn fn)
+{
+    int64_t total = 0;
+    tio_cursor cur;
+    tio_cursor_start(&job->walk, lo, job->chunks, &cur);
+    for (int64_t item = lo; item < hi; item++, tio_cursor_next(&job->walk, job->chunks, &cur)) {
+        int64_t start = cur.piece * TIO_CHUNK, count = job->n - start < TIO_CHUNK ? job->n - start : TIO_CHUNK;
+        total += fn(job, job->dst + cur.a + start * job->ds, job->src + cur.b + start * job->ss, count);
+    }
+    return total;
+}
+
+static int64_t tio_quantize_item(const tio_ejob *job, char *dst, const char *src, int64_t count)
+{
+    return job->qrow(dst, src, count, job->ds, job->ss, &job->qp);
+}
+
 static void tio_quantize_range(void *ctx, int64_t lo, int64_t hi)
 {
     tio_ejob *job = (tio_ejob *)ctx;
-    int64_t nans = 0;
-    for (int64_t item = lo; item < hi; item++) {
-        int64_t row = item / job->chunks, chunk = item % job->chunks, od, os;
-        tio_walk_offsets(&job->walk, row, &od, &os);
-        int64_t start = chunk * TIO_CHUNK, count = job->n - start < TIO_CHUNK ? job->n - start : TIO_CHUNK;
-        nans += job->qrow(job->dst + od + start * job->ds, job->src + os + start * job->ss, count, job->ds,
-                          job->ss, &job->qp);
-    }
+    int64_t nans = tio_each_item(job, lo, hi, tio_quantize_item);
     if (nans)
         __atomic_fetch_add(&job->nans, nans, __ATOMIC_RELAXED);
 }
@@ -238,17 +252,16 @@ typedef struct {
     int64_t zero_point;
 } tio_deq;
 
+static int64_t tio_dequantize_item(const tio_ejob *job, char *dst, const char *src, int64_t count)
+{
+    const tio_deq *deq = (const tio_deq *)job->deq;
+    deq->drow((float *)dst, src, count, job->ds, job->ss, deq->inverse, deq->zero_point);
+    return 0;
+}
+
 static void tio_dequantize_range(void *ctx, int64_t lo, int64_t hi)
 {
-    tio_ejob *job = (tio_ejob *)ctx;
-    const tio_deq *deq = (const tio_deq *)job->deq;
-    for (int64_t item = lo; item < hi; item++) {
-        int64_t row = item / job->chunks, chunk = item % job->chunks, od, os;
-        tio_walk_offsets(&job->walk, row, &od, &os);
-        int64_t start = chunk * TIO_CHUNK, count = job->n - start < TIO_CHUNK ? job->n - start : TIO_CHUNK;
-        deq->drow((float *)(job->dst + od + start * job->ds), job->src + os + start * job->ss, count, job->ds,
-                  job->ss, deq->inverse, deq->zero_point);
-    }
+    tio_each_item((const tio_ejob *)ctx, lo, hi, tio_dequantize_item);
 }
 
 int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const int64_t *shape,
