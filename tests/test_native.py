@@ -328,12 +328,12 @@ def test_transposes_and_lanes_big(case: tuple[Any, ...], threads: int) -> None:
     same(got, np.transpose(x, perm))
 
 
-# Sizes around the register tiles (4 x 4 and 8 x 8 four-byte cells, 16 x 16 bytes) and the cache
+# Sizes around the register tiles (16 x 16 bytes, 8 x 8 two-byte, 4 x 4 and 8 x 8 four-byte cells) and the cache
 # blocks (64 columns, strips of 256 bytes): every kind of remainder, into a padded destination too.
 EDGES = [1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 71, 257]
 
 
-@pytest.mark.parametrize("dtype", ["u1", "f4"])
+@pytest.mark.parametrize("dtype", ["u1", "i2", "f4", "f8"])
 @pytest.mark.parametrize("rows", EDGES)
 def test_transpose_tile_edges(rows: int, dtype: str) -> None:
     rng = np.random.default_rng(rows)

@@ -229,7 +229,29 @@ static inline void tio_tr16_8(uint8_t *d, int64_t dsb, const uint8_t *s, int64_t
         _mm_storeu_si128((__m128i *)(d + (2 * k + 1) * dsb), _mm_unpackhi_epi64(b[k], b[8 + k]));
     }
 }
+
+/* 8 x 8 two-byte cells: interleave 16-, 32-, then 64-bit units of row pairs. */
+static inline void tio_tr8_16(uint16_t *d, int64_t dsb, const uint16_t *s, int64_t ssa)
+{
+    __m128i a[8], b[8];
+    for (int k = 0; k < 8; k++)
+        a[k] = _mm_loadu_si128((const __m128i *)(s + k * ssa));
+    for (int k = 0; k < 4; k++) { /* b[2k] / b[2k+1]: rows 2k, 2k+1 interleaved, columns 0-3 / 4-7 */
+        b[2 * k] = _mm_unpacklo_epi16(a[2 * k], a[2 * k + 1]);
+        b[2 * k + 1] = _mm_unpackhi_epi16(a[2 * k], a[2 * k + 1]);
+    }
+    for (int h = 0; h < 2; h++) /* a[4h + m]: rows 4h..4h+3, columns 2m, 2m+1 */
+        for (int m = 0; m < 2; m++) {
+            a[4 * h + 2 * m] = _mm_unpacklo_epi32(b[4 * h + m], b[4 * h + 2 + m]);
+            a[4 * h + 2 * m + 1] = _mm_unpackhi_epi32(b[4 * h + m], b[4 * h + 2 + m]);
+        }
+    for (int m = 0; m < 4; m++) {
+        _mm_storeu_si128((__m128i *)(d + (2 * m) * dsb), _mm_unpacklo_epi64(a[m], a[4 + m]));
+        _mm_storeu_si128((__m128i *)(d + (2 * m + 1) * dsb), _mm_unpackhi_epi64(a[m], a[4 + m]));
+    }
+}
 #define TIO_HAVE_TR8 1
+#define TIO_HAVE_TR16 1
 #define TIO_HAVE_TR32 1
 #elif defined(TIO_NEON)
 static inline void tio_tr4_32(uint32_t *d, int64_t dsb, const uint32_t *s, int64_t ssa)
@@ -276,7 +298,52 @@ static inline void tio_tr16_8(uint8_t *d, int64_t dsb, const uint8_t *s, int64_t
         vst1q_u8(d + k * dsb, r[k]);
 }
 #define TIO_HAVE_TR8 1
+
+/* 8 x 8 two-byte cells: the same rounds with units of 2, 4 and 8 bytes. */
+static inline void tio_tr8_16(uint16_t *d, int64_t dsb, const uint16_t *s, int64_t ssa)
+{
+    uint16x8_t r[8];
+    for (int k = 0; k < 8; k++)
+        r[k] = vld1q_u16(s + k * ssa);
+    for (int i = 0; i < 8; i += 2) {
+        uint16x8x2_t t = vtrnq_u16(r[i], r[i + 1]);
+        r[i] = t.val[0];
+        r[i + 1] = t.val[1];
+    }
+    for (int i = 0; i < 8; i += 4)
+        for (int j = i; j < i + 2; j++) {
+            uint32x4x2_t t = vtrnq_u32(vreinterpretq_u32_u16(r[j]), vreinterpretq_u32_u16(r[j + 2]));
+            r[j] = vreinterpretq_u16_u32(t.val[0]);
+            r[j + 2] = vreinterpretq_u16_u32(t.val[1]);
+        }
+    for (int j = 0; j < 4; j++) {
+        uint16x8_t a = r[j], b = r[j + 4];
+        r[j] = vcombine_u16(vget_low_u16(a), vget_low_u16(b));
+        r[j + 4] = vcombine_u16(vget_high_u16(a), vget_high_u16(b));
+    }
+    for (int k = 0; k < 8; k++)
+        vst1q_u16(d + k * dsb, r[k]);
+}
+#define TIO_HAVE_TR16 1
 #endif
+
+/* A block of the (b, a) plane: ni destination rows (b) x nj destination columns (a), destination
+ * contiguous along a, source contiguous along b; d, s typed pointers, db, sa strides in elements:
+ * d[i * db + j] = s[j * sa + i]. TIO_TILES covers rows from i on with K x K register tiles (the
+ * columns past the last whole tile one by one), TIO_REST the rows left. */
+#define TIO_TILES(K, TILE)                                                                                 \
+    for (; i + (K) <= ni; i += (K)) {                                                                      \
+        int64_t nk = nj - nj % (K);                                                                        \
+        for (int64_t j = 0; j < nk; j += (K))                                                              \
+            TILE(d + i * db + j, db, s + j * sa + i, sa);                                                  \
+        for (int64_t j = nk; j < nj; j++)                                                                  \
+            for (int64_t k = i; k < i + (K); k++)                                                          \
+                d[k * db + j] = s[j * sa + k];                                                             \
+    }
+#define TIO_REST                                                                                           \
+    for (; i < ni; i++)                                                                                    \
+        for (int64_t j = 0; j < nj; j++)                                                                   \
+            d[i * db + j] = s[j * sa + i];
 
 #if defined(TIO_X86_DISPATCH) && defined(TIO_HAVE_TR32)
 #include <immintrin.h>
@@ -317,24 +384,10 @@ TIO_AVX_FN static inline void tio_tr8_32(uint32_t *d, int64_t dsb, const uint32_
 TIO_AVX_FN static void tio_block32_avx(uint32_t *d, int64_t db, const uint32_t *s, int64_t sa, int64_t ni,
                                        int64_t nj)
 {
-    int64_t i = 0, nj8 = nj - nj % 8, nj4 = nj - nj % 4;
-    for (; i + 8 <= ni; i += 8) {
-        for (int64_t j = 0; j < nj8; j += 8)
-            tio_tr8_32(d + i * db + j, db, s + j * sa + i, sa);
-        for (int64_t j = nj8; j < nj; j++)
-            for (int64_t k = i; k < i + 8; k++)
-                d[k * db + j] = s[j * sa + k];
-    }
-    for (; i + 4 <= ni; i += 4) {
-        for (int64_t j = 0; j < nj4; j += 4)
-            tio_tr4_32(d + i * db + j, db, s + j * sa + i, sa);
-        for (int64_t j = nj4; j < nj; j++)
-            for (int64_t k = i; k < i + 4; k++)
-                d[k * db + j] = s[j * sa + k];
-    }
-    for (; i < ni; i++)
-        for (int64_t j = 0; j < nj; j++)
-            d[i * db + j] = s[j * sa + i];
+    int64_t i = 0;
+    TIO_TILES(8, tio_tr8_32)
+    TIO_TILES(4, tio_tr4_32)
+    TIO_REST
 }
 
 /* Chosen once by the calling thread, before any worker starts. */
@@ -345,68 +398,55 @@ static int tio_use_avx(void)
 }
 #endif
 
-/* A block of the (b, a) plane: ni destination rows (b) x nj destination columns (a), destination
- * contiguous along a, source contiguous along b. Strides in elements. */
-#define TIO_BLOCK(T)                                                                                       \
-    static void tio_block_##T(T *restrict d, int64_t dsb, const T *restrict s, int64_t ssa, int64_t ni,    \
-                              int64_t nj)                                                                  \
+#define TIO_BLOCK(T, K, TILE, HAVE)                                                                        \
+    static void tio_block_##T(T *d, int64_t db, const T *s, int64_t sa, int64_t ni, int64_t nj)            \
     {                                                                                                      \
-        for (int64_t i = 0; i < ni; i++)                                                                   \
-            for (int64_t j = 0; j < nj; j++)                                                               \
-                d[i * dsb + j] = s[j * ssa + i];                                                           \
+        int64_t i = 0;                                                                                     \
+        if (HAVE) {                                                                                        \
+            TIO_TILES(K, TILE)                                                                             \
+        }                                                                                                  \
+        TIO_REST                                                                                           \
     }
-TIO_BLOCK(uint8_t)
-TIO_BLOCK(uint16_t)
-TIO_BLOCK(uint32_t)
-TIO_BLOCK(uint64_t)
+/* (the portable build has no register tiles: the TIO_TILES branch is compiled out) */
+#if !defined(TIO_HAVE_TR8)
+#define tio_tr16_8(d, db, s, sa) ((void)0)
+#define TIO_HAVE_TR8 0
+#endif
+#if !defined(TIO_HAVE_TR16)
+#define tio_tr8_16(d, db, s, sa) ((void)0)
+#define TIO_HAVE_TR16 0
+#endif
+#if !defined(TIO_HAVE_TR32)
+#define tio_tr4_32(d, db, s, sa) ((void)0)
+#define TIO_HAVE_TR32 0
+#endif
+TIO_BLOCK(uint8_t, 16, tio_tr16_8, TIO_HAVE_TR8)
+TIO_BLOCK(uint16_t, 8, tio_tr8_16, TIO_HAVE_TR16)
+TIO_BLOCK(uint32_t, 4, tio_tr4_32, TIO_HAVE_TR32)
+#define tio_no_tile(d, db, s, sa) ((void)0)
+TIO_BLOCK(uint64_t, 1, tio_no_tile, 0)
 
+/* One block of the plane (strides in bytes), by item size. */
 static void tio_block(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t nj, int64_t isz,
                       int avx)
 {
     (void)avx;
     switch (isz) {
-    case 1: {
-        int64_t i = 0;
-#if defined(TIO_HAVE_TR8)
-        int64_t nj16 = nj - nj % 16;
-        for (; i + 16 <= ni; i += 16) {
-            for (int64_t j = 0; j < nj16; j += 16)
-                tio_tr16_8((uint8_t *)d + i * dsb + j, dsb, (const uint8_t *)s + j * ssa + i, ssa);
-            if (nj16 < nj)
-                tio_block_uint8_t((uint8_t *)d + i * dsb + nj16, dsb, (const uint8_t *)s + nj16 * ssa + i, ssa, 16,
-                                  nj - nj16);
-        }
-#endif
-        if (i < ni)
-            tio_block_uint8_t((uint8_t *)d + i * dsb, dsb, (const uint8_t *)s + i, ssa, ni - i, nj);
+    case 1:
+        tio_block_uint8_t((uint8_t *)d, dsb, (const uint8_t *)s, ssa, ni, nj);
         return;
-    }
     case 2:
         tio_block_uint16_t((uint16_t *)d, dsb / 2, (const uint16_t *)s, ssa / 2, ni, nj);
         return;
-    case 4: {
-        uint32_t *d4 = (uint32_t *)d;
-        const uint32_t *s4 = (const uint32_t *)s;
-        int64_t db = dsb / 4, sa = ssa / 4, i = 0;
+    case 4:
 #if defined(TIO_AVX)
         if (avx) {
-            tio_block32_avx(d4, db, s4, sa, ni, nj);
+            tio_block32_avx((uint32_t *)d, dsb / 4, (const uint32_t *)s, ssa / 4, ni, nj);
             return;
         }
 #endif
-#if defined(TIO_HAVE_TR32)
-        int64_t nj4 = nj - nj % 4;
-        for (; i + 4 <= ni; i += 4) {
-            for (int64_t j = 0; j < nj4; j += 4)
-                tio_tr4_32(d4 + i * db + j, db, s4 + j * sa + i, sa);
-            if (nj4 < nj)
-                tio_block_uint32_t(d4 + i * db + nj4, db, s4 + nj4 * sa + i, sa, 4, nj - nj4);
-        }
-#endif
-        if (i < ni)
-            tio_block_uint32_t(d4 + i * db, db, s4 + i, sa, ni - i, nj);
+        tio_block_uint32_t((uint32_t *)d, dsb / 4, (const uint32_t *)s, ssa / 4, ni, nj);
         return;
-    }
     case 8:
         tio_block_uint64_t((uint64_t *)d, dsb / 8, (const uint64_t *)s, ssa / 8, ni, nj);
         return;
@@ -637,7 +677,7 @@ static void tio_sq_pair(char *m, int64_t n, int64_t cell, int64_t r0, int64_t c0
     }
 #endif
     int64_t i = 0;
-#if defined(TIO_HAVE_TR32)
+#if TIO_HAVE_TR32
     if (cell == 4 && !diag) {
         uint32_t *base = (uint32_t *)m;
         for (; i + 4 <= nr; i += 4) {
