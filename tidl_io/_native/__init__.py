@@ -194,12 +194,13 @@ def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tup
     return (k, *arrays, d_off, s_off)
 
 
-def _address(a: np.ndarray) -> int:
+def _address(a: np.ndarray, _frombuf: Any = ctypes.c_char.from_buffer, _addressof: Any = ctypes.addressof) -> int:
+    """The address of a's first element. A writable C-contiguous array exports a plain buffer
+    (0.4 us); anything else goes through __array_interface__ (1.5 us, a dict per call)."""
+    flags = a.flags
+    if flags.c_contiguous and flags.writeable:
+        return int(_addressof(_frombuf(a)))
     return int(a.__array_interface__["data"][0])
-
-
-def _native_order(*arrays: np.ndarray) -> bool:
-    return all(a.dtype.isnative for a in arrays)
 
 
 def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo: int, hi: int,
@@ -208,7 +209,7 @@ def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo
     number of NaN found (written as the zero point), or None when not handled."""
     lib = active()
     if lib is None or src.dtype.kind != "f" or src.dtype.itemsize not in (4, 8) or dst.dtype.kind not in "iu" \
-            or dst.dtype.itemsize > 4 or not _native_order(dst, src) or dst.size == 0:
+            or dst.dtype.itemsize > 4 or not (dst.dtype.isnative and src.dtype.isnative) or dst.size == 0:
         return None
     plan = _plan(dst.shape, dst.strides, src.strides)
     if plan is None:
@@ -227,7 +228,7 @@ def dequantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int) 
     codes up to 32 bits; False when not handled."""
     lib = active()
     if lib is None or dst.dtype != np.float32 or src.dtype.kind not in "iu" or src.dtype.itemsize > 4 \
-            or not _native_order(dst, src) or dst.size == 0:
+            or not (dst.dtype.isnative and src.dtype.isnative) or dst.size == 0:
         return False
     plan = _plan(dst.shape, dst.strides, src.strides)
     if plan is None:
