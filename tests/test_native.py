@@ -205,6 +205,24 @@ def test_dequantize_every_8_bit_code_over_many_scales() -> None:
                 same(*both(lambda: quant.dequantize(t, codes)))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16", "int16"])
+def test_dequantize_power_of_two_scales(dtype: str) -> None:
+    """Power-of-two scales take a float32 multiply by the exact reciprocal: equal to NumPy's
+    float32 division for every code, at the ends of the exponent range the kernel accepts and
+    just outside them (where it falls back to the float64 form)."""
+    info = np.iinfo(dtype)
+    codes = np.arange(info.min, info.max + 1).astype(dtype)
+    for e in (-149, -127, -126, -101, -100, -99, -3, -1, 0, 1, 4, 7, 99, 100, 101, 127):
+        scale = np.float32(2.0 ** e)
+        for zp in (0, 1, -128, 255, 1 << 23, -(1 << 23)):
+            t = _tensor(dtype, float(scale), zp)
+            ref, got = both(lambda: quant.dequantize(t, codes))
+            same(ref, got)
+            with np.errstate(over="ignore"):
+                expect = (codes.astype(np.int64) - zp).astype(np.float32) / scale
+            same(got, expect)
+
+
 @pytest.mark.parametrize("dtype", ["uint16", "int16", "int32"])
 def test_dequantize_wide_codes(dtype: str) -> None:
     rng = np.random.default_rng(9)

@@ -342,13 +342,15 @@ def _dequantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_ele
 # Below this many output bytes (cache-resident data), NumPy 2's one buffered float32 pass beats the
 # native kernel's exact float64 product for narrow codes without a zero point (tools/bench_buffers.py:
 # 0.40-0.73x against 0.88-1.07x a copy for [1, 64, 96, 192]); above it, memory decides and the
-# native kernel wins (1.01x against 1.33x for [1, 256, 192, 384]).
+# native kernel wins (1.01x against 1.33x for [1, 256, 192, 384]). A power-of-two scale other than 1
+# takes the kernel's float32 multiply, which wins at every size (int8 scale 16 [1, 64, 96, 192]: 1.25x
+# against 2.04x a copy of the same bytes); scale 1 is NumPy's plain cast.
 NATIVE_DEQ_MIN_BYTES = 8 << 20
 
 
 def _numpy_dequantizes_faster(dst: np.ndarray, qp: _QParams) -> bool:
     return (_FAST_BUFFERED_CASTS and qp.dtype.itemsize <= 2 and not qp.zero_point
-            and dst.nbytes < NATIVE_DEQ_MIN_BYTES)
+            and dst.nbytes < NATIVE_DEQ_MIN_BYTES and (qp.scale == 1.0 or _exact_inverse(qp.scale) is None))
 
 
 def _dequantize_blocks(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_elems: int) -> None:
