@@ -193,77 +193,50 @@ int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int
 typedef void (*tio_drow)(float *restrict dst, const char *restrict src, int64_t n, int64_t ds, int64_t ss,
                          double inverse, int64_t zero_point);
 
-/* Codes of at most 16 bits with |zero point| <= 2**23: the difference is exact in int32. */
-#define TIO_DROW_NARROW(NAME, ST)                                                                          \
+/* One dequantize row: dst[i] = F(q) over the codes q of type ST, contiguous or strided; F may use
+ * zp (int32), zpd (double), inverse (double) and inv (float). */
+#define TIO_DROW(NAME, ST, F)                                                                              \
     TIO_CLONES static void NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t ds,      \
                                 int64_t ss, double inverse, int64_t zero_point)                            \
     {                                                                                                      \
         const int32_t zp = (int32_t)zero_point;                                                            \
+        const double zpd = (double)zero_point;                                                             \
+        const float inv = (float)inverse;                                                                  \
+        (void)zp, (void)zpd, (void)inv;                                                                    \
         if (ds == 4 && ss == (int64_t)sizeof(ST)) {                                                        \
             const ST *restrict s = (const ST *)src;                                                        \
             for (int64_t i = 0; i < n; i++)                                                                \
-                dst[i] = (float)((double)((int32_t)s[i] - zp) * inverse);                                  \
+                dst[i] = F(s[i]);                                                                          \
         } else {                                                                                           \
             for (int64_t i = 0; i < n; i++)                                                                \
-                *(float *)((char *)dst + i * ds)                                                           \
-                    = (float)((double)((int32_t) * (const ST *)(src + i * ss) - zp) * inverse);            \
+                *(float *)((char *)dst + i * ds) = F(*(const ST *)(src + i * ss));                         \
         }                                                                                                  \
     }
 
+/* Codes of at most 16 bits with |zero point| <= 2**23: the difference is exact in int32. */
+#define TIO_F_NARROW(q) ((float)((double)((int32_t)(q) - zp) * inverse))
 /* Any code: the difference in float64 (exact below 2**53), rounded once to float32 (as NumPy does). */
-#define TIO_DROW_WIDE(NAME, ST)                                                                            \
-    TIO_CLONES static void NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t ds,      \
-                                int64_t ss, double inverse, int64_t zero_point)                            \
-    {                                                                                                      \
-        const double zp = (double)zero_point;                                                              \
-        if (ds == 4 && ss == (int64_t)sizeof(ST)) {                                                        \
-            const ST *restrict s = (const ST *)src;                                                        \
-            for (int64_t i = 0; i < n; i++) {                                                              \
-                float diff = (float)((double)s[i] - zp);                                                   \
-                dst[i] = (float)((double)diff * inverse);                                                  \
-            }                                                                                              \
-        } else {                                                                                           \
-            for (int64_t i = 0; i < n; i++) {                                                              \
-                float diff = (float)((double)*(const ST *)(src + i * ss) - zp);                            \
-                *(float *)((char *)dst + i * ds) = (float)((double)diff * inverse);                        \
-            }                                                                                              \
-        }                                                                                                  \
-    }
-
+#define TIO_F_WIDE(q) ((float)((double)(float)((double)(q) - zpd) * inverse))
 /* Codes of at most 16 bits with |zero point| <= 2**23 and a scale 2**e, |e| <= 100: the difference is
  * exact in float32 and so is its product with 2**-e (a normal float32), which is therefore the
  * correctly rounded quotient. Power-of-two scales are common in TIDL models; this saves the float64
  * round trip (~3x fewer instructions, and float64 is slow on the board's cores). */
-#define TIO_DROW_POW2(NAME, ST)                                                                            \
-    TIO_CLONES static void NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t ds,      \
-                                int64_t ss, double inverse, int64_t zero_point)                            \
-    {                                                                                                      \
-        const int32_t zp = (int32_t)zero_point;                                                            \
-        const float inv = (float)inverse;                                                                  \
-        if (ds == 4 && ss == (int64_t)sizeof(ST)) {                                                        \
-            const ST *restrict s = (const ST *)src;                                                        \
-            for (int64_t i = 0; i < n; i++)                                                                \
-                dst[i] = (float)((int32_t)s[i] - zp) * inv;                                                \
-        } else {                                                                                           \
-            for (int64_t i = 0; i < n; i++)                                                                \
-                *(float *)((char *)dst + i * ds) = (float)((int32_t) * (const ST *)(src + i * ss) - zp) * inv; \
-        }                                                                                                  \
-    }
+#define TIO_F_POW2(q) ((float)((int32_t)(q) - zp) * inv)
 
-TIO_DROW_POW2(d_u8_pow2, uint8_t)
-TIO_DROW_POW2(d_i8_pow2, int8_t)
-TIO_DROW_POW2(d_u16_pow2, uint16_t)
-TIO_DROW_POW2(d_i16_pow2, int16_t)
-TIO_DROW_NARROW(d_u8_narrow, uint8_t)
-TIO_DROW_NARROW(d_i8_narrow, int8_t)
-TIO_DROW_NARROW(d_u16_narrow, uint16_t)
-TIO_DROW_NARROW(d_i16_narrow, int16_t)
-TIO_DROW_WIDE(d_u8_wide, uint8_t)
-TIO_DROW_WIDE(d_i8_wide, int8_t)
-TIO_DROW_WIDE(d_u16_wide, uint16_t)
-TIO_DROW_WIDE(d_i16_wide, int16_t)
-TIO_DROW_WIDE(d_u32_wide, uint32_t)
-TIO_DROW_WIDE(d_i32_wide, int32_t)
+TIO_DROW(d_u8_pow2, uint8_t, TIO_F_POW2)
+TIO_DROW(d_i8_pow2, int8_t, TIO_F_POW2)
+TIO_DROW(d_u16_pow2, uint16_t, TIO_F_POW2)
+TIO_DROW(d_i16_pow2, int16_t, TIO_F_POW2)
+TIO_DROW(d_u8_narrow, uint8_t, TIO_F_NARROW)
+TIO_DROW(d_i8_narrow, int8_t, TIO_F_NARROW)
+TIO_DROW(d_u16_narrow, uint16_t, TIO_F_NARROW)
+TIO_DROW(d_i16_narrow, int16_t, TIO_F_NARROW)
+TIO_DROW(d_u8_wide, uint8_t, TIO_F_WIDE)
+TIO_DROW(d_i8_wide, int8_t, TIO_F_WIDE)
+TIO_DROW(d_u16_wide, uint16_t, TIO_F_WIDE)
+TIO_DROW(d_i16_wide, int16_t, TIO_F_WIDE)
+TIO_DROW(d_u32_wide, uint32_t, TIO_F_WIDE)
+TIO_DROW(d_i32_wide, int32_t, TIO_F_WIDE)
 
 /* [code type][wide, narrow, narrow with a power-of-two scale] */
 static const tio_drow tio_drows[6][3] = {
