@@ -8,7 +8,11 @@ fixture in conftest.py); here the two paths are compared directly, over the real
 
 from __future__ import annotations
 
+import ctypes
 import os
+import platform
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -221,6 +225,90 @@ def test_dequantize_power_of_two_scales(dtype: str) -> None:
             with np.errstate(over="ignore"):
                 expect = (codes.astype(np.int64) - zp).astype(np.float32) / scale
             same(got, expect)
+
+
+def _cpu_has_fma() -> bool:
+    """Independent of the library: aarch64 always has FMA; on x86-64, /proc/cpuinfo says (the kernel
+    also needs AVX2 there)."""
+    machine = platform.machine().lower()
+    if machine in ("aarch64", "arm64"):
+        return True
+    try:
+        flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return False
+    return machine in ("x86_64", "amd64") and {"fma", "avx2"} <= set(flags.split(":")[1].split())
+
+
+@pytest.mark.parametrize("dtype, scale, zp, kind", [
+    ("uint8", 35.142269, 0, "fma"), ("int8", 0.0071, -3, "fma"), ("uint16", 3.3, 0, "fma"),
+    ("int16", 1 / 3, 0, "fma"), ("int16", 7.5, 32768, "fma"), ("int16", 7.5, -32768, "fma"),
+    ("int16", 7.5, 32769, "narrow"), ("uint16", 7.5, -1, "fma"), ("uint16", 7.5, -2, "narrow"),
+    ("uint8", 7.5, 65536, "fma"), ("uint8", 7.5, 65537, "narrow"), ("uint8", 7.5, 255 - 65536, "fma"),
+    ("uint8", 7.5, 254 - 65536, "narrow"), ("int8", 7.5, 127 - 65536, "fma"), ("int8", 7.5, 126 - 65536, "narrow"),
+    ("uint8", 16.0, 0, "pow2"), ("int16", 2.0 ** -100, 1 << 23, "pow2"), ("int16", 2.0 ** -101, 0, "narrow"),
+    ("uint8", 2.0 ** 100, 0, "pow2"), ("uint8", 2.0 ** 101, 0, "narrow"),
+    ("uint8", float(np.nextafter(np.float32(2.0 ** 101), np.float32(0))), 0, "fma"),
+    ("uint8", float(np.nextafter(np.float32(2.0 ** -100), np.float32(1))), 0, "fma"),
+    ("uint8", float(np.nextafter(np.float32(2.0 ** -100), np.float32(0))), 0, "narrow"),
+    ("uint8", 1.5, (1 << 23) + 1, "wide"), ("int32", 1.5, 0, "wide"), ("uint32", 16.0, 0, "wide"),
+    ("uint8", float("inf"), 0, "narrow"),
+])
+def test_dequantize_kind(dtype: str, scale: float, zp: int, kind: str) -> None:
+    """Which kernel runs: the cheapest whose exactness holds (quant.c); FMA where the CPU has it."""
+    want = {"wide": _native.DEQ_WIDE, "narrow": _native.DEQ_NARROW, "fma": _native.DEQ_FMA,
+            "pow2": _native.DEQ_POW2}[kind]
+    if want == _native.DEQ_FMA and not _cpu_has_fma():
+        want = _native.DEQ_NARROW
+    assert _native.dequantize_kind(np.dtype(dtype), scale, zp) == want
+    with _native.forced(False):
+        assert _native.dequantize_kind(np.dtype(dtype), scale, zp) is None
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "int16"])
+def test_dequantize_fma_every_16_bit_code(dtype: str) -> None:
+    """The FMA form over every 16-bit code against NumPy's float32 division, at random significands,
+    at the ends of the scale range, and at zero points where |code - zp| reaches 2**16 (and one past,
+    where the float64 form takes over)."""
+    rng = np.random.default_rng(16)
+    info = np.iinfo(dtype)
+    codes = np.arange(info.min, info.max + 1).astype(dtype)
+    tiny, huge = np.float32(2.0 ** -100), np.float32(2.0 ** 101)
+    scales = [*rng.uniform(1, 2, 6).astype(np.float32) * np.float32(2.0) ** rng.integers(-20, 20, 6),
+              np.nextafter(tiny, np.float32(1)), np.nextafter(huge, np.float32(0)), np.float32(1.9999999),
+              np.float32(1.0000001), np.float32(35.142269)]
+    reach = (65536 + info.min, info.max - 65536) if dtype == "int16" else (-1, info.max - 65536)
+    for scale in scales:
+        for zp in (0, *reach, reach[0] - 1 if dtype == "int16" else -2):
+            t = _tensor(dtype, float(scale), zp)
+            ref, got = both(lambda: quant.dequantize(t, codes))
+            same(ref, got)
+            same(got, (codes.astype(np.int64) - zp).astype(np.float32) / np.float32(scale))
+
+
+def test_dequantize_proof_tool(tmp_path: Path) -> None:
+    """tools/prove_dequantize.c (CI runs it whole): a sample of its check passes for the kernel's
+    formula and fails for the uncorrected product. Built as a shared library and called in-process,
+    so that under qemu it runs as the platform's code."""
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        if os.environ.get("TIDL_IO_REQUIRE_CC") == "1":
+            pytest.fail("TIDL_IO_REQUIRE_CC=1 but no C compiler found")
+        pytest.skip("no C compiler")
+    lib = tmp_path / "libprove.so"
+    subprocess.run([*shlex.split(cc), "-O2", "-shared", "-fPIC", "-pthread", "-ffp-contract=off",
+                    "-Dmain=prove_dequantize_main", "-I", str(ROOT / "tidl_io" / "_native"), "-o", str(lib),
+                    str(ROOT / "tools" / "prove_dequantize.c"), "-lm"], check=True)
+    prove = ctypes.CDLL(str(lib)).prove_dequantize_main
+    prove.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+
+    def run(*args: str) -> int:
+        argv = [b"prove", *(a.encode() for a in args)]
+        return int(prove(len(argv), (ctypes.c_char_p * len(argv))(*argv)))
+
+    assert run("--stride", "65521") == 0
+    assert run("--stride", "65521", "--plain") == 1
+    assert run("--stride", "0") == 2
 
 
 @pytest.mark.parametrize("dtype", ["uint16", "int16", "int32"])

@@ -342,15 +342,17 @@ def _dequantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_ele
 # Below this many output bytes (cache-resident data), NumPy 2's one buffered float32 pass beats the
 # native kernel's exact float64 product for narrow codes without a zero point (tools/bench_buffers.py:
 # 0.40-0.73x against 0.88-1.07x a copy for [1, 64, 96, 192]); above it, memory decides and the
-# native kernel wins (1.01x against 1.33x for [1, 256, 192, 384]). A power-of-two scale other than 1
-# takes the kernel's float32 multiply, which wins at every size (int8 scale 16 [1, 64, 96, 192]: 1.25x
-# against 2.04x a copy of the same bytes); scale 1 is NumPy's plain cast.
+# native kernel wins (1.01x against 1.33x for [1, 256, 192, 384]). The kernel's float32 forms (a
+# power-of-two scale: an exact product; any other scale with codes within 2**16 of the zero point and
+# a CPU with FMA: a product and one FMA correction) win at every size (uint8 scale 35.14 at
+# [1, 64, 96, 192]: 0.77-0.90x against 1.16-1.34x); scale 1 is NumPy's plain cast.
 NATIVE_DEQ_MIN_BYTES = 8 << 20
 
 
 def _numpy_dequantizes_faster(dst: np.ndarray, qp: _QParams) -> bool:
     return (_FAST_BUFFERED_CASTS and qp.dtype.itemsize <= 2 and not qp.zero_point
-            and dst.nbytes < NATIVE_DEQ_MIN_BYTES and (qp.scale == 1.0 or _exact_inverse(qp.scale) is None))
+            and dst.nbytes < NATIVE_DEQ_MIN_BYTES
+            and (qp.scale == 1.0 or _native.dequantize_kind(qp.dtype, qp.scale, 0) == _native.DEQ_NARROW))
 
 
 def _dequantize_blocks(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_elems: int) -> None:

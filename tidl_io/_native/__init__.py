@@ -87,6 +87,8 @@ def _prototype(lib: ctypes.CDLL) -> None:
                                  ctypes.c_double, ctypes.c_double, ctypes.c_double, c_int, c_int]
     lib.tio_dequantize.restype = c_int
     lib.tio_dequantize.argtypes = [vp, vp, c_int, c_int, _I64P, _I64P, _I64P, ctypes.c_float, i64, c_int]
+    lib.tio_dequantize_kind.restype = c_int
+    lib.tio_dequantize_kind.argtypes = [c_int, ctypes.c_float, i64]
     lib.tio_copy.restype = c_int
     lib.tio_copy.argtypes = [vp, vp, i64, c_int, _I64P, _I64P, _I64P, c_int]
     lib.tio_square_inplace.restype = c_int
@@ -237,6 +239,26 @@ def dequantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int) 
     status = lib.tio_dequantize(_address(dst) + d_off, _address(src) + s_off, _CODES[src.dtype], k, shape, ds,
                                 ss, ctypes.c_float(scale), int(zero_point), THREADS)
     return status == 0
+
+
+# How the kernel dequantizes (quant.c's TIO_DEQ_*): codes within 2**16 of the zero point with a
+# power-of-two scale (an exact float32 product) or another scale (float32 product and one FMA
+# correction, where the CPU has FMA) run in float32; the others take the exact float64 product.
+DEQ_WIDE, DEQ_NARROW, DEQ_FMA, DEQ_POW2 = 0, 1, 2, 3
+
+
+def dequantize_kind(dtype: np.dtype, scale: float, zero_point: int) -> int | None:
+    """Which DEQ_* the native kernel uses for these codes, or None when it would not run."""
+    if active() is None or dtype.kind not in "iu" or dtype.itemsize > 4:
+        return None
+    return _dequantize_kind(_CODES[dtype.newbyteorder("=")], float(scale), int(zero_point))
+
+
+@functools.lru_cache(maxsize=256)
+def _dequantize_kind(code: int, scale: float, zero_point: int) -> int | None:
+    assert LIB is not None
+    kind = int(LIB.tio_dequantize_kind(code, ctypes.c_float(scale), zero_point))
+    return kind if kind >= 0 else None
 
 
 def copy(dst: np.ndarray, src: np.ndarray) -> bool:

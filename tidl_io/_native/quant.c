@@ -7,14 +7,21 @@
  * truncates toward zero. Clamping before rounding gives the same codes: the bounds are integers.
  *
  * Dequantize: float32((q - zero_point) / scale) as the float32 division computes it, without the
- * divider: the difference (exact in float64, rounded once to float32 for 32-bit codes) times
- * 1/scale in float64, rounded once to float32. For |q - zp| < 2**24 (and any float32 difference)
- * the float64 product lies within 2**-52 of the true quotient, while a float32 rounding boundary
- * that is not hit exactly is at least 2**-49 away (the quotient of a 24-bit and a 24-bit number),
- * so both round the same way; tests/test_native.py checks it over every 8-bit code and many scales.
+ * divider, in one of four ways (tio_dequantize_kind picks the cheapest that applies):
+ *   pow2    a power-of-two scale: the float32 difference times the exact float32 1/scale;
+ *   fma     codes within 2**16 of the zero point: the float32 product and one FMA correction
+ *           (tio_div_by_inverse, proven equal to the division by tools/prove_dequantize.c);
+ *   narrow  the difference (exact in int32) times 1/scale in float64, rounded once to float32;
+ *   wide    32-bit codes: the difference in float64, rounded once to float32 (as NumPy does), then
+ *           the same float64 product.
+ * For |q - zp| < 2**24 (and any float32 difference) the float64 product lies within 2**-52 of the
+ * true quotient, while a float32 rounding boundary that is not hit exactly is at least 2**-49 away
+ * (the quotient of a 24-bit and a 24-bit number), so both round the same way; tests/test_native.py
+ * checks every kind over every 8-bit code and many scales.
  */
 #include "tidl_io_native.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -190,19 +197,36 @@ int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int
 
 /* ---- dequantize ------------------------------------------------------------------------------ */
 
+/* How a job dequantizes (tio_dequantize_kind): the first that applies of */
+enum {
+    TIO_DEQ_POW2 = 3,   /* codes of <= 16 bits, |zp| <= 2**23, scale 2**E with |E| <= 100: an exact product */
+    TIO_DEQ_FMA = 2,    /* codes of <= 16 bits, |code - zp| <= 2**16, 2**-100 <= scale < 2**101, hardware FMA:
+                           tio_div_by_inverse (proven equal to the division) */
+    TIO_DEQ_NARROW = 1, /* codes of <= 16 bits, |zp| <= 2**23: the float64 product */
+    TIO_DEQ_WIDE = 0,   /* anything else */
+};
+
+struct tio_deq_s;
 typedef void (*tio_drow)(float *restrict dst, const char *restrict src, int64_t n, int64_t ds, int64_t ss,
-                         double inverse, int64_t zero_point);
+                         const struct tio_deq_s *p);
+
+typedef struct tio_deq_s {
+    tio_drow drow;
+    double inverse;      /* 1 / scale in float64 */
+    float scale, inv;    /* scale and RN(1 / scale) in float32 */
+    int64_t zero_point;
+} tio_deq;
 
 /* One dequantize row: dst[i] = F(q) over the codes q of type ST, contiguous or strided; F may use
- * zp (int32), zpd (double), inverse (double) and inv (float). */
-#define TIO_DROW(NAME, ST, F)                                                                              \
-    TIO_CLONES static void NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t ds,      \
-                                int64_t ss, double inverse, int64_t zero_point)                            \
+ * zp (int32), zpd (double), inverse (double), scale and inv (float). ATTR: the row's target. */
+#define TIO_DROW(NAME, ST, F, ATTR)                                                                        \
+    ATTR static void NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t ds, int64_t ss, \
+                          const tio_deq *p)                                                                \
     {                                                                                                      \
-        const int32_t zp = (int32_t)zero_point;                                                            \
-        const double zpd = (double)zero_point;                                                             \
-        const float inv = (float)inverse;                                                                  \
-        (void)zp, (void)zpd, (void)inv;                                                                    \
+        const int32_t zp = (int32_t)p->zero_point;                                                         \
+        const double zpd = (double)p->zero_point, inverse = p->inverse;                                    \
+        const float scale = p->scale, inv = p->inv;                                                        \
+        (void)zp, (void)zpd, (void)inverse, (void)scale, (void)inv;                                        \
         if (ds == 4 && ss == (int64_t)sizeof(ST)) {                                                        \
             const ST *restrict s = (const ST *)src;                                                        \
             for (int64_t i = 0; i < n; i++)                                                                \
@@ -222,39 +246,75 @@ typedef void (*tio_drow)(float *restrict dst, const char *restrict src, int64_t 
  * correctly rounded quotient. Power-of-two scales are common in TIDL models; this saves the float64
  * round trip (~3x fewer instructions, and float64 is slow on the board's cores). */
 #define TIO_F_POW2(q) ((float)((int32_t)(q) - zp) * inv)
+/* Any other scale in range, |q - zp| <= 2**16: the product and one FMA correction step. */
+#define TIO_F_FMA(q) tio_div_by_inverse((float)((int32_t)(q) - zp), scale, inv)
 
-TIO_DROW(d_u8_pow2, uint8_t, TIO_F_POW2)
-TIO_DROW(d_i8_pow2, int8_t, TIO_F_POW2)
-TIO_DROW(d_u16_pow2, uint16_t, TIO_F_POW2)
-TIO_DROW(d_i16_pow2, int16_t, TIO_F_POW2)
-TIO_DROW(d_u8_narrow, uint8_t, TIO_F_NARROW)
-TIO_DROW(d_i8_narrow, int8_t, TIO_F_NARROW)
-TIO_DROW(d_u16_narrow, uint16_t, TIO_F_NARROW)
-TIO_DROW(d_i16_narrow, int16_t, TIO_F_NARROW)
-TIO_DROW(d_u8_wide, uint8_t, TIO_F_WIDE)
-TIO_DROW(d_i8_wide, int8_t, TIO_F_WIDE)
-TIO_DROW(d_u16_wide, uint16_t, TIO_F_WIDE)
-TIO_DROW(d_i16_wide, int16_t, TIO_F_WIDE)
-TIO_DROW(d_u32_wide, uint32_t, TIO_F_WIDE)
-TIO_DROW(d_i32_wide, int32_t, TIO_F_WIDE)
+#define TIO_DROWS(KIND, F, ATTR)                                                                           \
+    TIO_DROW(d_u8_##KIND, uint8_t, F, ATTR)                                                                \
+    TIO_DROW(d_i8_##KIND, int8_t, F, ATTR)                                                                 \
+    TIO_DROW(d_u16_##KIND, uint16_t, F, ATTR)                                                              \
+    TIO_DROW(d_i16_##KIND, int16_t, F, ATTR)
 
-/* [code type][wide, narrow, narrow with a power-of-two scale] */
-static const tio_drow tio_drows[6][3] = {
-    {d_u8_wide, d_u8_narrow, d_u8_pow2}, {d_i8_wide, d_i8_narrow, d_i8_pow2},
-    {d_u16_wide, d_u16_narrow, d_u16_pow2}, {d_i16_wide, d_i16_narrow, d_i16_pow2},
-    {d_u32_wide, d_u32_wide, d_u32_wide}, {d_i32_wide, d_i32_wide, d_i32_wide},
+TIO_DROWS(pow2, TIO_F_POW2, TIO_CLONES)
+TIO_DROWS(narrow, TIO_F_NARROW, TIO_CLONES)
+TIO_DROWS(wide, TIO_F_WIDE, TIO_CLONES)
+TIO_DROW(d_u32_wide, uint32_t, TIO_F_WIDE, TIO_CLONES)
+TIO_DROW(d_i32_wide, int32_t, TIO_F_WIDE, TIO_CLONES)
+
+/* The FMA rows exist where an FMA instruction surely does (aarch64; a build for an FMA target) or is
+ * picked at run time (x86-64 with AVX2 and FMA); elsewhere fmaf would be a slow library call, and
+ * such scales take the float64 product. */
+#if defined(TIO_X86_DISPATCH)
+TIO_DROWS(fma, TIO_F_FMA, __attribute__((target("avx2,fma"))))
+static int tio_fma_usable(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#elif defined(__aarch64__) || defined(__FMA__)
+TIO_DROWS(fma, TIO_F_FMA, )
+static int tio_fma_usable(void) { return 1; }
+#else
+#define d_u8_fma d_u8_narrow
+#define d_i8_fma d_i8_narrow
+#define d_u16_fma d_u16_narrow
+#define d_i16_fma d_i16_narrow
+static int tio_fma_usable(void) { return 0; }
+#endif
+
+/* [code type][kind] */
+static const tio_drow tio_drows[6][4] = {
+    {d_u8_wide, d_u8_narrow, d_u8_fma, d_u8_pow2}, {d_i8_wide, d_i8_narrow, d_i8_fma, d_i8_pow2},
+    {d_u16_wide, d_u16_narrow, d_u16_fma, d_u16_pow2}, {d_i16_wide, d_i16_narrow, d_i16_fma, d_i16_pow2},
+    {d_u32_wide, d_u32_wide, d_u32_wide, d_u32_wide}, {d_i32_wide, d_i32_wide, d_i32_wide, d_i32_wide},
 };
 
-typedef struct {
-    tio_drow drow;
-    double inverse;
-    int64_t zero_point;
-} tio_deq;
+int tio_dequantize_kind(int src_type, float scale, int64_t zero_point)
+{
+    static const int64_t code_lo[4] = {0, -128, 0, -32768}, code_hi[4] = {255, 127, 65535, 32767};
+    if (src_type < TIO_U8 || src_type > TIO_I32 || !(scale > 0.0f))
+        return -1;
+    if (src_type > TIO_I16 || zero_point > ((int64_t)1 << 23) || zero_point < -((int64_t)1 << 23))
+        return TIO_DEQ_WIDE;
+    if (!(scale <= FLT_MAX)) /* +inf: the float64 product gives the division's zeros */
+        return TIO_DEQ_NARROW;
+    int e = 0;
+    double mantissa = frexp((double)scale, &e); /* scale = mantissa * 2**e, mantissa in [0.5, 1) */
+    if (e < -99 || e > 101)                     /* outside 2**-100 <= scale < 2**101 */
+        return TIO_DEQ_NARROW;
+    if (mantissa == 0.5)
+        return TIO_DEQ_POW2;
+    int64_t below = zero_point - code_lo[src_type], above = code_hi[src_type] - zero_point;
+    if (below <= TIO_DIV_FMA_MAX_ABS && below >= -TIO_DIV_FMA_MAX_ABS && above <= TIO_DIV_FMA_MAX_ABS
+        && above >= -TIO_DIV_FMA_MAX_ABS && tio_fma_usable())
+        return TIO_DEQ_FMA;
+    return TIO_DEQ_NARROW;
+}
 
 static int64_t tio_dequantize_item(const tio_ejob *job, char *dst, const char *src, int64_t count)
 {
     const tio_deq *deq = (const tio_deq *)job->deq;
-    deq->drow((float *)dst, src, count, job->ds, job->ss, deq->inverse, deq->zero_point);
+    deq->drow((float *)dst, src, count, job->ds, job->ss, deq);
     return 0;
 }
 
@@ -267,16 +327,16 @@ int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const in
                    const int64_t *dst_strides, const int64_t *src_strides, float scale, int64_t zero_point,
                    int threads)
 {
-    if (ndim < 1 || ndim > TIO_MAXDIM || src_type < TIO_U8 || src_type > TIO_I32 || !(scale > 0.0f))
+    int kind = tio_dequantize_kind(src_type, scale, zero_point);
+    if (ndim < 1 || ndim > TIO_MAXDIM || kind < 0)
         return -1;
     tio_ejob job;
     memset(&job, 0, sizeof job);
     tio_deq deq;
-    int narrow = src_type <= TIO_I16 && zero_point <= ((int64_t)1 << 23) && zero_point >= -((int64_t)1 << 23);
-    int e = 0;
-    int pow2 = narrow && frexp((double)scale, &e) == 0.5 && e >= -99 && e <= 101; /* scale = 2**(e-1) */
-    deq.drow = tio_drows[src_type][narrow + pow2];
+    deq.drow = tio_drows[src_type][kind];
     deq.inverse = 1.0 / (double)scale;
+    deq.scale = scale;
+    deq.inv = 1.0f / scale;
     deq.zero_point = zero_point;
     job.deq = &deq;
     job.dst = (char *)dst;

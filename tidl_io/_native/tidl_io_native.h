@@ -32,6 +32,21 @@ enum tio_type { TIO_U8 = 0, TIO_I8, TIO_U16, TIO_I16, TIO_U32, TIO_I32, TIO_F32,
 #define TIO_CLONES
 #endif
 
+/* Dequantizing by a fixed divisor b without a divider: with y = RN(1/b) (float32, normal), the
+ * quotient a/b of a float32 `a` is approximated by RN(a * y), and one FMA step corrects it from the
+ * remainder a - b * q (exact in an FMA). For every float32 significand of b and every integer |a| <= 2**16
+ * this equals the float32 division RN(a / b): tools/prove_dequantize.c checks all 2**38 pairs (the
+ * result scales exactly with powers of two of a and of b while nothing is subnormal, so the pairs of
+ * odd |a| < 2**16 and b in [1, 2) cover every |a| <= 2**16 and every b = 2**E * [1, 2), |E| <= 100).
+ * The build passes -ffp-contract=off: a * y stays one rounding. */
+static inline float tio_div_by_inverse(float a, float b, float y)
+{
+    float q = a * y;
+    float r = __builtin_fmaf(-b, q, a);
+    return __builtin_fmaf(r, y, q);
+}
+#define TIO_DIV_FMA_MAX_ABS ((int64_t)1 << 16)   /* |a| covered by the proof */
+
 /* threads.c: run fn(ctx, lo, hi) over [0, n) split between up to `threads` threads (the caller's
  * thread does the first part; others are created and joined, never spinning). */
 typedef void (*tio_range_fn)(void *ctx, int64_t lo, int64_t hi);
@@ -95,6 +110,8 @@ TIO_EXPORT int64_t tio_quantize(void *dst, int dst_type, const void *src, int sr
 TIO_EXPORT int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const int64_t *shape,
                               const int64_t *dst_strides, const int64_t *src_strides, float scale,
                               int64_t zero_point, int threads);
+/* which row kernel tio_dequantize uses for these parameters (quant.c's TIO_DEQ_*), -1 if refused */
+TIO_EXPORT int tio_dequantize_kind(int src_type, float scale, int64_t zero_point);
 
 /* copy.c */
 TIO_EXPORT int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64_t *shape,
