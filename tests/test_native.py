@@ -168,6 +168,34 @@ def test_quantize_equals_numpy(dtype: str, src: str, rounding: str) -> None:
                     quant.quantize(t, x, rounding=rounding)
 
 
+@pytest.mark.parametrize("code", ["uint8", "int8", "uint16", "int16"])
+@pytest.mark.parametrize("rounding", ["trunc", "nearest"])
+def test_quantize_rows_of_every_length(code: str, rounding: str) -> None:
+    """Rows of 1..70 codes and around a padded image row, in runs of rows with padding between them:
+    the vector rows' overlapping last vector, rows shorter than a vector, and NaN in the first, a
+    middle and the last (overlapped) element of one row of a run (that row is redone, its
+    neighbours not)."""
+    rng = np.random.default_rng(13)
+    info = np.iinfo(code)
+    specials = np.array([np.inf, -np.inf, info.max + 0.5, info.max + 1.0, info.min - 0.5, info.min - 1.0, 2.0**31,
+                         -2.0**31, 3e38, -3e38, 0.5, -0.5, 1.5, -1.5, 2.5, -0.0], np.float32)
+    for n in [*range(1, 71), 223, 224, 225]:
+        x = rng.uniform(info.min * 1.3 - 2, info.max * 1.3 + 2, (5, n)).astype(np.float32)
+        x.reshape(-1)[rng.integers(0, x.size, min(x.size, 12))] = rng.choice(specials, min(x.size, 12))
+        for nan_at in (None, 0, n // 2, n - 1):
+            xn = x.copy()
+            if nan_at is not None:
+                xn[2, nan_at] = np.nan
+            for scale, zp in ((1.0, 0), (0.37, 3), (255.0, -2)):
+                qp = quant._QParams("t", np.dtype(code), False, scale, zp, int(info.min), int(info.max))
+
+                def run() -> np.ndarray:
+                    out = np.full((5, n + 3), 77, code)
+                    quant._quantize_into(out[:, 1:n + 1], xn, qp, rounding, "zero", 1 << 20)
+                    return out
+                same(*both(run))
+
+
 @pytest.mark.parametrize("code", ["uint32", "int32", "uint16"])
 def test_quantize_32_bit_codes_through_the_private_kernel(code: str) -> None:
     """uint32 has no TIDL test tensor helper here: drive _quantize_into directly."""
@@ -194,6 +222,31 @@ def test_quantize_strided_and_two_threads() -> None:
         buf = np.full(t.alloc_size, 77, np.int16)
         return pack(t, x, buf, nan="zero")
     same(*both(run, threads=2))
+
+
+def test_pack_prepared_calls() -> None:
+    """The same-layout pack's prepared native call (buffers._pack_native): user arrays of every stride
+    pattern (reversed, strided, read-only, squeezed, NHWC into an NHWC buffer), each packed twice so
+    the second call reuses the prepared call, into a padded buffer whose pads must stay as they were;
+    then the same tensor with more geometries than the per-tensor cache keeps."""
+    rng = np.random.default_rng(21)
+    t = make_tensor("input", c=3, h=20, w=33, pads=(1, 2, 3, 1), dtype="uint8", scale=2.5, zp=7)
+    base = rng.uniform(-20, 120, (1, 3, 40, 66)).astype(np.float32)
+    ro = base[:, :, :20, :33].copy()
+    ro.flags.writeable = False
+    users = [base[:, :, :20, :33], base[:, :, ::2, ::2], base[:, ::-1, ::-2, ::-2][:, :, :20, :33], ro,
+             base[0, :, 20:, 33:], base[:, :, 1:21, :33].astype(np.float64)]
+    for x in users:
+        for _ in range(2):
+            def run(x: np.ndarray = x) -> np.ndarray:
+                return pack(t, x, np.full(t.alloc_size, 201, np.uint8))
+            same(*both(run))
+    nhwc = make_tensor("input", c=3, h=20, w=33, pads=(1, 0, 2, 1), dtype="int16", scale=100.0, zp=-4, layout=1)
+    y = rng.uniform(-400, 400, (20, 33, 3)).astype(np.float32)
+    same(*both(lambda: pack(nhwc, y, np.full(nhwc.alloc_size, -5, np.int16), layout="HWC", rounding="nearest")))
+    for k in range(70):  # past the cache's 64 entries: it starts over, results unchanged
+        x = base[:, :, k % 20:k % 20 + 20, :33] if k % 2 else base[:, :, :20, k % 33:k % 33 + 33]
+        same(*both(lambda x=x: pack(t, x, np.zeros(t.alloc_size, np.uint8))))
 
 
 def test_dequantize_every_8_bit_code_over_many_scales() -> None:

@@ -209,18 +209,42 @@ def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo
              nearest: bool) -> int | None:
     """Codes of ``src`` (float32/float64) into ``dst`` (integer codes up to 32 bits), any strides; the
     number of NaN found (written as the zero point), or None when not handled."""
-    lib = active()
-    if lib is None or src.dtype.kind != "f" or src.dtype.itemsize not in (4, 8) or dst.dtype.kind not in "iu" \
-            or dst.dtype.itemsize > 4 or not (dst.dtype.isnative and src.dtype.isnative) or dst.size == 0:
+    if active() is None:
         return None
-    plan = _plan(dst.shape, dst.strides, src.strides)
+    call = quantize_call(dst.shape, dst.strides, dst.dtype, src.strides, src.dtype, float(scale),
+                         float(zero_point), float(lo), float(hi), bool(nearest))
+    return quantize_at(call, _address(dst), _address(src))
+
+
+@functools.lru_cache(maxsize=1024)
+def quantize_call(shape: tuple[int, ...], dst_strides: tuple[int, ...], dst_dtype: np.dtype,
+                  src_strides: tuple[int, ...], src_dtype: np.dtype, scale: float, zero_point: float, lo: float,
+                  hi: float, nearest: bool) -> tuple[Any, ...] | None:
+    """One tio_quantize call prepared, every argument but the two addresses and the thread count
+    converted once (for small tensors the conversion costs as much as a tenth of the kernel): for
+    quantize_at; None when the kernel does not handle the case."""
+    if src_dtype.kind != "f" or src_dtype.itemsize not in (4, 8) or dst_dtype.kind not in "iu" \
+            or dst_dtype.itemsize > 4 or not (dst_dtype.isnative and src_dtype.isnative) or 0 in shape:
+        return None
+    plan = _plan(shape, dst_strides, src_strides)
     if plan is None:
         return None
-    k, shape, ds, ss, d_off, s_off = plan
-    nans = lib.tio_quantize(_address(dst) + d_off, _CODES[dst.dtype], _address(src) + s_off, _CODES[src.dtype],
-                            k, shape, ds, ss, float(scale), float(zero_point), float(lo), float(hi),
-                            int(nearest), THREADS)
-    if nans < 0:  # pragma: no cover - the checks above exclude it
+    k, sizes, ds, ss, d_off, s_off = plan
+    c = ctypes
+    return (d_off, c.c_int(_CODES[dst_dtype]), s_off,
+            (c.c_int(_CODES[src_dtype]), c.c_int(k), sizes, ds, ss, c.c_double(scale), c.c_double(zero_point),
+             c.c_double(lo), c.c_double(hi), c.c_int(nearest)))
+
+
+def quantize_at(call: tuple[Any, ...] | None, dst_address: int, src_address: int) -> int | None:
+    """Run a quantize_call on the arrays at these addresses (of its first elements, which the caller
+    keeps alive); the NaN count, or None when not handled (no call, or the native path is off)."""
+    lib = active()
+    if lib is None or call is None:
+        return None
+    d_off, dst_code, s_off, rest = call
+    nans = lib.tio_quantize(dst_address + d_off, dst_code, src_address + s_off, *rest, THREADS)
+    if nans < 0:  # pragma: no cover - quantize_call's checks exclude it
         raise AssertionError("tio_quantize refused its arguments")
     return int(nans)
 

@@ -391,11 +391,7 @@ TIO_AVX_FN static void tio_block32_avx(uint32_t *d, int64_t db, const uint32_t *
 }
 
 /* Chosen once by the calling thread, before any worker starts. */
-static int tio_use_avx(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx");
-}
+#define tio_use_avx tio_cpu_avx2
 #endif
 
 #define TIO_BLOCK(T, K, TILE, HAVE)                                                                        \

@@ -32,6 +32,16 @@ const char *tio_isa(void)
 #endif
 }
 
+#if defined(TIO_X86_DISPATCH)
+int tio_cpu_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx");
+}
+
+int tio_cpu_avx2_fma(void) { return tio_cpu_avx2() && __builtin_cpu_supports("fma"); }
+#endif
+
 typedef struct {
     tio_range_fn fn;
     void *ctx;

@@ -32,6 +32,12 @@ enum tio_type { TIO_U8 = 0, TIO_I8, TIO_U16, TIO_I16, TIO_U32, TIO_I32, TIO_F32,
 #define TIO_CLONES
 #endif
 
+#if defined(TIO_X86_DISPATCH)
+/* threads.c: what this CPU has (hand-written AVX2 kernels are picked with these) */
+int tio_cpu_avx2(void);
+int tio_cpu_avx2_fma(void);
+#endif
+
 /* Dequantizing by a fixed divisor b without a divider: with y = RN(1/b) (float32, normal), the
  * quotient a/b of a float32 `a` is approximated by RN(a * y), and one FMA step corrects it from the
  * remainder a - b * q (exact in an FMA). For every float32 significand of b and every integer |a| <= 2**16
