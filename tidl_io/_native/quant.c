@@ -99,79 +99,140 @@ typedef int64_t (*tio_qrow)(char *restrict dst, const char *restrict src, int64_
 TIO_QROWS(trunc)
 TIO_QROWS(nearest)
 
-#if defined(TIO_X86_DISPATCH)
-#include <immintrin.h>
-/* float32 -> 8- and 16-bit codes in AVX2, picked at run time: what gcc makes of TIO_QBODY costs ~48
- * vector instructions per 32 codes (NaN blend and count, two clamps, masks before the packs); here
- * ~29: clamp above only, truncate (cvttps2dq: anything below the int32 range becomes INT_MIN), and
- * let the saturating packs clamp below (the bounds are the code type's, and the packs saturate to
- * exactly them). NaN is only detected (one OR per vector); a row that has any is redone by the
- * portable row, which writes the zero point and counts. The row's last partial vector is done by
- * an overlapping full one (elementwise, dst and src apart: rewriting a code is harmless); rows
- * shorter than a vector go to the portable row. */
-#define TIO_AVX_ROUND_trunc(t) (t)
-#define TIO_AVX_ROUND_nearest(t) _mm256_round_ps((t), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-#define TIO_AVX_CODES(RND, k)                                                                              \
-    (t = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(s + i + 8 * (k)), vs), vz),                          \
-     bad = _mm256_or_ps(bad, _mm256_cmp_ps(t, t, _CMP_UNORD_Q)),                                           \
-     _mm256_cvttps_epi32(_mm256_min_ps(TIO_AVX_ROUND_##RND(t), vh)))
-/* 32 codes of one byte: packs in 128-bit lanes leave 4-code groups in the order 0 2 4 6 1 3 5 7 */
-#define TIO_AVX_STORE8(RND, PACK32, PACK16)                                                                \
-    {                                                                                                      \
-        __m256i a = TIO_AVX_CODES(RND, 0), b = TIO_AVX_CODES(RND, 1), c = TIO_AVX_CODES(RND, 2);           \
-        __m256i e = TIO_AVX_CODES(RND, 3);                                                                 \
-        __m256i v = PACK16(PACK32(a, b), PACK32(c, e));                                                    \
-        v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));                     \
-        _mm256_storeu_si256((__m256i *)(d + i), v);                                                        \
-    }
-/* 16 codes of two bytes: 4-code groups in the order 0 2 1 3 */
-#define TIO_AVX_STORE16(RND, PACK32, PACK16)                                                               \
-    {                                                                                                      \
-        __m256i a = TIO_AVX_CODES(RND, 0), b = TIO_AVX_CODES(RND, 1);                                      \
-        _mm256_storeu_si256((__m256i *)(d + i), _mm256_permute4x64_epi64(PACK32(a, b), 0xD8));            \
-    }
-#define TIO_QROW_AVX(NAME, DT, RND, W, STORE, PACK32, PACK16, PORTABLE)                                    \
-    __attribute__((target("avx2"))) static int64_t NAME(char *restrict dst, const char *restrict src,     \
-                                                        int64_t n, int64_t ds, int64_t ss, int64_t rows,  \
-                                                        int64_t drs, int64_t srs, const tio_qp *p)        \
+/* Vector rows for float32 -> 8- and 16-bit codes (AVX2, picked at run time on x86-64; NEON on aarch64).
+ * What gcc makes of TIO_QBODY costs ~48 AVX2 instructions per 32 codes (NaN blend and count, two
+ * clamps, masks before the packs); these take ~29: the conversion truncates (or rounds half to even)
+ * and the saturating narrowing clamps to the code type, which are the bounds quantize is given
+ * (checked at dispatch). AVX2 has to clamp above first (cvttps2dq makes anything beyond the int32 range
+ * INT_MIN); NEON's conversions saturate by themselves. NaN is only detected (one AND/OR per vector):
+ * a row that has any is redone by the portable row, which writes the zero point and counts. The row's
+ * last partial vector is done by an overlapping full one (elementwise, dst and src apart: rewriting a
+ * code is harmless); rows shorter than a vector go to the portable row.
+ *
+ * The skeleton: SETUP declares the constants, NAN_RESET starts a row, STEP(RND) converts and stores W
+ * codes at d + i from s + i, NAN_SEEN is true when the row had a NaN. */
+#define TIO_QROW_VEC(NAME, DT, RND, W, ATTR, SETUP, NAN_RESET, STEP, NAN_SEEN, PORTABLE)                   \
+    ATTR static int64_t NAME(char *restrict dst, const char *restrict src, int64_t n, int64_t ds,          \
+                             int64_t ss, int64_t rows, int64_t drs, int64_t srs, const tio_qp *p)          \
     {                                                                                                      \
         if (n < (W) || ds != (int64_t)sizeof(DT) || ss != 4)                                               \
             return PORTABLE(dst, src, n, ds, ss, rows, drs, srs, p);                                       \
-        const __m256 vs = _mm256_set1_ps((float)p->scale), vz = _mm256_set1_ps((float)p->zero_point);      \
-        const __m256 vh = _mm256_set1_ps((float)p->hi);                                                    \
+        SETUP                                                                                              \
         int64_t nans = 0;                                                                                  \
         for (int64_t r = 0; r < rows; r++) {                                                               \
             DT *d = (DT *)(dst + r * drs);                                                                 \
             const float *s = (const float *)(src + r * srs);                                               \
-            __m256 bad = _mm256_setzero_ps(), t;                                                           \
+            NAN_RESET                                                                                      \
             int64_t i = 0;                                                                                 \
             for (; i + (W) <= n; i += (W))                                                                 \
-                STORE(RND, PACK32, PACK16)                                                                 \
+                STEP(RND)                                                                                  \
             if (i < n) {                                                                                   \
                 i = n - (W);                                                                               \
-                STORE(RND, PACK32, PACK16)                                                                 \
+                STEP(RND)                                                                                  \
             }                                                                                              \
-            if (!_mm256_testz_ps(bad, bad))                                                                \
+            if (NAN_SEEN)                                                                                  \
                 nans += PORTABLE((char *)d, (const char *)s, n, ds, ss, 1, 0, 0, p);                       \
         }                                                                                                  \
         return nans;                                                                                       \
     }
-#define TIO_QROWS_AVX(RND)                                                                                 \
-    TIO_QROW_AVX(qa_f32_u8_##RND, uint8_t, RND, 32, TIO_AVX_STORE8, _mm256_packus_epi32,                   \
-                 _mm256_packus_epi16, q_f32_u8_##RND)                                                      \
-    TIO_QROW_AVX(qa_f32_i8_##RND, int8_t, RND, 32, TIO_AVX_STORE8, _mm256_packs_epi32, _mm256_packs_epi16, \
-                 q_f32_i8_##RND)                                                                           \
-    TIO_QROW_AVX(qa_f32_u16_##RND, uint16_t, RND, 16, TIO_AVX_STORE16, _mm256_packus_epi32, ,              \
-                 q_f32_u16_##RND)                                                                          \
-    TIO_QROW_AVX(qa_f32_i16_##RND, int16_t, RND, 16, TIO_AVX_STORE16, _mm256_packs_epi32, ,                \
-                 q_f32_i16_##RND)
-TIO_QROWS_AVX(trunc)
-TIO_QROWS_AVX(nearest)
+#define TIO_QROWS_VEC(RND)                                                                                 \
+    TIO_QROW_VEC(qv_f32_u8_##RND, uint8_t, RND, TIO_QV_W8, TIO_QV_ATTR, TIO_QV_SETUP, TIO_QV_NAN_RESET,    \
+                 TIO_QV_STEP_u8, TIO_QV_NAN_SEEN, q_f32_u8_##RND)                                          \
+    TIO_QROW_VEC(qv_f32_i8_##RND, int8_t, RND, TIO_QV_W8, TIO_QV_ATTR, TIO_QV_SETUP, TIO_QV_NAN_RESET,     \
+                 TIO_QV_STEP_i8, TIO_QV_NAN_SEEN, q_f32_i8_##RND)                                          \
+    TIO_QROW_VEC(qv_f32_u16_##RND, uint16_t, RND, TIO_QV_W16, TIO_QV_ATTR, TIO_QV_SETUP, TIO_QV_NAN_RESET, \
+                 TIO_QV_STEP_u16, TIO_QV_NAN_SEEN, q_f32_u16_##RND)                                        \
+    TIO_QROW_VEC(qv_f32_i16_##RND, int16_t, RND, TIO_QV_W16, TIO_QV_ATTR, TIO_QV_SETUP, TIO_QV_NAN_RESET,  \
+                 TIO_QV_STEP_i16, TIO_QV_NAN_SEEN, q_f32_i16_##RND)
+
+#if defined(TIO_X86_DISPATCH)
+#include <immintrin.h>
+#define TIO_QVEC 1
+#define TIO_QV_ATTR __attribute__((target("avx2")))
+#define TIO_QV_W8 32
+#define TIO_QV_W16 16
+#define TIO_QV_SETUP                                                                                       \
+    const __m256 vs = _mm256_set1_ps((float)p->scale), vz = _mm256_set1_ps((float)p->zero_point);          \
+    const __m256 vh = _mm256_set1_ps((float)p->hi);
+#define TIO_QV_NAN_RESET __m256 bad = _mm256_setzero_ps(), t;
+#define TIO_QV_NAN_SEEN (!_mm256_testz_ps(bad, bad))
+#define TIO_QV_ROUND_trunc(t) (t)
+#define TIO_QV_ROUND_nearest(t) _mm256_round_ps((t), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+/* 8 codes as int32 (k-th 8 of the step) */
+#define TIO_QV_CODES(RND, k)                                                                               \
+    (t = _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(s + i + 8 * (k)), vs), vz),                          \
+     bad = _mm256_or_ps(bad, _mm256_cmp_ps(t, t, _CMP_UNORD_Q)),                                           \
+     _mm256_cvttps_epi32(_mm256_min_ps(TIO_QV_ROUND_##RND(t), vh)))
+/* 32 one-byte codes: packs work in 128-bit lanes and leave 4-code groups in the order 0 2 4 6 1 3 5 7 */
+#define TIO_QV_STEP8(RND, PACK32, PACK16)                                                                  \
+    {                                                                                                      \
+        __m256i a = TIO_QV_CODES(RND, 0), b = TIO_QV_CODES(RND, 1), c = TIO_QV_CODES(RND, 2);              \
+        __m256i e = TIO_QV_CODES(RND, 3);                                                                  \
+        __m256i v = PACK16(PACK32(a, b), PACK32(c, e));                                                    \
+        v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));                     \
+        _mm256_storeu_si256((__m256i *)(d + i), v);                                                        \
+    }
+/* 16 two-byte codes: 4-code groups in the order 0 2 1 3 */
+#define TIO_QV_STEP16(RND, PACK32)                                                                         \
+    {                                                                                                      \
+        __m256i a = TIO_QV_CODES(RND, 0), b = TIO_QV_CODES(RND, 1);                                        \
+        _mm256_storeu_si256((__m256i *)(d + i), _mm256_permute4x64_epi64(PACK32(a, b), 0xD8));            \
+    }
+#define TIO_QV_STEP_u8(RND) TIO_QV_STEP8(RND, _mm256_packus_epi32, _mm256_packus_epi16)
+#define TIO_QV_STEP_i8(RND) TIO_QV_STEP8(RND, _mm256_packs_epi32, _mm256_packs_epi16)
+#define TIO_QV_STEP_u16(RND) TIO_QV_STEP16(RND, _mm256_packus_epi32)
+#define TIO_QV_STEP_i16(RND) TIO_QV_STEP16(RND, _mm256_packs_epi32)
+#define tio_qvec_usable tio_cpu_avx2
+
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#define TIO_QVEC 1
+#define TIO_QV_ATTR
+#define TIO_QV_W8 16
+#define TIO_QV_W16 8
+#define TIO_QV_SETUP                                                                                       \
+    const float32x4_t vs = vdupq_n_f32((float)p->scale), vz = vdupq_n_f32((float)p->zero_point);
+#define TIO_QV_NAN_RESET uint32x4_t ok = vdupq_n_u32(~0u);
+#define TIO_QV_NAN_SEEN (vminvq_u32(ok) == 0)
+#define TIO_QV_CVT_trunc vcvtq_s32_f32  /* fcvtzs: saturating, NaN -> 0 */
+#define TIO_QV_CVT_nearest vcvtnq_s32_f32 /* fcvtns: half to even, saturating */
+/* t = x * scale + zp for 4 values (the k-th 4 of the step), noting NaN */
+static inline float32x4_t tio_qv_neon(const float *s, float32x4_t vs, float32x4_t vz, uint32x4_t *ok)
+{
+    float32x4_t t = vaddq_f32(vmulq_f32(vld1q_f32(s), vs), vz);
+    *ok = vandq_u32(*ok, vceqq_f32(t, t));
+    return t;
+}
+#define TIO_QV_CODES(RND, k) TIO_QV_CVT_##RND(tio_qv_neon(s + i + 4 * (k), vs, vz, &ok))
+#define TIO_QV_STEP_u8(RND)                                                                                \
+    vst1q_u8((uint8_t *)(d + i),                                                                           \
+             vcombine_u8(vqmovn_u16(vcombine_u16(vqmovun_s32(TIO_QV_CODES(RND, 0)),                        \
+                                                 vqmovun_s32(TIO_QV_CODES(RND, 1)))),                      \
+                         vqmovn_u16(vcombine_u16(vqmovun_s32(TIO_QV_CODES(RND, 2)),                        \
+                                                 vqmovun_s32(TIO_QV_CODES(RND, 3))))));
+#define TIO_QV_STEP_i8(RND)                                                                                \
+    vst1q_s8((int8_t *)(d + i),                                                                            \
+             vcombine_s8(vqmovn_s16(vcombine_s16(vqmovn_s32(TIO_QV_CODES(RND, 0)),                         \
+                                                 vqmovn_s32(TIO_QV_CODES(RND, 1)))),                       \
+                         vqmovn_s16(vcombine_s16(vqmovn_s32(TIO_QV_CODES(RND, 2)),                         \
+                                                 vqmovn_s32(TIO_QV_CODES(RND, 3))))));
+#define TIO_QV_STEP_u16(RND)                                                                               \
+    vst1q_u16((uint16_t *)(d + i),                                                                         \
+              vcombine_u16(vqmovun_s32(TIO_QV_CODES(RND, 0)), vqmovun_s32(TIO_QV_CODES(RND, 1))));
+#define TIO_QV_STEP_i16(RND)                                                                               \
+    vst1q_s16((int16_t *)(d + i),                                                                          \
+              vcombine_s16(vqmovn_s32(TIO_QV_CODES(RND, 0)), vqmovn_s32(TIO_QV_CODES(RND, 1))));
+#define tio_qvec_usable() 1
+#endif
+
+#if defined(TIO_QVEC)
+TIO_QROWS_VEC(trunc)
+TIO_QROWS_VEC(nearest)
 
 /* [code type 0..3][nearest] */
-static const tio_qrow tio_qrows_avx[4][2] = {
-    {qa_f32_u8_trunc, qa_f32_u8_nearest}, {qa_f32_i8_trunc, qa_f32_i8_nearest},
-    {qa_f32_u16_trunc, qa_f32_u16_nearest}, {qa_f32_i16_trunc, qa_f32_i16_nearest},
+static const tio_qrow tio_qrows_vec[4][2] = {
+    {qv_f32_u8_trunc, qv_f32_u8_nearest}, {qv_f32_i8_trunc, qv_f32_i8_nearest},
+    {qv_f32_u16_trunc, qv_f32_u16_nearest}, {qv_f32_i16_trunc, qv_f32_i16_nearest},
 };
 #endif
 
@@ -292,12 +353,12 @@ int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int
     job.ss = src_strides[ndim - 1];
     job.chunks = job.n > 0 ? (job.n + TIO_CHUNK - 1) / TIO_CHUNK : 0;
     job.qrow = tio_qrows[src_type == TIO_F64][dst_type][nearest != 0];
-#if defined(TIO_X86_DISPATCH)
-    /* (the AVX2 rows rely on the packs' saturation: the bounds must be the code type's) */
+#if defined(TIO_QVEC)
+    /* (the vector rows rely on saturating narrowing: the bounds must be the code type's) */
     static const double type_lo[4] = {0, -128, 0, -32768}, type_hi[4] = {255, 127, 65535, 32767};
     if (src_type == TIO_F32 && dst_type <= TIO_I16 && lo == type_lo[dst_type] && hi == type_hi[dst_type]
-        && tio_cpu_avx2())
-        job.qrow = tio_qrows_avx[dst_type][nearest != 0];
+        && tio_qvec_usable())
+        job.qrow = tio_qrows_vec[dst_type][nearest != 0];
 #endif
     job.qp.scale = scale;
     job.qp.zero_point = zero_point;
