@@ -15,11 +15,10 @@ smaller than the padded plane, outPadCh, 8.x without DIM fields, every element t
 
 from __future__ import annotations
 
-import re
-
 import ctypes
 import itertools
 import mmap
+import re
 import subprocess
 import sys
 from multiprocessing import shared_memory
@@ -40,13 +39,11 @@ from tidl_io.buffers import (
     alloc_output,
     alloc_outputs,
     as_buffer,
-    check_padding,
-    get_input_details,
-    get_output_details,
     pack,
     unpack,
     view,
 )
+from tidl_io.padding import check_padding
 from tidl_io.validate import geometry_problems
 
 # Every test here runs on the NumPy path and again on the native kernels.
@@ -588,74 +585,6 @@ def test_as_buffer_over_caller_memory() -> None:
         as_buffer(t, 5)
 
 
-# ---- check_padding -----------------------------------------------------------------------
-
-def test_check_padding_on_the_real_jdakaze_output(realdata: Path) -> None:
-    desc = tidl_io.load(realdata / "ti-psdk-11.01__j721e__psdkra__tidl_models__tidl_io_onnx_tiad_jdakaze_pw2_1.bin")
-    t = desc.output(0)
-    buf = alloc_output(desc, 0)
-    view(t, buf)[...] = -1
-    mask = valid_mask(t, buf.size)
-    report = check_padding(t, buf)
-    assert report.clean and report.checked == np.count_nonzero(~mask) and report.first_dirty is None
-    # one dirty element of each kind: the head, a row joint, a plane gap, the spare plane
-    spots = [0, spec_index(t, 0, 0, 0, 5, 7, 191) + 1, spec_index(t, 0, 0, 0, 9, 95, 191) + 50, buf.size - 1]
-    for spot in spots:
-        assert not mask[spot]
-        buf[spot] = 3
-        r = check_padding(t, buf)
-        assert (r.dirty, r.first_dirty) == (1, spot), spot
-        buf[spot] = 0
-    buf[spots] = 1
-    assert (check_padding(t, buf).dirty, check_padding(t, buf).first_dirty) == (4, 0)
-    longer = np.concatenate([buf, np.ones(5, buf.dtype)])  # memory past the buffer is not the tensor's
-    assert (check_padding(t, longer).dirty, check_padding(t, longer).checked) == (4, report.checked)
-
-
-def test_absurd_pitches_of_size_one_axes_are_ignored() -> None:
-    """outPadCh near 2**31 with N = DIM1 = DIM2 = 1: a batch pitch of ~2**65 bytes that no
-    valid element uses (found by tools/fuzz.py)."""
-    i32 = 2**31 - 1
-    fields = {"name_bytes": "o", "width": 4, "height": 2, "num_channels": 1, "num_batches": 1, "dim1": 1,
-              "dim2": 1, "channel_pitch": i32, "pad_ch": i32 - 1, "buf_size": 8, "element_type": 8,
-              "num_valid_dims": 4}
-    t = make_descriptor("10.x", 1, inputs=[], outputs=[fields]).outputs[0]
-    buf = np.arange(8, dtype=np.int64)
-    assert view(t, buf)[0, 0, 0, 0].tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]
-    assert unpack(t, buf, dequantize=False).shape == (1, 1, 2, 4)
-    assert check_padding(t, buf).checked == 0
-
-
-def test_negative_zero_pads_are_dirty() -> None:
-    t = make_tensor(dtype="float32", c=1, h=2, w=3, pads=(1, 0, 0, 0))
-    buf = np.zeros(t.buffer_size, np.float32)
-    buf[0] = -0.0
-    assert check_padding(t, buf).first_dirty == 0
-
-
-# ---- details -----------------------------------------------------------------------------
-
-def test_details_in_tflite_shape(realdata: Path) -> None:
-    desc = tidl_io.load(realdata / "monodepth__fastdepth__artifacts__424_tidl_io_1.bin")
-    (inp,) = get_input_details(desc)
-    (out,) = get_output_details(desc)
-    assert inp["name"] == "input.1" and inp["index"] == 0 and inp["dtype"] is np.float32
-    assert inp["shape"].dtype == np.int32 and inp["shape"].tolist() == [1, 3, 224, 224]
-    assert inp["quantization"] == (0.0, 0) and inp["layout"] == "NCHW" and inp["buffer_size"] == 200704
-    assert out["dtype"] is np.uint8 and out["shape"].tolist() == [1, 1, 224, 224]
-    scale = float(np.float32(35.142269134521484))
-    assert out["tidl_scale"] == scale and out["tidl_zero_point"] == 0
-    assert out["quantization"] == (1.0 / scale, 0)
-    np.testing.assert_array_equal(out["quantization_parameters"]["scales"], np.array([1.0 / scale], np.float32))
-    # TFLite's formula with TFLite's step gives unpack's values (up to float32 rounding of the step)
-    buf = alloc_output(desc, 0)
-    view(desc.output(0), buf)[...] = 200
-    step, zp = out["quantization"]
-    np.testing.assert_allclose(unpack(desc.output(0), buf), (200 - zp) * step, rtol=1e-6)
-    tfl = tidl_io.load(realdata / "bbai64__go__model__TFL-CL-0000-mobileNetV1-mlperf__artifacts__87_tidl_io_1.bin")
-    assert get_input_details(tfl)[0]["layout"] == "NHWC"
-
-
 # ---- the benchmark runs ------------------------------------------------------------------
 
 def test_bench_buffers_quick_prints_every_case() -> None:
@@ -708,28 +637,3 @@ def test_unpack_one_image_layouts_refuse_batches() -> None:
     with pytest.raises(BufferMismatchError, match=r"output 0 't': layout 'HWC' is one image, but the tensor has "
                                                   r"\(N, DIM1, DIM2\) = \(2, 1, 1\); use 'NHWC'"):
         unpack(t, np.zeros(t.buffer_size, np.uint8), layout="hwc")
-
-
-def test_details_shape_is_nhwc_for_nhwc_tensors() -> None:
-    desc = tidl_io.load(FIXTURES / "l2_c4_nhwc_tidl_io_1.bin")  # a TFLite-style NHWC input (1, 3, 10, 20)
-    (d,) = get_input_details(desc)
-    t = desc.input(0)
-    assert t.layout == "NHWC" and (t.num_batches, t.num_channels, t.height, t.width) == (1, 3, 10, 20)
-    assert d["layout"] == "NHWC" and d["shape"].tolist() == [1, 10, 20, 3] and d["shape"].dtype == np.int32
-    assert d["shape_signature"].tolist() == [1, 10, 20, 3] and d["shape_nchw"].tolist() == [1, 3, 10, 20]
-    # TFLite's keys are all there, with TFLite's meanings
-    assert {"name", "index", "shape", "shape_signature", "dtype", "quantization", "quantization_parameters",
-            "sparsity_parameters"} <= set(d)
-    # the shape round-trips through pack and unpack with layout=d["layout"]
-    x = RNG.random(tuple(d["shape"]), dtype=np.float32)
-    buf = pack(t, x, layout=d["layout"], rounding="nearest")
-    assert unpack(t, buf, layout=d["layout"]).shape == tuple(d["shape"])
-    assert unpack(t, buf).shape == tuple(d["shape_nchw"])
-    nchw = get_output_details(desc)[0]
-    assert nchw["layout"] == "NCHW" and nchw["shape"].tolist() == nchw["shape_nchw"].tolist()
-
-
-def test_details_of_the_real_tflite_model(realdata: Path) -> None:
-    tfl = tidl_io.load(realdata / "bbai64__go__model__TFL-CL-0000-mobileNetV1-mlperf__artifacts__87_tidl_io_1.bin")
-    (d,) = get_input_details(tfl)
-    assert d["shape"].tolist() == [1, 224, 224, 3] and d["shape_nchw"].tolist() == [1, 3, 224, 224]

@@ -98,9 +98,9 @@ __all__ = [
 
 # name -> submodule, for the names loaded on first use (PEP 562)
 _LAZY = {
-    "PaddingReport": "buffers", "alloc_input": "buffers", "alloc_inputs": "buffers",
+    "PaddingReport": "padding", "alloc_input": "buffers", "alloc_inputs": "buffers",
     "alloc_output": "buffers", "alloc_outputs": "buffers", "as_buffer": "buffers",
-    "check_padding": "buffers", "get_input_details": "buffers", "get_output_details": "buffers",
+    "check_padding": "padding", "get_input_details": "details", "get_output_details": "details",
     "pack": "buffers", "unpack": "buffers", "view": "buffers",
     "dequantize": "quant", "quantize": "quant",
     "InvokeReport": "runtime", "MockC7xRuntime": "runtime", "RtTensor": "runtime", "Runtime": "runtime",

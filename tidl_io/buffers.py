@@ -1,4 +1,4 @@
-"""Padded TIDL buffers: allocate, view, pack (quantize), unpack (dequantize), check pads.
+"""Padded TIDL buffers: allocate, view, pack (quantize), unpack (dequantize).
 
 A TIDL buffer is a flat array of ``buffer_size`` elements of the tensor's element type.
 The valid elements sit at ``idx(n, d1, d2, c, h, w) = n*batchPitch + d1*dim1Pitch +
@@ -14,8 +14,9 @@ is the one place where that geometry meets memory:
 - :func:`pack`: user data (NCHW, NHWC, CHW, HWC, 6-D, squeezed) into a buffer, quantized
   with TIDL's multiplier scale (see :mod:`tidl_io.quant`); pads are never written.
 - :func:`unpack`: the valid region, dequantized to float32 (a copy) or as a view.
-- :func:`check_padding`: how many pad elements of a buffer are not zero, and where.
-- :func:`get_input_details` / :func:`get_output_details`: TFLite-style dicts.
+
+(:func:`tidl_io.padding.check_padding` checks that pads are zero; :mod:`tidl_io.details`
+gives TFLite-style dicts; both are importable from here too.)
 
 >>> desc = load("model_tidl_io_1.bin")                   # doctest: +SKIP
 >>> buf = pack(desc.input(0), image_hwc, layout="HWC")   # doctest: +SKIP
@@ -42,7 +43,7 @@ from ._blocked import view_reshape
 from ._check import as_array, check_flag, check_kind, check_layout
 from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
-from .descriptor import Descriptor, ElementType, Tensor
+from .descriptor import Descriptor, Tensor
 from .permute import permute
 from .quant import (
     NAN_MODES,
@@ -61,15 +62,11 @@ from .validate import geometry_problems
 
 __all__ = [
     "ALIGNMENT",
-    "PaddingReport",
     "alloc_input",
     "alloc_inputs",
     "alloc_output",
     "alloc_outputs",
     "as_buffer",
-    "check_padding",
-    "get_input_details",
-    "get_output_details",
     "pack",
     "unpack",
     "view",
@@ -606,140 +603,16 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
     return result
 
 
-# ---- padding ----------------------------------------------------------------------------
+# ---- moved ------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PaddingReport:
-    """What :func:`check_padding` found.
-
-    ``checked``: buffer elements outside the valid region (pads, spare planes) that were
-    inspected; ``dirty``: how many of them are not all-zero bytes; ``first_dirty``: the
-    element index (into the flat buffer) of the lowest dirty one, or None.
-    """
-
-    tensor: str
-    checked: int
-    dirty: int
-    first_dirty: int | None
-
-    @property
-    def clean(self) -> bool:
-        return self.dirty == 0
-
-    def __str__(self) -> str:
-        if self.clean:
-            return f"{self.tensor}: all {self.checked} padding elements are zero"
-        return (f"{self.tensor}: {self.dirty} of {self.checked} padding elements are not zero, the first at "
-                f"buffer index {self.first_dirty}")
+_MOVED = {"check_padding": "padding", "PaddingReport": "padding", "get_input_details": "details",
+          "get_output_details": "details"}
 
 
-def _gaps(plan: _Plan, span: int) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
-    """The complement of the valid region in ``[0, span)`` as strided blocks
-    ``(start, shape, strides)`` in elements, each in ascending address order.
-
-    With the axes of size > 1 sorted by stride, the block of the finer axes spans
-    ``ext`` elements; between consecutive steps of the next axis lie ``stride - ext``
-    pad elements, repeated over every index of the coarser axes. Plus the head before
-    the first valid element and the tail after the last.
-    """
-    axes = sorted((s, d) for s, d in zip(plan.strides, plan.shape) if d > 1)
-    gaps: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
-    if plan.first > 0:
-        gaps.append((0, (plan.first,), (1,)))
-    ext = 1
-    for k, (stride, dim) in enumerate(axes):
-        gap = stride - ext
-        if gap > 0:
-            coarser = axes[:k:-1]
-            gaps.append((plan.first + ext, tuple(d for _, d in coarser) + (dim - 1, gap),
-                         tuple(s for s, _ in coarser) + (stride, 1)))
-        ext += (dim - 1) * stride
-    end = plan.first + ext
-    if end < span:
-        gaps.append((end, (span - end,), (1,)))
-    return gaps
-
-
-def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
-    """Count the non-zero padding elements of a buffer (reads only; no copy).
-
-    Padding is every element of ``[0, buffer_size)`` outside the valid region: pad rows
-    and columns, the gaps between channel planes, spare planes. "Zero" means all-zero
-    bytes (a float ``-0.0`` is dirty). TIDL requires clean pads in input buffers;
-    outputs' pads hold whatever the accelerator left. Reads only the padding, in a few
-    strided passes.
-    """
-    plan = _plan(check_kind(tensor, Tensor, "check_padding", "tensor"))
-    typed = _typed(plan, buf, "buf")
-    span = min(typed.size, plan.size)
-    bits = typed[:span].view(np.dtype(f"u{plan.itemsize}"))
-    checked = dirty = 0
-    first: int | None = None
-    for start, shape, strides in _gaps(plan, span):
-        block = np.ndarray(shape, bits.dtype, buffer=bits, offset=start * plan.itemsize,
-                           strides=tuple(s * plan.itemsize for s in strides))
-        checked += block.size
-        count = int(np.count_nonzero(block))
-        if count:
-            dirty += count
-            index = np.unravel_index(int(np.argmax(block != 0)), shape)
-            address = start + sum(int(i) * s for i, s in zip(index, strides))
-            first = address if first is None else min(first, address)
-    return PaddingReport(plan.label, checked, dirty, first)
-
-
-# ---- TFLite-style details ---------------------------------------------------------------
-
-def get_input_details(desc: Descriptor) -> list[dict[str, Any]]:
-    """One dict per input in TFLite's ``get_input_details()`` shape, plus TIDL's own keys.
-
-    TFLite's keys: ``name``, ``index``, ``shape`` and ``shape_signature`` (np.int32 arrays,
-    squeezed, in the tensor's ``layout``: NHWC tensors, as TFLite models have, read
-    ``[1, H, W, C]`` as TFLite users expect), ``dtype`` (the numpy type),
-    ``quantization`` = TFLite's ``(step, zero_point)`` with ``step = 1 / tidl_scale``
-    (``(0.0, 0)`` for float tensors, like TFLite), ``quantization_parameters``,
-    ``sparsity_parameters`` (empty).
-
-    TIDL's keys: ``layout`` (the buffer layout, "NCHW" or "NHWC"; ``shape`` is what
-    ``unpack(t, buf, layout=d["layout"])`` returns and :func:`pack` accepts with that
-    layout), ``shape_nchw`` (the same tensor channels first: what pack/unpack take by
-    default; equal to ``shape`` for NCHW tensors), ``tidl_scale`` (TIDL's multiplier,
-    ``q = x * tidl_scale + tidl_zero_point``: do not use it as a TFLite scale),
-    ``tidl_zero_point``, ``buffer_size`` (the padded buffer's length in elements).
-    """
-    return [_details(t) for t in check_kind(desc, Descriptor, "get_input_details", "desc").inputs]
-
-
-def get_output_details(desc: Descriptor) -> list[dict[str, Any]]:
-    """One dict per output; see :func:`get_input_details`. Real values are
-    ``(q - zero_point) * step``, i.e. ``(q - tidl_zero_point) / tidl_scale``."""
-    return [_details(t) for t in check_kind(desc, Descriptor, "get_output_details", "desc").outputs]
-
-
-def _details(t: Tensor) -> dict[str, Any]:
-    element = t.element
-    nchw = np.array(_out_shape(t, True, False), dtype=np.int32)
-    shape = np.array(_out_shape(t, True, True), dtype=np.int32) if t.layout == "NHWC" else nchw
-    if element is ElementType.SinglePrecFloat or element is None:
-        quantization: tuple[float, int] = (0.0, 0)
-        scales, zero_points = np.zeros(0, np.float32), np.zeros(0, np.int32)
-    else:
-        quantization = (float(t.quant_step), int(t.zero_point))
-        with np.errstate(over="ignore"):  # the step of a subnormal scale is beyond float32: inf
-            scales = np.array([t.quant_step], np.float32)
-        zero_points = np.array([t.zero_point], np.int32)
-    return {
-        "name": t.name,
-        "index": t.index,
-        "shape": shape,
-        "shape_signature": shape.copy(),
-        "dtype": element.dtype.type if element is not None else None,
-        "quantization": quantization,
-        "quantization_parameters": {"scales": scales, "zero_points": zero_points, "quantized_dimension": 0},
-        "sparsity_parameters": {},
-        "tidl_scale": float(t.scale),
-        "tidl_zero_point": int(t.zero_point),
-        "layout": t.layout,
-        "shape_nchw": nchw.copy(),
-        "buffer_size": int(t.buffer_size),
-    }
+def __getattr__(name: str) -> Any:
+    """check_padding / PaddingReport (now tidl_io.padding) and get_input_details /
+    get_output_details (now tidl_io.details) stay importable from here."""
+    if name in _MOVED:
+        import importlib
+        return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

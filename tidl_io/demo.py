@@ -17,9 +17,10 @@ from typing import TextIO
 
 import numpy as np
 
-from .buffers import check_padding, pack, unpack
+from .buffers import pack, unpack
 from .detection import denormalize, parse_od, select
 from .models import DEMO_COLORS
+from .padding import check_padding
 from .session import Session
 
 __all__ = ["EXAMPLES", "demo_image", "run_demo"]

@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np
 
 from tidl_io import _native, make_descriptor
-from tidl_io.buffers import alloc_input, alloc_output, check_padding, pack, unpack, view
+from tidl_io.buffers import alloc_input, alloc_output, pack, unpack, view
+from tidl_io.padding import check_padding
 from tidl_io.descriptor import Descriptor
 
 CODES = {"uint8": 0, "int8": 1, "uint16": 2, "int16": 3, "float32": 6}

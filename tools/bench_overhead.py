@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np
 
 from tidl_io import make_descriptor
-from tidl_io.buffers import alloc_input, alloc_output, get_input_details, pack, unpack, view
+from tidl_io.buffers import alloc_input, alloc_output, pack, unpack, view
+from tidl_io.details import get_input_details
 from tidl_io.quant import quantize
 
 CALLS = 2000

@@ -53,9 +53,10 @@ import numpy as np
 from .._check import check_choice, check_flag, check_kind, check_path, open_regular, wrong_kind
 from .._errors import BufferMismatchError, FormatError, GeometryError
 from .._limits import check_alloc
-from ..buffers import _aligned_zeros, check_padding
+from ..buffers import _aligned_zeros
 from ..descriptor import Descriptor, Tensor, TensorLayout
 from ..models import Model, model_shape, resolve_model
+from ..padding import check_padding
 from ..quant import dequantize, quantize
 from ..validate import geometry_problems
 from ._datamove import (
@@ -532,7 +533,7 @@ def _poison(slot: _Slot, buf: np.ndarray) -> None:
 
 
 def _pad_message(t: Tensor, buf: np.ndarray) -> str:
-    """Where the first non-zero input pad element is (from :func:`tidl_io.buffers.check_padding`)."""
+    """Where the first non-zero input pad element is (from :func:`tidl_io.padding.check_padding`)."""
     report = check_padding(t, buf)
     i = report.first_dirty if report.first_dirty is not None else 0
     value = buf[i].item()

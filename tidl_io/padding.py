@@ -1,0 +1,99 @@
+"""Is a buffer's padding zero? TIDL requires clean pads in input buffers.
+
+:func:`check_padding` counts the non-zero elements of a buffer outside the tensor's valid
+region (pad rows and columns, gaps between planes, spare planes) and says where the first one
+is, reading only the padding (a few strided passes over the blocks :func:`_gaps` finds).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._check import check_kind
+from .buffers import _Plan, _plan, _typed
+from .descriptor import Tensor
+
+__all__ = ["PaddingReport", "check_padding"]
+
+
+@dataclass(frozen=True)
+class PaddingReport:
+    """What :func:`check_padding` found.
+
+    ``checked``: buffer elements outside the valid region (pads, spare planes) that were
+    inspected; ``dirty``: how many of them are not all-zero bytes; ``first_dirty``: the
+    element index (into the flat buffer) of the lowest dirty one, or None.
+    """
+
+    tensor: str
+    checked: int
+    dirty: int
+    first_dirty: int | None
+
+    @property
+    def clean(self) -> bool:
+        return self.dirty == 0
+
+    def __str__(self) -> str:
+        if self.clean:
+            return f"{self.tensor}: all {self.checked} padding elements are zero"
+        return (f"{self.tensor}: {self.dirty} of {self.checked} padding elements are not zero, the first at "
+                f"buffer index {self.first_dirty}")
+
+
+def _gaps(plan: _Plan, span: int) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
+    """The complement of the valid region in ``[0, span)`` as strided blocks
+    ``(start, shape, strides)`` in elements, each in ascending address order.
+
+    With the axes of size > 1 sorted by stride, the block of the finer axes spans
+    ``ext`` elements; between consecutive steps of the next axis lie ``stride - ext``
+    pad elements, repeated over every index of the coarser axes. Plus the head before
+    the first valid element and the tail after the last.
+    """
+    axes = sorted((s, d) for s, d in zip(plan.strides, plan.shape) if d > 1)
+    gaps: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+    if plan.first > 0:
+        gaps.append((0, (plan.first,), (1,)))
+    ext = 1
+    for k, (stride, dim) in enumerate(axes):
+        gap = stride - ext
+        if gap > 0:
+            coarser = axes[:k:-1]
+            gaps.append((plan.first + ext, tuple(d for _, d in coarser) + (dim - 1, gap),
+                         tuple(s for s, _ in coarser) + (stride, 1)))
+        ext += (dim - 1) * stride
+    end = plan.first + ext
+    if end < span:
+        gaps.append((end, (span - end,), (1,)))
+    return gaps
+
+
+def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
+    """Count the non-zero padding elements of a buffer (reads only; no copy).
+
+    Padding is every element of ``[0, buffer_size)`` outside the valid region: pad rows
+    and columns, the gaps between channel planes, spare planes. "Zero" means all-zero
+    bytes (a float ``-0.0`` is dirty). TIDL requires clean pads in input buffers;
+    outputs' pads hold whatever the accelerator left. Reads only the padding, in a few
+    strided passes.
+    """
+    plan = _plan(check_kind(tensor, Tensor, "check_padding", "tensor"))
+    typed = _typed(plan, buf, "buf")
+    span = min(typed.size, plan.size)
+    bits = typed[:span].view(np.dtype(f"u{plan.itemsize}"))
+    checked = dirty = 0
+    first: int | None = None
+    for start, shape, strides in _gaps(plan, span):
+        block = np.ndarray(shape, bits.dtype, buffer=bits, offset=start * plan.itemsize,
+                           strides=tuple(s * plan.itemsize for s in strides))
+        checked += block.size
+        count = int(np.count_nonzero(block))
+        if count:
+            dirty += count
+            index = np.unravel_index(int(np.argmax(block != 0)), shape)
+            address = start + sum(int(i) * s for i, s in zip(index, strides))
+            first = address if first is None else min(first, address)
+    return PaddingReport(plan.label, checked, dirty, first)
