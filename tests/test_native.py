@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from test_buffers import corpus_tensors, geometries, make_tensor, user_data
 
 import tidl_io
-from tidl_io import _native, quant
+from tidl_io import _native, buffers, quant
 from tidl_io.buffers import pack, unpack
 from tidl_io.permute import permute
 from tidl_io.reorg import MODES, reorg, reorg_inverse
@@ -49,11 +49,12 @@ def native_lib() -> Any:
     return _native.LIB
 
 
-def both(fn: Any, threads: int = 1) -> tuple[Any, Any]:
-    """fn() on the NumPy path, then on the native kernels."""
+def both(fn: Any, threads: int = 1, simd: bool = True) -> tuple[Any, Any]:
+    """fn() on the NumPy path, then on the native kernels (with or without the run-time-picked
+    vector kernels)."""
     with _native.forced(False):
         ref = fn()
-    with _native.forced(True, threads):
+    with _native.forced(True, threads, simd=simd):
         got = fn()
     return ref, got
 
@@ -168,9 +169,10 @@ def test_quantize_equals_numpy(dtype: str, src: str, rounding: str) -> None:
                     quant.quantize(t, x, rounding=rounding)
 
 
+@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
 @pytest.mark.parametrize("code", ["uint8", "int8", "uint16", "int16"])
 @pytest.mark.parametrize("rounding", ["trunc", "nearest"])
-def test_quantize_rows_of_every_length(code: str, rounding: str) -> None:
+def test_quantize_rows_of_every_length(code: str, rounding: str, simd: bool) -> None:
     """Rows of 1..70 codes and around a padded image row, in runs of rows with padding between them:
     the vector rows' overlapping last vector, rows shorter than a vector, and NaN in the first, a
     middle and the last (overlapped) element of one row of a run (that row is redone, its
@@ -193,7 +195,15 @@ def test_quantize_rows_of_every_length(code: str, rounding: str) -> None:
                     out = np.full((5, n + 3), 77, code)
                     quant._quantize_into(out[:, 1:n + 1], xn, qp, rounding, "zero", 1 << 20)
                     return out
-                same(*both(run))
+                same(*both(run, simd=simd))
+    big = rng.uniform(-1e5, 1e5, (3, 40000)).astype(np.float32)  # rows split into chunks; two threads
+    big[1, 39999] = np.nan
+    qp = quant._QParams("t", np.dtype(code), False, 0.75, 1, int(info.min), int(info.max))
+    def run_big() -> np.ndarray:
+        out = np.zeros((3, 40001), code)
+        quant._quantize_into(out[:, :40000], big, qp, rounding, "zero", 1 << 20)
+        return out
+    same(*both(run_big, threads=2, simd=simd))
 
 
 @pytest.mark.parametrize("code", ["uint32", "int32", "uint16"])
@@ -241,12 +251,63 @@ def test_pack_prepared_calls() -> None:
             def run(x: np.ndarray = x) -> np.ndarray:
                 return pack(t, x, np.full(t.alloc_size, 201, np.uint8))
             same(*both(run))
+    prepared = buffers._plan(t).native_packs  # the prepared path did run, once per geometry
+    assert len(prepared) == len(users) and all(call is not None for call in prepared.values())
+    with _native.forced(True, 2), pytest.raises(tidl_io.BufferMismatchError, match="NaN"):
+        nan_x = base[:, :, :20, :33].copy()
+        nan_x[0, 2, 19, 32] = np.nan
+        pack(t, nan_x, np.zeros(t.alloc_size, np.uint8))
     nhwc = make_tensor("input", c=3, h=20, w=33, pads=(1, 0, 2, 1), dtype="int16", scale=100.0, zp=-4, layout=1)
     y = rng.uniform(-400, 400, (20, 33, 3)).astype(np.float32)
     same(*both(lambda: pack(nhwc, y, np.full(nhwc.alloc_size, -5, np.int16), layout="HWC", rounding="nearest")))
     for k in range(70):  # past the cache's 64 entries: it starts over, results unchanged
         x = base[:, :, k % 20:k % 20 + 20, :33] if k % 2 else base[:, :, :20, k % 33:k % 33 + 33]
         same(*both(lambda x=x: pack(t, x, np.zeros(t.alloc_size, np.uint8))))
+
+
+@pytest.mark.parametrize("n", [17, 33, 36, 100, 1000])
+def test_outputs_that_overlap_their_input(n: int) -> None:
+    """An output whose memory overlaps its input (out= a view of x's bytes) goes to NumPy, which
+    copies first: the kernels read each source element once and write in any order (the vector
+    rows re-read for their last vector and for a row with NaN)."""
+    t8, t16 = _tensor("uint8", 1.0, 0), _tensor("int16", 0.5, 0)
+    x = np.arange(1, n + 1, dtype=np.float32)
+    x[n // 2] = np.nan if n > 40 else x[n // 2]
+    for t, code in ((t8, np.uint8), (t16, np.int16)):
+        expect = quant.quantize(t, x.copy(), nan="zero")
+        for start in (0, 1):  # the codes over the first floats, or shifted by one code
+            def run() -> np.ndarray:
+                y = np.zeros(n + 8, np.float32)
+                y[:n] = x
+                return quant.quantize(t, y[:n], nan="zero", out=y.view(code)[start:start + n]).copy()
+            ref, got = both(run)
+            same(ref, got)
+            same(got, expect)
+    q = np.arange(n, dtype=np.int16) - 7  # dequantized into the same bytes, two codes per float
+    def deq() -> np.ndarray:
+        mem = np.zeros(2 * n + 8, np.int16)
+        mem[:n] = q
+        return quant.dequantize(t16, mem[:n], out=mem.view(np.float32)[:n]).copy()
+    ref, got = both(deq)
+    same(ref, got)
+    same(got, (q.astype(np.float32) / np.float32(0.5)))
+    t = make_tensor("input", c=1, h=1, w=n, dtype="uint8")  # pack into a buffer over the data
+    def packed() -> np.ndarray:
+        mem = np.zeros(n + 64, np.float32)
+        mem[:n] = x
+        return pack(t, mem[:n].reshape(1, 1, n), mem.view(np.uint8)[4:4 + t.alloc_size], nan="zero").copy()
+    ref, got = both(packed)
+    same(ref, got)
+    same(got[:n], quant.quantize(t, np.nan_to_num(x, nan=0.0)))
+    o = make_tensor("output", c=1, h=1, w=n, pads=(1, 0, 0, 0), dtype="int16", scale=0.5)  # unpack likewise
+    def unpacked() -> np.ndarray:
+        mem = np.zeros(2 * n + 16, np.int16)
+        mem[1:n + 1] = q
+        shape = unpack(o, np.zeros(o.alloc_size, np.int16)).shape
+        return unpack(o, mem[:o.alloc_size], out=mem.view(np.float32)[1:n + 1].reshape(shape)).copy()
+    ref, got = both(unpacked)
+    same(ref, got)
+    same(got.reshape(-1), q.astype(np.float32) / np.float32(0.5))
 
 
 def test_dequantize_every_8_bit_code_over_many_scales() -> None:
@@ -311,11 +372,26 @@ def test_dequantize_kind(dtype: str, scale: float, zp: int, kind: str) -> None:
     """Which kernel runs: the cheapest whose exactness holds (quant.c); FMA where the CPU has it."""
     want = {"wide": _native.DEQ_WIDE, "narrow": _native.DEQ_NARROW, "fma": _native.DEQ_FMA,
             "pow2": _native.DEQ_POW2}[kind]
-    if want == _native.DEQ_FMA and not _cpu_has_fma():
+    isa = _native.info()["isa"]
+    if want == _native.DEQ_FMA and "fma" not in isa.split():
         want = _native.DEQ_NARROW
     assert _native.dequantize_kind(np.dtype(dtype), scale, zp) == want
+    with _native.forced(True, simd=False):  # the FMA rows are run-time-picked vector kernels
+        assert _native.dequantize_kind(np.dtype(dtype), scale, zp) == \
+            (_native.DEQ_NARROW if want == _native.DEQ_FMA else want)
     with _native.forced(False):
         assert _native.dequantize_kind(np.dtype(dtype), scale, zp) is None
+
+
+def test_the_library_uses_fma_where_the_cpu_has_it() -> None:
+    """The library says "fma" when it uses its FMA rows; /proc/cpuinfo (or aarch64, where FMA is
+    baseline) says whether it should, for the builds that pick kernels at run time (GCC, Linux:
+    the pip and CI builds, whose ISA reads "x86-64 avx2 ..." or "aarch64 ...")."""
+    isa = _native.info()["isa"].split()
+    dispatching = isa[0] == "aarch64" or (isa[0] == "x86-64" and len(isa) > 1)
+    if not dispatching:
+        pytest.skip(f"a build without run-time kernel choice ({' '.join(isa)})")
+    assert ("fma" in isa) == _cpu_has_fma(), isa
 
 
 @pytest.mark.parametrize("dtype", ["uint16", "int16"])
@@ -330,13 +406,16 @@ def test_dequantize_fma_every_16_bit_code(dtype: str) -> None:
     scales = [*rng.uniform(1, 2, 6).astype(np.float32) * np.float32(2.0) ** rng.integers(-20, 20, 6),
               np.nextafter(tiny, np.float32(1)), np.nextafter(huge, np.float32(0)), np.float32(1.9999999),
               np.float32(1.0000001), np.float32(35.142269)]
-    reach = (65536 + info.min, info.max - 65536) if dtype == "int16" else (-1, info.max - 65536)
+    lo, hi = info.max - 65536, info.min + 65536  # the zero points where max |code - zp| = 2**16
     for scale in scales:
-        for zp in (0, *reach, reach[0] - 1 if dtype == "int16" else -2):
+        for zp in (0, lo, hi, lo - 1, hi + 1):  # (the last two: one past, the float64 form)
             t = _tensor(dtype, float(scale), zp)
-            ref, got = both(lambda: quant.dequantize(t, codes))
-            same(ref, got)
-            same(got, (codes.astype(np.int64) - zp).astype(np.float32) / np.float32(scale))
+            kind = _native.dequantize_kind(np.dtype(dtype), float(scale), zp)
+            assert (kind == _native.DEQ_NARROW) == (zp in (lo - 1, hi + 1) or "fma" not in _native.info()["isa"])
+            for simd in (True, False):
+                ref, got = both(lambda: quant.dequantize(t, codes), simd=simd)
+                same(ref, got)
+                same(got, (codes.astype(np.int64) - zp).astype(np.float32) / np.float32(scale))
 
 
 def test_dequantize_proof_tool(tmp_path: Path) -> None:

@@ -436,6 +436,8 @@ def _pack_native(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_
     """The same-layout quantizing pack as one native call on addresses, prepared once per user array
     geometry: no view is built per call (for a [1, 3, 224, 224] frame the views, shape checks and
     argument conversions of the general path cost a third of the kernel). False when not handled."""
+    if _native.active() is None:
+        return False
     key = (x.shape, x.strides, x.dtype, channels_last, rounding, qp.scale, qp.zero_point)
     calls = plan.native_packs
     call = calls.get(key, _MISSING)
@@ -458,7 +460,9 @@ def _pack_into(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_la
                rounding: str, nan: str) -> None:
     if how == "quantize" and channels_last == plan.channels_last and x.size \
             and _pack_native(plan, qp, buf, x, channels_last, rounding, nan):
-        return
+        return  # (it declines a buffer over the data's own bytes)
+    if np.may_share_memory(buf, x):  # the buffer over the data's own bytes: read the data first
+        x = x.copy()
     ct = _compute_dtype(x.dtype, qp) if how == "quantize" else plan.dtype
     float_scratch = _scratch_elems(x.nbytes, ct.itemsize)
     if channels_last == plan.channels_last:
@@ -557,6 +561,8 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
         result = np.empty(shape, np.float32)
     else:
         result = check_out(out, shape, dtypes, plan.label)
+        if np.may_share_memory(result, typed):  # out over the buffer's own bytes: read it first
+            typed = typed.copy()
     scratch_elems = _scratch_elems(result.nbytes, 8)
     if channels_last == plan.channels_last:
         # Same axis order as the buffer: one elementwise pass over the view without size-1 axes.

@@ -345,7 +345,7 @@ def _dequantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_ele
 # native kernel wins (1.01x against 1.33x for [1, 256, 192, 384]). The kernel's float32 forms (a
 # power-of-two scale: an exact product; any other scale with codes within 2**16 of the zero point and
 # a CPU with FMA: a product and one FMA correction) win at every size (uint8 scale 35.14 at
-# [1, 64, 96, 192]: 0.77-0.90x against 1.16-1.34x); scale 1 is NumPy's plain cast.
+# [1, 64, 96, 192]: 0.54-0.82x against 0.83-1.25x in tools/bench_buffers.py); scale 1 is NumPy's plain cast.
 NATIVE_DEQ_MIN_BYTES = 8 << 20
 
 
@@ -428,6 +428,8 @@ def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "
         result = np.empty(xa.shape, qp.dtype)
     else:
         result = check_out(out, xa.shape, (qp.dtype,), qp.label)
+        if np.may_share_memory(result, xa):  # out over x's own bytes: read x before writing codes
+            xa = xa.copy()
     if how != "quantize":
         np.copyto(result, xa, casting="same_kind" if how == "cast" else "equiv")
         return result
@@ -456,6 +458,8 @@ def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
         result = np.empty(qa.shape, np.float32)
     else:
         result = check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), qp.label)
+        if np.may_share_memory(result, qa):  # out over the codes' own bytes: read them first
+            qa = qa.copy()
     _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
     return result
 

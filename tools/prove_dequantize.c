@@ -4,13 +4,18 @@
  *     for every float32 b in [1, 2) (2**23 significands) and every odd integer a in [1, 2**16):
  *         tio_div_by_inverse(a, b, RN(1/b)) == RN(a / b)
  *
- * Why that covers every case the kernel takes (|a| <= 2**16, b = 2**E * m with |E| <= 100): in that
- * range nothing is subnormal or overflows, so every rounding commutes with a power-of-two factor:
- * b = 2**E * m gives y = 2**-E * RN(1/m) and every intermediate scaled by 2**-E; a = 2**k * a_odd scales
- * every intermediate by 2**k; and RN is odd-symmetric, so -a mirrors a; a = 0 gives +0 like the division.
+ * Why that covers every case the kernel takes (|a| <= 2**16, b = 2**E * m with m in [1, 2), |E| <= 100):
+ * in that range nothing that is rounded is subnormal or overflows, so each rounding commutes with a
+ * power-of-two factor. b = 2**E * m gives y = 2**-E * RN(1/m) (y >= 2**-101, normal), q = a * y scaled by
+ * 2**-E, the remainder r = a - b * q unchanged (an integer minus a product: 0 or at least 2**-47 in
+ * magnitude, exact in the FMA), r * y exact inside the second FMA, and the result (in [2**-101, 2**117])
+ * scaled by 2**-E, like a / b. a = 2**k * a_odd scales q, r and the result by 2**k. RN is odd-symmetric,
+ * so -a mirrors a, and a = 0 gives +0 like the division. (Round to nearest even, the default mode, is
+ * assumed throughout, as NumPy's results are.)
  *
  *     cc -O3 -ffp-contract=off -pthread -I tidl_io/_native tools/prove_dequantize.c -o prove -lm
- *     ./prove            # all 2**23 significands, both cores: about a minute here (add -mavx2 -mfma on x86-64)
+ *     ./prove            # all 2**23 significands: ~20 s on two cores with -march=native (AVX2 + FMA),
+ *                        # much longer where fmaf is a library call
  *     ./prove --stride 97 --plain   # a sample, with the uncorrected product: shows that the check can fail
  *
  * (tests/test_native.py builds it as a shared library with -Dmain=prove_dequantize_main and runs a

@@ -82,6 +82,8 @@ def _prototype(lib: ctypes.CDLL) -> None:
     lib.tio_abi.restype = c_int
     lib.tio_source_hash.restype = ctypes.c_char_p
     lib.tio_isa.restype = ctypes.c_char_p
+    lib.tio_set_simd.restype = None
+    lib.tio_set_simd.argtypes = [c_int]
     lib.tio_quantize.restype = i64
     lib.tio_quantize.argtypes = [vp, c_int, vp, c_int, c_int, _I64P, _I64P, _I64P, ctypes.c_double,
                                  ctypes.c_double, ctypes.c_double, ctypes.c_double, c_int, c_int]
@@ -125,6 +127,7 @@ def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
 
 LIB, REASON, PATH = _load()
 THREADS = _threads_default()
+SIMD = True  # the library's run-time-picked vector kernels (tio_set_simd); tests switch them off
 _enabled = LIB is not None
 
 if LIB is None and os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1":
@@ -147,18 +150,29 @@ def active() -> ctypes.CDLL | None:
 
 
 @contextlib.contextmanager
-def forced(enabled: bool, threads: int | None = None) -> Iterator[None]:
-    """Within the block, use the native path (if loaded) or not, with ``threads`` threads
-    (tests and benchmarks run both paths in one process)."""
+def forced(enabled: bool, threads: int | None = None, simd: bool | None = None) -> Iterator[None]:
+    """Within the block, use the native path (if loaded) or not, with ``threads`` threads and
+    the run-time-picked vector kernels on or off (``simd``; the portable loops otherwise): tests
+    and benchmarks run every path in one process. Not for concurrent use."""
     global _enabled, THREADS
-    saved = _enabled, THREADS
+    saved = _enabled, THREADS, SIMD
     _enabled = enabled and LIB is not None
     if threads is not None:
         THREADS = threads
+    if simd is not None:
+        _set_simd(simd)
     try:
         yield
     finally:
-        _enabled, THREADS = saved
+        _enabled, THREADS = saved[:2]
+        _set_simd(saved[2])
+
+
+def _set_simd(on: bool) -> None:
+    global SIMD
+    SIMD = bool(on)
+    if LIB is not None:
+        LIB.tio_set_simd(int(SIMD))
 
 
 # ---- wrappers ------------------------------------------------------------------------------------
@@ -166,10 +180,16 @@ def forced(enabled: bool, threads: int | None = None) -> Iterator[None]:
 @functools.lru_cache(maxsize=2048)
 def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tuple[int, ...]
           ) -> tuple[Any, ...] | None:
-    """(ndim, shape, dst strides, src strides as C arrays, dst offset, src offset) of a same-shape
+    """(ndim, shape, dst strides, src strides as C arrays, dst offset, src offset, span) of a same-shape
     strided pair: size-1 axes dropped, destination strides made positive (walking such an axis
     from its far end) and sorted descending, neighbours that are contiguous in both merged (what
-    NumPy's own loops do); None above MAXDIM axes. Pure and cached: no array is touched."""
+    NumPy's own loops do); None above MAXDIM axes. ``span`` = (dst lo, dst last, src lo, src last):
+    the byte offsets of the lowest and highest element of each side from its first element (for
+    _disjoint). Pure and cached: no array is touched."""
+    span = [0, 0, 0, 0]
+    for n, d, s in zip(shape, dst_strides, src_strides):
+        for k, stride in ((0, d), (2, s)):
+            span[k + (stride > 0)] += (n - 1) * stride
     d_off = s_off = 0
     axes = []
     for n, d, s in zip(shape, dst_strides, src_strides):
@@ -193,7 +213,15 @@ def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tup
         return None
     k = len(merged)
     arrays = [(ctypes.c_int64 * k)(*(a[i] for a in merged)) for i in range(3)]
-    return (k, *arrays, d_off, s_off)
+    return (k, *arrays, d_off, s_off, tuple(span))
+
+
+def _disjoint(dst: int, dsize: int, src: int, ssize: int, span: tuple[int, int, int, int]) -> bool:
+    """Whether the bytes the two sides of a _plan touch (from first elements at dst and src) are
+    apart: the kernels read each source element once and write in any order, so an output that
+    overlaps its input goes to NumPy, which copies first."""
+    d_lo, d_last, s_lo, s_last = span
+    return dst + d_last + dsize <= src + s_lo or src + s_last + ssize <= dst + d_lo
 
 
 def _address(a: np.ndarray, _frombuf: Any = ctypes.c_char.from_buffer, _addressof: Any = ctypes.addressof) -> int:
@@ -229,20 +257,23 @@ def quantize_call(shape: tuple[int, ...], dst_strides: tuple[int, ...], dst_dtyp
     plan = _plan(shape, dst_strides, src_strides)
     if plan is None:
         return None
-    k, sizes, ds, ss, d_off, s_off = plan
+    k, sizes, ds, ss, d_off, s_off, span = plan
     c = ctypes
     return (d_off, c.c_int(_CODES[dst_dtype]), s_off,
             (c.c_int(_CODES[src_dtype]), c.c_int(k), sizes, ds, ss, c.c_double(scale), c.c_double(zero_point),
-             c.c_double(lo), c.c_double(hi), c.c_int(nearest)))
+             c.c_double(lo), c.c_double(hi), c.c_int(nearest)), dst_dtype.itemsize, src_dtype.itemsize, span)
 
 
 def quantize_at(call: tuple[Any, ...] | None, dst_address: int, src_address: int) -> int | None:
     """Run a quantize_call on the arrays at these addresses (of its first elements, which the caller
-    keeps alive); the NaN count, or None when not handled (no call, or the native path is off)."""
+    keeps alive); the NaN count, or None when not handled (no call, the native path is off, or the
+    two overlap)."""
     lib = active()
     if lib is None or call is None:
         return None
-    d_off, dst_code, s_off, rest = call
+    d_off, dst_code, s_off, rest, dsize, ssize, span = call
+    if not _disjoint(dst_address, dsize, src_address, ssize, span):
+        return None
     nans = lib.tio_quantize(dst_address + d_off, dst_code, src_address + s_off, *rest, THREADS)
     if nans < 0:  # pragma: no cover - quantize_call's checks exclude it
         raise AssertionError("tio_quantize refused its arguments")
@@ -259,15 +290,19 @@ def dequantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int) 
     plan = _plan(dst.shape, dst.strides, src.strides)
     if plan is None:
         return False
-    k, shape, ds, ss, d_off, s_off = plan
-    status = lib.tio_dequantize(_address(dst) + d_off, _address(src) + s_off, _CODES[src.dtype], k, shape, ds,
-                                ss, ctypes.c_float(scale), int(zero_point), THREADS)
+    k, shape, ds, ss, d_off, s_off, span = plan
+    dst_at, src_at = _address(dst), _address(src)
+    if not _disjoint(dst_at, 4, src_at, src.itemsize, span):
+        return False
+    status = lib.tio_dequantize(dst_at + d_off, src_at + s_off, _CODES[src.dtype], k, shape, ds, ss,
+                                ctypes.c_float(scale), int(zero_point), THREADS)
     return status == 0
 
 
-# How the kernel dequantizes (quant.c's TIO_DEQ_*): codes within 2**16 of the zero point with a
-# power-of-two scale (an exact float32 product) or another scale (float32 product and one FMA
-# correction, where the CPU has FMA) run in float32; the others take the exact float64 product.
+# How the kernel dequantizes (quant.c's TIO_DEQ_*): codes of at most 16 bits run in float32 with a
+# power-of-two scale (|zero point| <= 2**23: an exact product) or, within 2**16 of the zero point, with
+# another scale (a product and one FMA correction, where the CPU has FMA); the others take the exact
+# float64 product.
 DEQ_WIDE, DEQ_NARROW, DEQ_FMA, DEQ_POW2 = 0, 1, 2, 3
 
 
@@ -275,26 +310,29 @@ def dequantize_kind(dtype: np.dtype, scale: float, zero_point: int) -> int | Non
     """Which DEQ_* the native kernel uses for these codes, or None when it would not run."""
     if active() is None or dtype.kind not in "iu" or dtype.itemsize > 4:
         return None
-    return _dequantize_kind(_CODES[dtype.newbyteorder("=")], float(scale), int(zero_point))
+    return _dequantize_kind(_CODES[dtype.newbyteorder("=")], float(scale), int(zero_point), SIMD)
 
 
 @functools.lru_cache(maxsize=256)
-def _dequantize_kind(code: int, scale: float, zero_point: int) -> int | None:
+def _dequantize_kind(code: int, scale: float, zero_point: int, simd: bool) -> int | None:
     assert LIB is not None
     kind = int(LIB.tio_dequantize_kind(code, ctypes.c_float(scale), zero_point))
     return kind if kind >= 0 else None
 
 
 def copy(dst: np.ndarray, src: np.ndarray) -> bool:
-    """``dst[...] = src`` (same shape and dtype, no overlap), any strides; False when not handled."""
+    """``dst[...] = src`` (same shape and dtype), any strides; False when not handled (or overlapping)."""
     lib = active()
     if lib is None or dst.dtype.hasobject or dst.dtype != src.dtype or dst.size == 0:
         return False
     plan = _plan(dst.shape, dst.strides, src.strides)
     if plan is None:
         return False
-    k, shape, ds, ss, d_off, s_off = plan
-    return lib.tio_copy(_address(dst) + d_off, _address(src) + s_off, dst.itemsize, k, shape, ds, ss, THREADS) == 0
+    k, shape, ds, ss, d_off, s_off, span = plan
+    dst_at, src_at = _address(dst), _address(src)
+    if not _disjoint(dst_at, dst.itemsize, src_at, src.itemsize, span):
+        return False
+    return lib.tio_copy(dst_at + d_off, src_at + s_off, dst.itemsize, k, shape, ds, ss, THREADS) == 0
 
 
 def square_inplace(a: np.ndarray) -> bool:

@@ -390,8 +390,6 @@ TIO_AVX_FN static void tio_block32_avx(uint32_t *d, int64_t db, const uint32_t *
     TIO_REST
 }
 
-/* Chosen once by the calling thread, before any worker starts. */
-#define tio_use_avx tio_cpu_avx2
 #endif
 
 #define TIO_BLOCK(T, K, TILE, HAVE)                                                                        \
@@ -569,7 +567,7 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     case TIO_INTERLEAVE: job.pieces = (job.nb + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_TRANSPOSE:
 #if defined(TIO_AVX)
-        job.avx = tio_use_avx();
+        job.avx = tio_cpu_avx2(); /* chosen by the calling thread, before any worker starts */
 #endif
         /* a strip of b: whole cache lines of each source row */
         job.strip = TIO_STRIP_BYTES / itemsize > 4 ? TIO_STRIP_BYTES / itemsize : 4;
@@ -722,7 +720,7 @@ int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n,
         return -1;
     tio_sqjob job = {(char *)data, cell_bytes, batch, n, (n + TIO_SQ_TILE - 1) / TIO_SQ_TILE, 0};
 #if defined(TIO_AVX)
-    job.avx = tio_use_avx();
+    job.avx = tio_cpu_avx2(); /* likewise */
 #endif
     tio_parallel(tio_square_range, &job, batch * job.tiles, threads, 2 * batch * n * n * cell_bytes);
     return 0;

@@ -9,8 +9,9 @@
  * Dequantize: float32((q - zero_point) / scale) as the float32 division computes it, without the
  * divider, in one of four ways (tio_dequantize_kind picks the cheapest that applies):
  *   pow2    a power-of-two scale: the float32 difference times the exact float32 1/scale;
- *   fma     codes within 2**16 of the zero point: the float32 product and one FMA correction
- *           (tio_div_by_inverse, proven equal to the division by tools/prove_dequantize.c);
+ *   fma     codes within 2**16 of the zero point, 2**-100 <= scale < 2**101, and an FMA unit: the
+ *           float32 product and one FMA correction (tio_div_by_inverse, proven equal to the
+ *           division by tools/prove_dequantize.c);
  *   narrow  the difference (exact in int32) times 1/scale in float64, rounded once to float32;
  *   wide    32-bit codes: the difference in float64, rounded once to float32 (as NumPy does), then
  *           the same float64 product.
@@ -30,6 +31,9 @@
 typedef struct {
     double scale, zero_point, lo, hi;
 } tio_qp;
+
+/* the range of the 8- and 16-bit code types (TIO_U8 .. TIO_I16) */
+static const int64_t tio_code_lo[4] = {0, -128, 0, -32768}, tio_code_hi[4] = {255, 127, 65535, 32767};
 
 /* A run of `rows` rows of `n` elements, rows `drs` / `srs` bytes apart (one call per run: the setup,
  * ~40 instructions, costs as much as a short row, and padded image rows are 200-odd elements). */
@@ -107,7 +111,9 @@ TIO_QROWS(nearest)
  * INT_MIN); NEON's conversions saturate by themselves. NaN is only detected (one AND/OR per vector):
  * a row that has any is redone by the portable row, which writes the zero point and counts. The row's
  * last partial vector is done by an overlapping full one (elementwise, dst and src apart: rewriting a
- * code is harmless); rows shorter than a vector go to the portable row.
+ * code is harmless: callers never pass an output that overlaps its input, tidl_io/_native checks);
+ * rows shorter than a vector go to the portable row. "nearest" rounds half to even whatever the
+ * current rounding mode (the portable row's rintf follows the mode; the library never changes it).
  *
  * The skeleton: SETUP declares the constants, NAN_RESET starts a row, STEP(RND) converts and stores W
  * codes at d + i from s + i, NAN_SEEN is true when the row had a NaN. */
@@ -182,7 +188,7 @@ TIO_QROWS(nearest)
 #define TIO_QV_STEP_i8(RND) TIO_QV_STEP8(RND, _mm256_packs_epi32, _mm256_packs_epi16)
 #define TIO_QV_STEP_u16(RND) TIO_QV_STEP16(RND, _mm256_packus_epi32)
 #define TIO_QV_STEP_i16(RND) TIO_QV_STEP16(RND, _mm256_packs_epi32)
-#define tio_qvec_usable tio_cpu_avx2
+static int tio_qvec_usable(void) { return tio_cpu_avx2(); }
 
 #elif defined(__aarch64__)
 #include <arm_neon.h>
@@ -222,7 +228,7 @@ static inline float32x4_t tio_qv_neon(const float *s, float32x4_t vs, float32x4_
 #define TIO_QV_STEP_i16(RND)                                                                               \
     vst1q_s16((int16_t *)(d + i),                                                                          \
               vcombine_s16(vqmovn_s32(TIO_QV_CODES(RND, 0)), vqmovn_s32(TIO_QV_CODES(RND, 1))));
-#define tio_qvec_usable() 1
+static int tio_qvec_usable(void) { return tio_simd_on(); }
 #endif
 
 #if defined(TIO_QVEC)
@@ -355,8 +361,8 @@ int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int
     job.qrow = tio_qrows[src_type == TIO_F64][dst_type][nearest != 0];
 #if defined(TIO_QVEC)
     /* (the vector rows rely on saturating narrowing: the bounds must be the code type's) */
-    static const double type_lo[4] = {0, -128, 0, -32768}, type_hi[4] = {255, 127, 65535, 32767};
-    if (src_type == TIO_F32 && dst_type <= TIO_I16 && lo == type_lo[dst_type] && hi == type_hi[dst_type]
+    if (src_type == TIO_F32 && dst_type <= TIO_I16 && lo == (double)tio_code_lo[dst_type]
+        && hi == (double)tio_code_hi[dst_type]
         && tio_qvec_usable())
         job.qrow = tio_qrows_vec[dst_type][nearest != 0];
 #endif
@@ -448,10 +454,10 @@ TIO_DROW(d_i32_wide, int32_t, TIO_F_WIDE, TIO_CLONES)
  * such scales take the float64 product. */
 #if defined(TIO_X86_DISPATCH)
 TIO_DROWS(fma, TIO_F_FMA, __attribute__((target("avx2,fma"))))
-#define tio_fma_usable tio_cpu_avx2_fma
+static int tio_fma_usable(void) { return tio_cpu_avx2_fma(); }
 #elif defined(__aarch64__) || defined(__FMA__)
 TIO_DROWS(fma, TIO_F_FMA, )
-static int tio_fma_usable(void) { return 1; }
+static int tio_fma_usable(void) { return tio_simd_on(); }
 #else
 #define d_u8_fma d_u8_narrow
 #define d_i8_fma d_i8_narrow
@@ -469,7 +475,6 @@ static const tio_drow tio_drows[6][4] = {
 
 int tio_dequantize_kind(int src_type, float scale, int64_t zero_point)
 {
-    static const int64_t code_lo[4] = {0, -128, 0, -32768}, code_hi[4] = {255, 127, 65535, 32767};
     if (src_type < TIO_U8 || src_type > TIO_I32 || !(scale > 0.0f))
         return -1;
     if (src_type > TIO_I16 || zero_point > ((int64_t)1 << 23) || zero_point < -((int64_t)1 << 23))
@@ -482,7 +487,7 @@ int tio_dequantize_kind(int src_type, float scale, int64_t zero_point)
         return TIO_DEQ_NARROW;
     if (mantissa == 0.5)
         return TIO_DEQ_POW2;
-    int64_t below = zero_point - code_lo[src_type], above = code_hi[src_type] - zero_point;
+    int64_t below = zero_point - tio_code_lo[src_type], above = tio_code_hi[src_type] - zero_point;
     if (below <= TIO_DIV_FMA_MAX_ABS && below >= -TIO_DIV_FMA_MAX_ABS && above <= TIO_DIV_FMA_MAX_ABS
         && above >= -TIO_DIV_FMA_MAX_ABS && tio_fma_usable())
         return TIO_DEQ_FMA;

@@ -18,28 +18,54 @@ const char *tio_isa(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TIO_NO_CLONES)
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return "x86-64 avx2 fma";
     if (__builtin_cpu_supports("avx2"))
         return "x86-64 avx2";
     if (__builtin_cpu_supports("sse4.1"))
         return "x86-64 sse4.1";
     return "x86-64 sse2";
+#elif defined(__x86_64__) && defined(__FMA__)
+    return "x86-64 fma";
 #elif defined(__x86_64__)
     return "x86-64";
 #elif defined(__aarch64__)
-    return "aarch64 neon";
+    return "aarch64 neon fma";
 #else
     return "portable";
 #endif
 }
 
+static int tio_simd = 1;
+
+void tio_set_simd(int on) { __atomic_store_n(&tio_simd, on != 0, __ATOMIC_RELAXED); }
+int tio_simd_on(void) { return __atomic_load_n(&tio_simd, __ATOMIC_RELAXED); }
+
 #if defined(TIO_X86_DISPATCH)
-int tio_cpu_avx2(void)
+/* -1 until checked; the check is idempotent, so threads racing on it store the same value */
+static int tio_has_avx2 = -1, tio_has_fma = -1;
+
+static void tio_cpu_check(void)
 {
+    if (__atomic_load_n(&tio_has_fma, __ATOMIC_ACQUIRE) >= 0)
+        return;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx");
+    __atomic_store_n(&tio_has_avx2, __builtin_cpu_supports("avx2"), __ATOMIC_RELAXED);
+    __atomic_store_n(&tio_has_fma, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"),
+                     __ATOMIC_RELEASE);
 }
 
-int tio_cpu_avx2_fma(void) { return tio_cpu_avx2() && __builtin_cpu_supports("fma"); }
+int tio_cpu_avx2(void)
+{
+    tio_cpu_check();
+    return tio_simd_on() && __atomic_load_n(&tio_has_avx2, __ATOMIC_RELAXED);
+}
+
+int tio_cpu_avx2_fma(void)
+{
+    tio_cpu_check();
+    return tio_simd_on() && __atomic_load_n(&tio_has_fma, __ATOMIC_RELAXED);
+}
 #endif
 
 typedef struct {

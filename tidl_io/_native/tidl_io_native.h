@@ -32,8 +32,10 @@ enum tio_type { TIO_U8 = 0, TIO_I8, TIO_U16, TIO_I16, TIO_U32, TIO_I32, TIO_F32,
 #define TIO_CLONES
 #endif
 
+/* threads.c: whether the hand-written vector kernels picked at run time may run (tio_set_simd; on by
+ * default), and what the CPU has for them (x86-64: checked once; 0 while they are switched off). */
+int tio_simd_on(void);
 #if defined(TIO_X86_DISPATCH)
-/* threads.c: what this CPU has (hand-written AVX2 kernels are picked with these) */
 int tio_cpu_avx2(void);
 int tio_cpu_avx2_fma(void);
 #endif
@@ -44,7 +46,7 @@ int tio_cpu_avx2_fma(void);
  * this equals the float32 division RN(a / b): tools/prove_dequantize.c checks all 2**38 pairs (the
  * result scales exactly with powers of two of a and of b while nothing is subnormal, so the pairs of
  * odd |a| < 2**16 and b in [1, 2) cover every |a| <= 2**16 and every b = 2**E * [1, 2), |E| <= 100).
- * The build passes -ffp-contract=off: a * y stays one rounding. */
+ * Round to nearest even (the default mode) is assumed, as everywhere in this library. */
 static inline float tio_div_by_inverse(float a, float b, float y)
 {
     float q = a * y;
@@ -105,6 +107,10 @@ static inline void tio_cursor_next(const tio_walk *w, int64_t pieces, tio_cursor
 }
 
 TIO_EXPORT int tio_abi(void);
+/* Switch the hand-written vector kernels that are picked at run time (AVX2 and NEON quantize rows, FMA
+ * dequantize rows, AVX2 transpose tiles) off (0) or on (1), for every later call: results are the same
+ * either way (the tests run both); the portable loops are slower. */
+TIO_EXPORT void tio_set_simd(int on);
 TIO_EXPORT const char *tio_source_hash(void);
 TIO_EXPORT const char *tio_isa(void);
 
