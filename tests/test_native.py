@@ -571,9 +571,10 @@ def test_transposes_and_lanes_big(case: tuple[Any, ...], threads: int) -> None:
 EDGES = [1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 71, 257]
 
 
+@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])  # (off: no AVX2 tiles, as on SSE2-only CPUs)
 @pytest.mark.parametrize("dtype", ["u1", "i2", "f4", "f8"])
 @pytest.mark.parametrize("rows", EDGES)
-def test_transpose_tile_edges(rows: int, dtype: str) -> None:
+def test_transpose_tile_edges(rows: int, dtype: str, simd: bool) -> None:
     rng = np.random.default_rng(rows)
     for cols in EDGES:
         x = _array(rng, (rows, cols), dtype)
@@ -582,20 +583,21 @@ def test_transpose_tile_edges(rows: int, dtype: str) -> None:
             out = holder.copy()
             permute(x, (1, 0), out=out[1:cols + 1, 2:rows + 2])
             return out
-        ref, got = both(run)
+        ref, got = both(run, simd=simd)
         same(ref, got)
         expect = np.zeros_like(holder)
         expect[1:cols + 1, 2:rows + 2] = x.T
         same(got, expect)
 
 
+@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
 @pytest.mark.parametrize("n", [8, 15, 16, 17, 24, 31, 32, 33, 40, 63, 65, 96, 100])
-def test_square_inplace_tile_edges(n: int) -> None:
+def test_square_inplace_tile_edges(n: int, simd: bool) -> None:
     x = _array(np.random.default_rng(n), (2, n, n), "f4")
     def run() -> np.ndarray:
         a = x.copy()
         return permute(a, (0, 2, 1), inplace=True).copy()
-    ref, got = both(run)
+    ref, got = both(run, simd=simd)
     same(ref, got)
     expect = np.empty_like(x)
     for b in range(2):
