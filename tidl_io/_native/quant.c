@@ -259,29 +259,40 @@ typedef struct {
     tio_walk walk;      /* outer axes: a = dst, b = src */
     int64_t n, ds, ss;  /* inner row */
     int64_t chunks;     /* per row */
-    int64_t dsize, ssize;
+    int64_t rows;       /* outer rows */
     tio_qrow qrow;
     tio_qp qp;
     int64_t nans;
     const void *deq;    /* dequantize job (tio_deq) or NULL */
 } tio_ejob;
 
-static void tio_split_walk(tio_walk *w, int ndim, const int64_t *shape, const int64_t *a, const int64_t *b)
+/* The geometry of an elementwise job over ndim axes (1..TIO_MAXDIM): the last is the inner row, the
+ * others the outer walk (a = dst, b = src). */
+static void tio_ejob_init(tio_ejob *job, void *dst, const void *src, int ndim, const int64_t *shape,
+                          const int64_t *dst_strides, const int64_t *src_strides)
 {
-    w->ndim = ndim - 1;
+    memset(job, 0, sizeof *job);
+    job->dst = (char *)dst;
+    job->src = (const char *)src;
+    job->walk.ndim = ndim - 1;
+    job->rows = 1;
     for (int k = 0; k < ndim - 1; k++) {
-        w->shape[k] = shape[k];
-        w->a_strides[k] = a[k];
-        w->b_strides[k] = b[k];
+        job->walk.shape[k] = shape[k];
+        job->walk.a_strides[k] = dst_strides[k];
+        job->walk.b_strides[k] = src_strides[k];
+        job->rows *= shape[k];
     }
+    job->n = shape[ndim - 1];
+    job->ds = dst_strides[ndim - 1];
+    job->ss = src_strides[ndim - 1];
+    job->chunks = job->n > 0 ? (job->n + TIO_CHUNK - 1) / TIO_CHUNK : 0;
 }
 
-static int64_t tio_rows(const tio_walk *w)
+/* Run an initialised job's work items with `fn`, on up to `threads` threads when it moves enough
+ * bytes (item_bytes per element, both sides). */
+static void tio_ejob_run(tio_ejob *job, tio_range_fn fn, int threads, int64_t item_bytes)
 {
-    int64_t rows = 1;
-    for (int k = 0; k < w->ndim; k++)
-        rows *= w->shape[k];
-    return rows;
+    tio_parallel(fn, job, job->rows * job->chunks, threads, job->rows * job->n * item_bytes);
 }
 
 /* A run of work items: `rows` rows (drs / srs bytes apart) of `count` elements from dst / src;
@@ -350,14 +361,7 @@ int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int
         || (src_type != TIO_F32 && src_type != TIO_F64))
         return -1;
     tio_ejob job;
-    memset(&job, 0, sizeof job);
-    job.dst = (char *)dst;
-    job.src = (const char *)src;
-    tio_split_walk(&job.walk, ndim, shape, dst_strides, src_strides);
-    job.n = shape[ndim - 1];
-    job.ds = dst_strides[ndim - 1];
-    job.ss = src_strides[ndim - 1];
-    job.chunks = job.n > 0 ? (job.n + TIO_CHUNK - 1) / TIO_CHUNK : 0;
+    tio_ejob_init(&job, dst, src, ndim, shape, dst_strides, src_strides);
     job.qrow = tio_qrows[src_type == TIO_F64][dst_type][nearest != 0];
 #if defined(TIO_QVEC)
     /* (the vector rows rely on saturating narrowing: the bounds must be the code type's) */
@@ -370,9 +374,7 @@ int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int
     job.qp.zero_point = zero_point;
     job.qp.lo = lo;
     job.qp.hi = hi;
-    int64_t rows = tio_rows(&job.walk), items = rows * job.chunks;
-    tio_parallel(tio_quantize_range, &job, items, threads,
-                 rows * job.n * (tio_code_size(src_type) + tio_code_size(dst_type)));
+    tio_ejob_run(&job, tio_quantize_range, threads, tio_code_size(src_type) + tio_code_size(dst_type));
     return job.nans;
 }
 
@@ -515,7 +517,7 @@ int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const in
     if (ndim < 1 || ndim > TIO_MAXDIM || kind < 0)
         return -1;
     tio_ejob job;
-    memset(&job, 0, sizeof job);
+    tio_ejob_init(&job, dst, src, ndim, shape, dst_strides, src_strides);
     tio_deq deq;
     deq.drow = tio_drows[src_type][kind];
     deq.inverse = 1.0 / (double)scale;
@@ -523,14 +525,6 @@ int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const in
     deq.inv = 1.0f / scale;
     deq.zero_point = zero_point;
     job.deq = &deq;
-    job.dst = (char *)dst;
-    job.src = (const char *)src;
-    tio_split_walk(&job.walk, ndim, shape, dst_strides, src_strides);
-    job.n = shape[ndim - 1];
-    job.ds = dst_strides[ndim - 1];
-    job.ss = src_strides[ndim - 1];
-    job.chunks = job.n > 0 ? (job.n + TIO_CHUNK - 1) / TIO_CHUNK : 0;
-    int64_t rows = tio_rows(&job.walk), items = rows * job.chunks;
-    tio_parallel(tio_dequantize_range, &job, items, threads, rows * job.n * (4 + tio_code_size(src_type)));
+    tio_ejob_run(&job, tio_dequantize_range, threads, 4 + tio_code_size(src_type));
     return 0;
 }
