@@ -265,35 +265,36 @@ static inline void tio_tr4_32(uint32_t *d, int64_t dsb, const uint32_t *s, int64
 }
 #define TIO_HAVE_TR32 1
 
-/* 16 x 16 bytes by four rounds of transposing 2 x 2 blocks of units (1, 2, 4, then 8 bytes): after
- * the round with units of u bytes, rows i and i + u hold each 2u x 2u block transposed. */
+/* NEON tiles transpose in rounds of 2 x 2 blocks of units of 1, 2, 4, then 8 bytes: after the round
+ * with units of u bytes (SPAN = u / item size rows apart), rows i and i + SPAN hold each 2u x 2u block
+ * transposed. A round of N rows with TRN on lanes of the unit's width (TO / FROM reinterpret the rows'
+ * vector type VT as the lane type and back): */
+#define TIO_NEON_ROUND(r, N, SPAN, TRN, PAIR, TO, FROM)                                                    \
+    for (int i = 0; i < (N); i += 2 * (SPAN))                                                              \
+        for (int j = i; j < i + (SPAN); j++) {                                                             \
+            PAIR t = TRN(TO(r[j]), TO(r[j + (SPAN)]));                                                     \
+            r[j] = FROM(t.val[0]);                                                                         \
+            r[j + (SPAN)] = FROM(t.val[1]);                                                                \
+        }
+/* and the last round, units of 8 bytes (SPAN = N / 2 rows apart): swap the halves' high and low words */
+#define TIO_NEON_ROUND64(r, N, COMBINE, LOW, HIGH)                                                         \
+    for (int j = 0; j < (N) / 2; j++) {                                                                    \
+        __typeof__(r[0]) a = r[j], b = r[j + (N) / 2];                                                     \
+        r[j] = COMBINE(LOW(a), LOW(b));                                                                    \
+        r[j + (N) / 2] = COMBINE(HIGH(a), HIGH(b));                                                        \
+    }
+#define TIO_SAME(x) (x)
+
+/* 16 x 16 bytes: rounds of 1, 2, 4 and 8 bytes. */
 static inline void tio_tr16_8(uint8_t *d, int64_t dsb, const uint8_t *s, int64_t ssa)
 {
     uint8x16_t r[16];
     for (int k = 0; k < 16; k++)
         r[k] = vld1q_u8(s + k * ssa);
-    for (int i = 0; i < 16; i += 2) {
-        uint8x16x2_t t = vtrnq_u8(r[i], r[i + 1]);
-        r[i] = t.val[0];
-        r[i + 1] = t.val[1];
-    }
-    for (int i = 0; i < 16; i += 4)
-        for (int j = i; j < i + 2; j++) {
-            uint16x8x2_t t = vtrnq_u16(vreinterpretq_u16_u8(r[j]), vreinterpretq_u16_u8(r[j + 2]));
-            r[j] = vreinterpretq_u8_u16(t.val[0]);
-            r[j + 2] = vreinterpretq_u8_u16(t.val[1]);
-        }
-    for (int i = 0; i < 16; i += 8)
-        for (int j = i; j < i + 4; j++) {
-            uint32x4x2_t t = vtrnq_u32(vreinterpretq_u32_u8(r[j]), vreinterpretq_u32_u8(r[j + 4]));
-            r[j] = vreinterpretq_u8_u32(t.val[0]);
-            r[j + 4] = vreinterpretq_u8_u32(t.val[1]);
-        }
-    for (int j = 0; j < 8; j++) {
-        uint8x16_t a = r[j], b = r[j + 8];
-        r[j] = vcombine_u8(vget_low_u8(a), vget_low_u8(b));
-        r[j + 8] = vcombine_u8(vget_high_u8(a), vget_high_u8(b));
-    }
+    TIO_NEON_ROUND(r, 16, 1, vtrnq_u8, uint8x16x2_t, TIO_SAME, TIO_SAME)
+    TIO_NEON_ROUND(r, 16, 2, vtrnq_u16, uint16x8x2_t, vreinterpretq_u16_u8, vreinterpretq_u8_u16)
+    TIO_NEON_ROUND(r, 16, 4, vtrnq_u32, uint32x4x2_t, vreinterpretq_u32_u8, vreinterpretq_u8_u32)
+    TIO_NEON_ROUND64(r, 16, vcombine_u8, vget_low_u8, vget_high_u8)
     for (int k = 0; k < 16; k++)
         vst1q_u8(d + k * dsb, r[k]);
 }
@@ -305,22 +306,9 @@ static inline void tio_tr8_16(uint16_t *d, int64_t dsb, const uint16_t *s, int64
     uint16x8_t r[8];
     for (int k = 0; k < 8; k++)
         r[k] = vld1q_u16(s + k * ssa);
-    for (int i = 0; i < 8; i += 2) {
-        uint16x8x2_t t = vtrnq_u16(r[i], r[i + 1]);
-        r[i] = t.val[0];
-        r[i + 1] = t.val[1];
-    }
-    for (int i = 0; i < 8; i += 4)
-        for (int j = i; j < i + 2; j++) {
-            uint32x4x2_t t = vtrnq_u32(vreinterpretq_u32_u16(r[j]), vreinterpretq_u32_u16(r[j + 2]));
-            r[j] = vreinterpretq_u16_u32(t.val[0]);
-            r[j + 2] = vreinterpretq_u16_u32(t.val[1]);
-        }
-    for (int j = 0; j < 4; j++) {
-        uint16x8_t a = r[j], b = r[j + 4];
-        r[j] = vcombine_u16(vget_low_u16(a), vget_low_u16(b));
-        r[j + 4] = vcombine_u16(vget_high_u16(a), vget_high_u16(b));
-    }
+    TIO_NEON_ROUND(r, 8, 1, vtrnq_u16, uint16x8x2_t, TIO_SAME, TIO_SAME)
+    TIO_NEON_ROUND(r, 8, 2, vtrnq_u32, uint32x4x2_t, vreinterpretq_u32_u16, vreinterpretq_u16_u32)
+    TIO_NEON_ROUND64(r, 8, vcombine_u16, vget_low_u16, vget_high_u16)
     for (int k = 0; k < 8; k++)
         vst1q_u16(d + k * dsb, r[k]);
 }

@@ -210,24 +210,17 @@ static inline float32x4_t tio_qv_neon(const float *s, float32x4_t vs, float32x4_
     return t;
 }
 #define TIO_QV_CODES(RND, k) TIO_QV_CVT_##RND(tio_qv_neon(s + i + 4 * (k), vs, vz, &ok))
-#define TIO_QV_STEP_u8(RND)                                                                                \
-    vst1q_u8((uint8_t *)(d + i),                                                                           \
-             vcombine_u8(vqmovn_u16(vcombine_u16(vqmovun_s32(TIO_QV_CODES(RND, 0)),                        \
-                                                 vqmovun_s32(TIO_QV_CODES(RND, 1)))),                      \
-                         vqmovn_u16(vcombine_u16(vqmovun_s32(TIO_QV_CODES(RND, 2)),                        \
-                                                 vqmovun_s32(TIO_QV_CODES(RND, 3))))));
-#define TIO_QV_STEP_i8(RND)                                                                                \
-    vst1q_s8((int8_t *)(d + i),                                                                            \
-             vcombine_s8(vqmovn_s16(vcombine_s16(vqmovn_s32(TIO_QV_CODES(RND, 0)),                         \
-                                                 vqmovn_s32(TIO_QV_CODES(RND, 1)))),                       \
-                         vqmovn_s16(vcombine_s16(vqmovn_s32(TIO_QV_CODES(RND, 2)),                         \
-                                                 vqmovn_s32(TIO_QV_CODES(RND, 3))))));
-#define TIO_QV_STEP_u16(RND)                                                                               \
-    vst1q_u16((uint16_t *)(d + i),                                                                         \
-              vcombine_u16(vqmovun_s32(TIO_QV_CODES(RND, 0)), vqmovun_s32(TIO_QV_CODES(RND, 1))));
-#define TIO_QV_STEP_i16(RND)                                                                               \
-    vst1q_s16((int16_t *)(d + i),                                                                          \
-              vcombine_s16(vqmovn_s32(TIO_QV_CODES(RND, 0)), vqmovn_s32(TIO_QV_CODES(RND, 1))));
+/* 16 one-byte codes: narrow the int32 codes twice with saturation (N32 to 16 bits, N16 to 8) */
+#define TIO_QV_STEP8(RND, N32, C16, N16, C8, STORE, DT)                                                    \
+    STORE((DT *)(d + i), C8(N16(C16(N32(TIO_QV_CODES(RND, 0)), N32(TIO_QV_CODES(RND, 1)))),                \
+                            N16(C16(N32(TIO_QV_CODES(RND, 2)), N32(TIO_QV_CODES(RND, 3))))));
+/* 8 two-byte codes: narrow once */
+#define TIO_QV_STEP16(RND, N32, C16, STORE, DT)                                                            \
+    STORE((DT *)(d + i), C16(N32(TIO_QV_CODES(RND, 0)), N32(TIO_QV_CODES(RND, 1))));
+#define TIO_QV_STEP_u8(RND) TIO_QV_STEP8(RND, vqmovun_s32, vcombine_u16, vqmovn_u16, vcombine_u8, vst1q_u8, uint8_t)
+#define TIO_QV_STEP_i8(RND) TIO_QV_STEP8(RND, vqmovn_s32, vcombine_s16, vqmovn_s16, vcombine_s8, vst1q_s8, int8_t)
+#define TIO_QV_STEP_u16(RND) TIO_QV_STEP16(RND, vqmovun_s32, vcombine_u16, vst1q_u16, uint16_t)
+#define TIO_QV_STEP_i16(RND) TIO_QV_STEP16(RND, vqmovn_s32, vcombine_s16, vst1q_s16, int16_t)
 static int tio_qvec_usable(void) { return tio_simd_on(); }
 #endif
 
