@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import errno
 import functools
-import math
 import os
 import struct as _struct
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from dataclasses import fields as _dc_fields
 from enum import IntEnum
 from pathlib import Path
@@ -31,6 +30,7 @@ from ._check import check_kind, check_path, open_regular, wrong_kind
 from ._errors import FormatError, GeometryError, PathError, PathNotFoundError, TensorNotFoundError
 from ._limits import check_alloc, max_alloc_bytes
 from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
+from .geometry import BufferGeometry
 
 __all__ = [
     "ContainerEntry",
@@ -223,14 +223,34 @@ class Tensor:
     @property
     def size(self) -> int:
         """Number of valid elements, N·DIM1·DIM2·C·H·W."""
-        return math.prod(self.shape)
+        return self._planar.size
 
     # ---- physical geometry (elements) -----------------------------------------------
+    @functools.cached_property
+    def geometry(self) -> BufferGeometry:
+        """This tensor's :class:`~tidl_io.geometry.BufferGeometry` (TIDL's planar layout with
+        the stored channel pitch; ``buffer_size`` is :attr:`alloc_size`). Raises
+        :class:`GeometryError` for an unknown element type (no element size)."""
+        self.dtype  # noqa: B018 - raises for an unknown element type
+        return self._planar
+
+    @functools.cached_property
+    def _planar(self) -> BufferGeometry:
+        """The planar geometry; element size 1 when the element type is unknown (the element
+        offsets and strides below do not need it)."""
+        element = self.element
+        # Inputs have no channel padding in TIDL's geometry (spec §4): ``inPadCh`` is ignored
+        # here, and validate() warns when set.
+        geometry = BufferGeometry.planar(
+            self.shape, pad_l=self.pad_l, pad_t=self.pad_t, pad_r=self.pad_r, pad_b=self.pad_b,
+            channel_pitch=self.channel_pitch, pad_ch=self.pad_ch if self.kind == "output" else 0,
+            nhwc=self.layout_code == TensorLayout.NHWC, itemsize=1 if element is None else element.dtype.itemsize)
+        return replace(geometry, buffer_size=max(self.buffer_size, geometry.required_size))
+
     @property
     def line_pitch(self) -> int:
         """Elements from one row to the next: W + padL + padR (times C for NHWC)."""
-        line = self.width + self.pad_l + self.pad_r
-        return line * self.num_channels if self.layout_code == TensorLayout.NHWC else line
+        return self._planar.strides[4]
 
     @property
     def padded_height(self) -> int:
@@ -240,16 +260,15 @@ class Tensor:
     def dim2_pitch(self) -> int:
         """channelPitch · (C + outPadCh): one DIM2 step. Inputs have no channel padding in
         TIDL's geometry (spec §4): ``inPadCh`` is ignored here, and validate() warns when set."""
-        pad_ch = self.pad_ch if self.kind == "output" else 0
-        return self.channel_pitch * (self.num_channels + pad_ch)
+        return self._planar.strides[2]
 
     @property
     def dim1_pitch(self) -> int:
-        return self.dim2_pitch * self.dim2
+        return self._planar.strides[1]
 
     @property
     def batch_pitch(self) -> int:
-        return self.dim1_pitch * self.dim1
+        return self._planar.strides[0]
 
     @property
     def strides(self) -> tuple[int, int, int, int, int, int]:
@@ -258,29 +277,22 @@ class Tensor:
         NCHW uses the stored channel pitch (never recomputed). NHWC interleaves
         channels: channel step 1, pixel step C, line step C·(W+padL+padR).
         """
-        if self.layout_code == TensorLayout.NHWC:
-            c_step, w_step = 1, self.num_channels
-        else:
-            c_step, w_step = self.channel_pitch, 1
-        return (self.batch_pitch, self.dim1_pitch, self.dim2_pitch, c_step, self.line_pitch, w_step)
+        return self._planar.strides
 
     @property
     def first_offset(self) -> int:
         """Index of the first valid element: padT·linePitch + padL (·C for NHWC)."""
-        left = self.pad_l * self.num_channels if self.layout_code == TensorLayout.NHWC else self.pad_l
-        return self.pad_t * self.line_pitch + left
+        return self._planar.first_offset
 
     @property
     def last_offset(self) -> int:
         """Index of the last valid element (``first_offset - 1`` for an empty tensor)."""
-        if min(self.shape) <= 0:
-            return self.first_offset - 1
-        return self.first_offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides))
+        return self._planar.last_offset
 
     @property
     def required_size(self) -> int:
         """Smallest buffer, in elements, that holds every valid element."""
-        return self.last_offset + 1
+        return self._planar.required_size
 
     @property
     def computed_buf_size(self) -> int:
@@ -308,7 +320,7 @@ class Tensor:
     def alloc_size(self) -> int:
         """Elements tidl_io allocates for this tensor: :attr:`buffer_size`, or more when the
         valid elements reach beyond it (only possible where the size is computed, 8.x/9.x)."""
-        return max(self.buffer_size, self.required_size)
+        return self._planar.padded_size
 
     @property
     def first_byte_offset(self) -> int:
