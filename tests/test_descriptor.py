@@ -424,13 +424,6 @@ def test_public_names_resolve() -> None:
         _ = tidl_io.nope  # type: ignore[attr-defined]
 
 
-def test_find_io_files_both_namings(tmp_path: Path) -> None:
-    for name in ("a_tidl_io_1.bin", "tidl_io_net_1.bin", "x_tidl_io_onnx_y_1.bin", "a_tidl_net.bin"):
-        (tmp_path / name).write_bytes(b"")
-    assert [p.name for p in tidl_io.find_io_files(tmp_path)] == ["a_tidl_io_1.bin", "tidl_io_net_1.bin",
-                                                                 "x_tidl_io_onnx_y_1.bin"]
-
-
 # ---- paths (issue 11) ------------------------------------------------------------------------
 
 def test_load_of_a_missing_file_or_a_folder_is_a_located_library_error(tmp_path: Path) -> None:
@@ -469,21 +462,6 @@ def test_load_of_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) 
     assert isinstance(exc, tidl_io.PathError) and not isinstance(exc, FileNotFoundError)
     assert str(exc) == f"{fifo}: is a FIFO (named pipe), not a regular file; expected a TIDL I/O descriptor file " \
                        f"(*_tidl_io_1.bin)"
-
-
-def test_locate_io_files_finds_a_model_folders_artifacts(tmp_path: Path) -> None:
-    from tidl_io.descriptor import locate_io_files
-
-    art = tmp_path / "model" / "artifacts"
-    art.mkdir(parents=True)
-    (art / "a_tidl_io_1.bin").write_bytes(b"")
-    assert locate_io_files(tmp_path / "model") == (art, [art / "a_tidl_io_1.bin"])
-    assert locate_io_files(art) == (art, [art / "a_tidl_io_1.bin"])
-    assert locate_io_files(art / "a_tidl_io_1.bin") == (art, [art / "a_tidl_io_1.bin"])
-    with pytest.raises(FileNotFoundError, match=r"no \*_tidl_io_1.bin file in this folder \(nor in .*artifacts\)"):
-        locate_io_files(tmp_path)
-    with pytest.raises(tidl_io.PathError, match="no such file or folder"):
-        locate_io_files(tmp_path / "gone")
 
 
 def test_tensor_hash_is_cached_per_object_and_never_pickled() -> None:
