@@ -20,7 +20,6 @@ from tidl_io.descriptor import ElementType, make_descriptor
 
 from conftest import FIXTURES, REALDATA, SPECS, corpus_params, real_files
 
-
 # ---- round trip over the whole corpus ----------------------------------------------------
 
 @pytest.mark.parametrize("path", corpus_params())
@@ -55,16 +54,16 @@ def test_load_reads_a_path() -> None:
 def _provenance() -> dict[str, dict]:
     text = (REALDATA / "PROVENANCE.md").read_text()
     out: dict[str, dict] = {}
-    for block in re.split(r"^#### ", text, flags=re.M)[1:]:
+    for block in re.split(r"^#### ", text, flags=re.MULTILINE)[1:]:
         name = block.split("`")[1]
         reading = block.split("- reading:")[1]
         entry: dict = {"inputs": [], "outputs": [], "header": {}}
-        header = re.search(r"^header: (.*)$", reading, re.M)
+        header = re.search(r"^header: (.*)$", reading, re.MULTILINE)
         assert header is not None
         for kv in header.group(1).split(", "):
             k, v = kv.split("=")
             entry["header"][k] = int(v)
-        for kind, idx, tname, rest in re.findall(r"^(in|out)\[(\d+)\] '(.*)': (.*)$", reading, re.M):
+        for kind, idx, tname, rest in re.findall(r"^(in|out)\[(\d+)\] '(.*)': (.*)$", reading, re.MULTILINE):
             fields = dict(re.findall(r"(\S+)=(\S+)", rest))
             entry["inputs" if kind == "in" else "outputs"].append((int(idx), tname, fields))
         entry["layout"] = re.search(r"layout guess: (\S+)", reading).group(1)
@@ -120,17 +119,20 @@ def test_agrees_with_independent_decode(path: Path) -> None:
 # ---- an independent offset oracle for every layout ---------------------------------------
 
 # Member order transcribed from ../shared/spec/iobufdesc.md §2, not from schemas/.
-_IN_8 = ("inDataFormat inResizeType resizeWidth resizeHeight inWidth inHeight inNumChannels inChannelPitch "
-         "inNumBatches inPadL inPadT inPadR inPadB inPadCh rawDataInElementType inElementType inZeroPoint "
-         "inLayout inDataId inTensorScale inDataName").split()
-_OUT_8 = ("outWidth outHeight outNumChannels outChannelPitch outNumBatches outPadL outPadT outPadR outPadB "
-          "outPadCh outElementType outDataId outDataName outTensorScale outZeroPoint outLayout").split()
-_IN_L2 = ("inDataFormat inResizeType resizeWidth resizeHeight inWidth inHeight inNumChannels inDIM2 inDIM1 "
-          "inChannelPitch inNumBatches inPadL inPadT inPadR inPadB inPadCh rawDataInElementType inElementType "
-          "inZeroPoint inLayout inDataId inTensorScale inDataName").split()
-_OUT_L2 = ("outWidth outHeight outDIM2 outDIM1 outNumChannels outChannelPitch outNumBatches outPadL outPadT "
-           "outPadR outPadB outPadCh outElementType outDataId outDataName outTensorScale outZeroPoint "
-           "outLayout").split()
+_IN_8 = ["inDataFormat", "inResizeType", "resizeWidth", "resizeHeight", "inWidth", "inHeight",
+         "inNumChannels", "inChannelPitch", "inNumBatches", "inPadL", "inPadT", "inPadR", "inPadB",
+         "inPadCh", "rawDataInElementType", "inElementType", "inZeroPoint", "inLayout", "inDataId",
+         "inTensorScale", "inDataName"]
+_OUT_8 = ["outWidth", "outHeight", "outNumChannels", "outChannelPitch", "outNumBatches", "outPadL",
+          "outPadT", "outPadR", "outPadB", "outPadCh", "outElementType", "outDataId", "outDataName",
+          "outTensorScale", "outZeroPoint", "outLayout"]
+_IN_L2 = ["inDataFormat", "inResizeType", "resizeWidth", "resizeHeight", "inWidth", "inHeight",
+          "inNumChannels", "inDIM2", "inDIM1", "inChannelPitch", "inNumBatches", "inPadL", "inPadT",
+          "inPadR", "inPadB", "inPadCh", "rawDataInElementType", "inElementType", "inZeroPoint", "inLayout",
+          "inDataId", "inTensorScale", "inDataName"]
+_OUT_L2 = ["outWidth", "outHeight", "outDIM2", "outDIM1", "outNumChannels", "outChannelPitch",
+           "outNumBatches", "outPadL", "outPadT", "outPadR", "outPadB", "outPadCh", "outElementType",
+           "outDataId", "outDataName", "outTensorScale", "outZeroPoint", "outLayout"]
 
 
 def _spec_offsets(family: str, cores: int) -> tuple[dict[str, tuple[int, int]], int]:

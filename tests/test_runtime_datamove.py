@@ -9,6 +9,14 @@ import re
 
 import numpy as np
 import pytest
+
+from tidl_io import BufferMismatchError
+from tidl_io.runtime import (
+    MockC7xRuntime,
+    RtTensor,
+    alloc_shared_buffers,
+)
+
 from runtime_oracles import (
     PADDED,
     PADDED_OUT,
@@ -17,13 +25,6 @@ from runtime_oracles import (
     deq,
     pad_mask,
     valid_index,
-)
-
-from tidl_io import BufferMismatchError
-from tidl_io.runtime import (
-    MockC7xRuntime,
-    RtTensor,
-    alloc_shared_buffers,
 )
 
 # ---- TIDL-RT's conversions (reformat path) ------------------------------------------------
@@ -112,7 +113,7 @@ def test_reformat_nhwc_user_tensor_and_nhwc_descriptor() -> None:
                                inElementType=0)], outputs=[PADDED_OUT])
     model, seen = _capture(nhwc)
     rt = MockC7xRuntime(nhwc, model=model)
-    ins, outs = alloc_shared_buffers(rt)
+    _ins, outs = alloc_shared_buffers(rt)
     x = np.arange(36, dtype=np.float32).reshape(1, 3, 3, 4)
     rt.invoke({"cam": RtTensor.from_array("cam", x)}, outs)
     dev = rt._inputs[0].internal

@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from runtime_oracles import (
-    PADDED,
-    PADDED_OUT,
-    _small,
-)
 
 import tidl_io
 from tidl_io import ArgumentTypeError, BufferMismatchError, TensorLayout
@@ -20,6 +15,12 @@ from tidl_io.runtime import (
     alloc_shared_buffers,
 )
 from tidl_io.runtime.protocol import _dense_pitches
+
+from runtime_oracles import (
+    PADDED,
+    PADDED_OUT,
+    _small,
+)
 
 
 def test_report_text_and_totals() -> None:

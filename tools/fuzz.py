@@ -17,7 +17,7 @@ for _path in (str(ROOT / "tools"), str(ROOT)):  # the fuzz package (it wins over
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from fuzz.run import main  # noqa: E402 - after the path set-up
+from fuzz.run import main
 
 if __name__ == "__main__":
     with contextlib.suppress(KeyboardInterrupt):
