@@ -11,13 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ._check import check_layout
 from ._errors import BufferMismatchError, GeometryError
+from ._layouts import CF, CL, check_shape
 from .tensor import Tensor
 from .validate import geometry_problems
 
-_CL = (0, 1, 2, 4, 5, 3)  # (N, DIM1, DIM2, C, H, W) -> (N, DIM1, DIM2, H, W, C)
-_CF = (0, 1, 2, 3, 4, 5)
+_CL, _CF = CL, CF
 
 
 @dataclass(frozen=True)
@@ -40,11 +39,6 @@ class _Plan:
     @property
     def byte_strides(self) -> tuple[int, ...]:
         return tuple(s * self.dtype.itemsize for s in self.strides)
-
-    @functools.cached_property
-    def forms(self) -> dict[bool, tuple[tuple[int, ...], ...]]:
-        """Accepted user shapes, channels first (False) and last (True)."""
-        return {cl: _accepted_shapes(self.shape, _CL if cl else _CF) for cl in (False, True)}
 
     @functools.cached_property
     def core(self) -> dict[bool, tuple[tuple[int, ...], tuple[int, ...]]]:
@@ -131,39 +125,9 @@ def _reshape_view(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 # ---- user shapes ------------------------------------------------------------------------
 
-def _parse_layout(layout: str, label: str) -> tuple[str, bool, bool]:
-    """(canonical name, channels_last, rank-3 only) for a layout name in any case."""
-    name = check_layout(layout, label)
-    return name, name in ("NHWC", "HWC"), name in ("CHW", "HWC")
-
-
-def _accepted_shapes(shape6: tuple[int, ...], order: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """User shapes accepted for a tensor: the 6-D shape in user axis order, it without
-    leading size-1 axes, and the 4-D (N, C, H, W) / (N, H, W, C) form when DIM1 = DIM2 = 1."""
-    user = tuple(shape6[i] for i in order)
-    forms = [user]
-    for j in range(1, 6):
-        if user[j - 1] != 1:
-            break
-        forms.append(user[j:])
-    if shape6[1] == 1 and shape6[2] == 1:
-        forms.append((user[0],) + user[3:])
-    return tuple(dict.fromkeys(forms))
-
-
 def _check_user_shape(plan: _Plan, x: np.ndarray, channels_last: bool, rank3: bool, layout: str) -> None:
-    forms = plan.forms[channels_last]
-    if x.shape in forms and (not rank3 or x.ndim == 3):
-        return
-    order = _CL if channels_last else _CF
-    if rank3:
-        forms = tuple(f for f in forms if len(f) == 3)
-    names = "(N, DIM1, DIM2, H, W, C)" if channels_last else "(N, DIM1, DIM2, C, H, W)"
-    hint = "" if channels_last else "; for channels-last data pass layout='NHWC' (or 'HWC')"
-    raise BufferMismatchError(
-        f"{plan.label}: data of shape {x.shape} does not fit layout {layout!r}: the tensor is {names} = "
-        f"{tuple(plan.shape[i] for i in order)}; accepted shapes: "
-        f"{', '.join(map(str, forms)) or 'none of rank 3'}{hint}")
+    """:func:`tidl_io._layouts.check_shape` for the plan's tensor."""
+    check_shape(plan.shape, x.shape, channels_last, rank3, layout, plan.label)
 
 
 def _out_shape(tensor: Tensor, squeeze: bool, channels_last: bool, rank3: bool = False) -> tuple[int, ...]:

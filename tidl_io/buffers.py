@@ -40,13 +40,13 @@ from . import _native
 from ._blocked import view_reshape
 from ._check import as_array, check_flag, check_kind
 from ._errors import BufferMismatchError, check_out
+from ._layouts import parse_layout as _parse_layout
 from ._limits import check_alloc
 from ._plan import (
     _CF,
     _CL,
     _check_user_shape,
     _out_shape,
-    _parse_layout,
     _Plan,
     _plan,
     _raw_bytes,

@@ -59,6 +59,7 @@ import yaml
 
 from ._check import as_array, check_flag, check_layout, check_path, open_regular, wrong_kind
 from ._errors import BufferMismatchError
+from ._layouts import canonical, detect
 from .artifacts import (
     Artifacts,
     ModelParams,
@@ -441,41 +442,21 @@ def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:
     return "tidlrt"
 
 
-_LAYOUT_PERMS = {  # array layout -> axes to take for (N, C, H, W) (or (C, H, W))
-    "NCHW": (0, 1, 2, 3),
-    "NHWC": (0, 3, 1, 2),
-    "CHW": (0, 1, 2),
-    "HWC": (2, 0, 1),
-}
-_COMPATIBLE = {"NCHW": ("exact", "NCHW", "CHW"), "NHWC": ("NHWC", "HWC"), "CHW": ("CHW",), "HWC": ("HWC",)}
-
-
 def _to_logical(t: Tensor, x: np.ndarray, layout: str | None, hint: str | None = None) -> np.ndarray:
     """A view of ``x`` as the tensor's 6-D logical shape. The array's layout is whichever
-    of the tensor's exact shapes (6-D or squeezed), NCHW, CHW, NHWC, HWC its shape fits, in
-    that order of preference; ``layout`` insists on one, ``hint`` (param.yaml's) breaks ties."""
+    the resolver (:func:`tidl_io._layouts.detect`) finds its shape fits, channels first
+    (the tensor's exact shapes, NCHW, CHW) before channels last (NHWC, HWC); ``layout``
+    insists on one, ``hint`` (param.yaml's) breaks ties."""
     layout = None if layout is None else check_layout(layout, f"{t.label}: run")
     hint = None if hint is None else check_layout(hint, f"{t.label}: param.yaml input_data_layout")
-    n, d1, d2, c, h, w = t.shape
-    candidates = []
-    if x.shape in (t.shape, model_shape(t)):
-        candidates.append("exact")
-    if d1 == d2 == 1:
-        for form, shape in (("NCHW", (n, c, h, w)), ("CHW", (c, h, w)), ("NHWC", (n, h, w, c)), ("HWC", (h, w, c))):
-            if x.shape == shape and (form in ("NCHW", "NHWC") or n == 1):
-                candidates.append(form)
-    if layout is not None:
-        candidates = [f for f in candidates if f in _COMPATIBLE[layout]]
-    elif hint is not None:
-        candidates = [f for f in candidates if f in _COMPATIBLE[hint]] or candidates
-    if not candidates:
+    found = detect(t.shape, x.shape, layout, hint)
+    if found is None:
+        n, _, _, c, h, w = t.shape
         forms = [f"NCHW {(n, c, h, w)}", f"NHWC {(n, h, w, c)}"] + ([f"HWC {(h, w, c)}"] if n == 1 else [])
         given = f" with layout {layout!r}" if layout is not None else ""
         raise BufferMismatchError(f"{t.label}: array shape {x.shape}{given} fits none of {', '.join(forms)} nor "
                                   f"the tensor's shape {model_shape(t)}")
-    form = candidates[0]
-    y = x if form == "exact" else x.transpose(_LAYOUT_PERMS[form])
-    return y.reshape(t.shape)
+    return canonical(x, t.shape, found[1])
 
 
 def _as_values(t: Tensor, x: np.ndarray) -> np.ndarray:
