@@ -89,3 +89,11 @@ def test_run_model_isolates_the_first_create(tidlrt_standin, art: Path, monkeypa
                                                                     "TIDLRT_create failed with status -7")
     with pytest.raises(TidlRtError, match="status -7"):
         run_model(art, runtime="tidlrt", repeat=1, isolate=True)
+
+
+def test_no_python_to_start_is_an_error(tidlrt_standin, art: Path, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setattr(sys, "executable", str(art / "no-python"))
+    with pytest.raises(TidlRtError, match="cannot start a trial process for TIDLRT_create with .*no-python"):
+        trial_create(*files(art), library=tidlrt_standin("T4P-b"))

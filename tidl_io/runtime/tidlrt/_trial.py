@@ -59,6 +59,9 @@ def trial_create(io_files: Sequence[str | os.PathLike[str]], net_files: Sequence
             code, output = done.returncode, done.stdout + done.stderr
         except subprocess.TimeoutExpired as exc:
             code, output = None, (exc.stdout or b"") + (exc.stderr or b"")
+        except OSError as exc:  # no Python to start (an embedded interpreter without sys.executable)
+            raise TidlRtError(f"cannot start a trial process for TIDLRT_create with {sys.executable!r}: {exc}",
+                              call="TIDLRT_create") from None
         lines = [json.loads(x) for x in steps.read_text().splitlines() if x.strip()]
     return _verdict(code, lines, output, timeout)
 
