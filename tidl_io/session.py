@@ -421,7 +421,8 @@ def _choose_runtime(runtime: Any, model: Any, input_pads: str, artifacts: Artifa
 
 
 def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:
-    """runtime="auto": TIDL-RT when its library loads and every net file is there, else the mock."""
+    """runtime="auto": TIDL-RT when its library loads, every net file is there and the
+    machine has what TI's runtime needs (its preflight), else the mock."""
     if model is not None:
         notes.append("runtime: the host mock (model= given)")
         return "mock"
@@ -437,6 +438,14 @@ def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:
     if missing:
         notes.append(f"runtime: the host mock (TIDL-RT found at {lib.path}, but no net file beside "
                      f"{', '.join(missing)})")
+        return "mock"
+    # TI's board runtime without its devices would crash in TIDLRT_create: the mock instead
+    from .runtime.tidlrt import preflight
+
+    try:
+        preflight(lib)
+    except TidlRtError as exc:
+        notes.append(f"runtime: the host mock ({exc})")
         return "mock"
     notes.append(f"runtime: TIDL-RT ({lib.path}, {lib.how})")
     return "tidlrt"
