@@ -15,7 +15,6 @@ import io
 from pathlib import Path
 
 import pytest
-from runtime_oracles import PADDED, PADDED_OUT, _small, net_for
 
 import tidl_io
 from tidl_io import Session, TidlRtError
@@ -24,6 +23,8 @@ from tidl_io.runtime import MockC7xRuntime
 from tidl_io.runtime.tidlrt import ENV_PREFLIGHT, TidlRtRuntime, load_library, preflight
 from tidl_io.runtime.tidlrt._library import alloc_shared
 from tidl_io.runtime.tidlrt._preflight import Needs, alloc_status_cause, check_devices, library_needs
+
+from runtime_oracles import PADDED, PADDED_OUT, _small, net_for
 
 HEAP = "/dev/dma_heap/vision_apps_shared-memories"
 BOARD_DEVICES = ("/dev/mem", HEAP, "/dev/dma-buf-phys")  # what TI's 8.4 library names, in its order

@@ -9,13 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from runtime_oracles import PADDED, PADDED_OUT, _small, net_for
 
 import tidl_io
 from tidl_io import TidlRtError
 from tidl_io.runner import run_model
 from tidl_io.runtime.tidlrt import ENV_PREFLIGHT, trial_create
 from tidl_io.runtime.tidlrt._trial import _verdict
+
+from runtime_oracles import PADDED, PADDED_OUT, _small, net_for
 
 
 @pytest.fixture
