@@ -128,3 +128,16 @@ def test_readme_shows_the_example_as_inspect_prints_it() -> None:
     block = readme.split("For the bundled example:\n\n```text\n", 1)[1].split("\n```", 1)[0]
     code, out, _ = run("inspect", "tidl_io/examples/detector_tidl_net.bin")
     assert code == 0 and out.rstrip("\n") == block
+
+
+def test_physical_columns_follow_the_pitches() -> None:
+    from conftest import EXAMPLES
+
+    code, out, _ = run("inspect", "--physical", str(EXAMPLES / "detector_tidl_net.bin"))
+    assert code == 0
+    row = next(line.split() for line in out.splitlines() if "images_netFormat" in line)
+    chan, line = (int(v) for v in row[-3].split("/")[3:])
+    first = 1 * line + 1  # padH * line pitch + padW, pads 1/1
+    last = first + 2 * chan + 95 * line + 159  # element (c=2, h=95, w=159) of 1x3x96x160, uint8
+    assert (int(row[-2]), int(row[-1])) == (first, last + 1)
+    assert run("inspect", "--json", str(EXAMPLES / "detector_tidl_net.bin"))[1].count('"releases": ["10.00"]') == 1

@@ -142,7 +142,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         elif args.json:
             nets.append(net_to_dict(item, str(target)))
         else:
-            texts.append(format_net(item, str(target)))
+            texts.append(format_net(item, str(target), physical=args.physical))
     status = EXIT_INVALID if failures else EXIT_OK
     if args.json:
         doc = document(items)

@@ -43,22 +43,33 @@ def sections_line(net: Network) -> str:
     return "sections: " + ", ".join(f"{s.name} {s.size} B @ {s.offset}" for s in net.sections)
 
 
-def format_net(net: Network, path: str, indent: str = "") -> str:
-    """The header line, the sections, and one table row per layer in execution order."""
+def format_net(net: Network, path: str, indent: str = "", physical: bool = False) -> str:
+    """The header line, the sections, and one table row per layer in execution order;
+    ``physical`` adds each output buffer's pitches, first element and size."""
     lines = [indent + net_header_line(net, path), indent + "  " + sections_line(net)]
-    lines += _table(net_rows(net), indent + "  ")
+    lines += _table(net_rows(net, physical), indent + "  ")
     return "\n".join(lines)
 
 
-def net_rows(net: Network) -> list[list[str]]:
-    """The layer table: a head row, then one row per layer (names shortened to 40)."""
-    rows = [["#", "type", "name", "inputs", "dataId", "dtype", "shape", "scale", "zp", "pad W/H"]]
+def _physical(la: Layer) -> list[str]:
+    if la.is_output:
+        return ["-", "-", "-"]
+    g = la.geometry
+    return ["/".join(map(str, la.pitches)), str(g.first_offset), str(g.required_size * g.itemsize)]
+
+
+def net_rows(net: Network, physical: bool = False) -> list[list[str]]:
+    """The layer table: a head row, then one row per layer (names shortened to 40);
+    ``physical`` adds pitches (as stored), the first valid element and the bytes up to the
+    last valid element of each output buffer."""
+    rows = [["#", "type", "name", "inputs", "dataId", "dtype", "shape", "scale", "zp", "pad W/H"]
+            + (["pitches", "first @", "bytes"] if physical else [])]
     for la in net.layers:
         rows.append([str(la.index), short_type(la) + _role(la), _short(la.name or "", 40),
                      ",".join(map(str, la.inputs)) or "-", "-" if la.is_output else str(la.data_id),
                      _dtype_text(la), _shape_text(la), "-" if la.is_output else f"{la.scale:.6g}",
                      "-" if la.is_output else str(la.zero_point),
-                     "-" if la.is_output else f"{la.pads[0]}/{la.pads[1]}"])
+                     "-" if la.is_output else f"{la.pads[0]}/{la.pads[1]}"] + (_physical(la) if physical else []))
     return rows
 
 
@@ -94,6 +105,7 @@ def net_to_dict(net: Network, path: str | None = None) -> dict[str, Any]:
         out["path"] = path
     out.update({
         "net_version": net.net_version, "net_version_hex": f"{net.net_version:#010x}", "release": net.release,
+        "releases": list(net.releases),
         "layout": net.layout_key, "file_size": net.file_size, "num_cores": net.num_cores,
         "sections": [{"name": s.name, "offset": s.offset, "size": s.size} for s in net.sections],
         "header": _jsonable(_flat_header(net.header)),

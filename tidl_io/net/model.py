@@ -154,6 +154,14 @@ class Network:
     source: str
 
     @property
+    def releases(self) -> tuple[str, ...]:
+        """The TIDL releases whose importer writes this netVersion, as TI numbers them
+        (``("09.00", "09.01")``): the keys of the TIDL-RT release table."""
+        from ._schema import net_versions
+
+        return net_versions()[self.net_version].releases
+
+    @property
     def layout_key(self) -> str:
         """The layout used, e.g. ``"10.0/c1"`` (family / header core count) or ``"8.2"``."""
         return self.layout.key

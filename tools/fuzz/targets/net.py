@@ -156,7 +156,7 @@ def _use(checker: Checker, index: int, net: Any) -> None:
     from tidl_io.net._graph import net_svg
 
     where = (NET_SOURCE,)
-    checker._op(index, "net format", lambda: format_net(net, NET_SOURCE), where)
+    checker._op(index, "net format", lambda: format_net(net, NET_SOURCE, physical=index % 16 == 3), where)
     checker._op(index, "net to_dict+json", lambda: json.dumps(net_to_dict(net, NET_SOURCE), allow_nan=False), where)
     if len(net.layers) <= 64:  # the picture's cost grows with the layers, not with what is fuzzed
         checker._op(index, "net svg", lambda: net_svg(net), where)
