@@ -28,8 +28,12 @@ def test_lookups(net: tidl_io.Network) -> None:
         net.layer(index=9)
     with pytest.raises(TensorNotFoundError, match="no layer has a name"):
         net.layer_by_name("conv")
-    with pytest.raises(TypeError, match="exactly one"):
+    with pytest.raises(tidl_io.ArgumentTypeError, match="exactly one"):
         net.layer(data_id=1, index=1)
+    with pytest.raises(tidl_io.ArgumentTypeError, match="data_id: expected an int"):
+        net.layer_by_data_id("2")
+    with pytest.raises(tidl_io.ArgumentTypeError, match="expected a tidl_io.Descriptor"):
+        net.link_io(net)
 
 
 def test_layer_values(net: tidl_io.Network) -> None:

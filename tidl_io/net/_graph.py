@@ -2,7 +2,8 @@
 
 Layers are boxes ranked top to bottom by their depth from the inputs (a layer sits one rank
 below its deepest producer), in execution order within a rank; each edge is a curve from a
-producer to a consumer of its buffer. Every box carries ``data-layer``, ``data-type`` and
+producer to a consumer of its buffer, and an edge that skips ranks runs down a lane to the
+right of the rows it passes, so no line crosses a box. Every box carries ``data-layer``, ``data-type`` and
 ``data-data-id``; a ``<title>`` gives the layer's name on hover. Text from the file is escaped.
 """
 
@@ -17,7 +18,7 @@ from .model import Layer, Network
 
 __all__ = ["net_svg", "net_svg_files"]
 
-_BOX_W, _BOX_H, _GAP_X, _GAP_Y, _MARGIN = 200, 36, 22, 26, 16
+_BOX_W, _BOX_H, _GAP_X, _GAP_Y, _MARGIN, _LANE, _LANES = 200, 36, 22, 26, 16, 7, 10
 _FILL = {"Data": "#c6f6d5", "Convolution": "#bee3f8", "Deconv2D": "#bee3f8", "InnerProduct": "#bee3f8",
          "EltWise": "#fefcbf", "Concat": "#fed7e2", "DataConvert": "#e2e8f0", "Pooling": "#e9d8fd",
          "Resize": "#feebc8", "BatchNorm": "#fefcbf"}
@@ -52,12 +53,21 @@ def net_svg(net: Network, uid: str = "n") -> str:
     for layer in net.layers:
         rows.setdefault(depth[layer.index], []).append(layer)
     widest = max((len(r) for r in rows.values()), default=1)
-    width = 2 * _MARGIN + widest * _BOX_W + (widest - 1) * _GAP_X
+    edges = list(dict.fromkeys(net.edges))  # a buffer read twice is drawn once
+    long_edges = [e for e in edges if depth[e[1]] - depth[e[0]] != 1]
+    boxes_w = 2 * _MARGIN + widest * _BOX_W + (widest - 1) * _GAP_X
+    row_right = {r: (boxes_w + len(layers) * _BOX_W + (len(layers) - 1) * _GAP_X) / 2 for r, layers in rows.items()}
+    lanes: dict[tuple[int, int, int], float] = {}
+    for k, (p, c, d) in enumerate(long_edges):  # right of the widest row the edge passes, lanes in turn
+        lo, hi = sorted((depth[p], depth[c]))
+        right = max(row_right.get(r, 0.0) for r in range(lo, hi + 1))
+        lanes[(p, c, d)] = right + _GAP_X / 2 + _LANE * (k % _LANES)
+    width = int(max([boxes_w, *[x + _MARGIN for x in lanes.values()]]))
     height = 2 * _MARGIN + len(rows) * _BOX_H + max(len(rows) - 1, 0) * _GAP_Y
     pos: dict[int, tuple[float, float]] = {}
     for r, layers in rows.items():
         span = len(layers) * _BOX_W + (len(layers) - 1) * _GAP_X
-        x0 = (width - span) / 2
+        x0 = (boxes_w - span) / 2
         for k, layer in enumerate(layers):
             pos[layer.index] = (x0 + k * (_BOX_W + _GAP_X), _MARGIN + r * (_BOX_H + _GAP_Y))
     parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="tidl-io-net" id="{esc(uid)}" width="{width}" '
@@ -66,12 +76,18 @@ def net_svg(net: Network, uid: str = "n") -> str:
              f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
              (f'<defs><marker id="{esc(uid)}-arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" '
               f'markerHeight="7" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="{_EDGE}"/></marker></defs>')]
-    for p, c, data_id in dict.fromkeys(net.edges):  # a buffer read twice is drawn once
+    for p, c, data_id in edges:
         (x1, y1), (x2, y2) = pos[p], pos[c]
         ax, ay, bx, by = x1 + _BOX_W / 2, y1 + _BOX_H, x2 + _BOX_W / 2, y2
-        bend = max(abs(by - ay) / 2, 12)
-        parts.append(f'<path d="M{ax:.1f},{ay:.1f} C{ax:.1f},{ay + bend:.1f} {bx:.1f},{by - bend:.1f} '
-                     f'{bx:.1f},{by:.1f}" fill="none" stroke="{_EDGE}" stroke-width="1.2" '
+        if (p, c, data_id) in lanes:  # down its own lane right of the boxes, then into the consumer
+            lx = lanes[(p, c, data_id)]
+            q = _GAP_Y / 2
+            d = (f"M{ax:.1f},{ay:.1f} C{ax:.1f},{ay + q:.1f} {lx:.1f},{ay:.1f} {lx:.1f},{ay + q:.1f} "
+                 f"L{lx:.1f},{by - q:.1f} C{lx:.1f},{by:.1f} {bx:.1f},{by - q:.1f} {bx:.1f},{by:.1f}")
+        else:
+            bend = max(abs(by - ay) / 2, 12)
+            d = f"M{ax:.1f},{ay:.1f} C{ax:.1f},{ay + bend:.1f} {bx:.1f},{by - bend:.1f} {bx:.1f},{by:.1f}"
+        parts.append(f'<path d="{d}" fill="none" stroke="{_EDGE}" stroke-width="1.2" '
                      f'marker-end="url(#{esc(uid)}-arrow)" data-edge="{p}-{c}" data-data-id="{data_id}"/>')
     for layer in net.layers:
         x, y = pos[layer.index]

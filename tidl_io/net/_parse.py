@@ -170,9 +170,9 @@ def _sections(layout: NetLayout, header: Mapping[str, Any], n: int, file_size: i
         off, size = int(info["offset"]), int(info["size"])
         where = base + i * entry
         if size < 0 or off < 0 or off + size > file_size:
+            member, at = ("size", where + 8) if size < 0 else ("offset", where + 12)
             raise FormatError(source, f"{name} section [{off}, {off + size}) lies outside the file (0..{file_size})",
-                              offset=where + 12 if off < 0 or size >= 0 else where + 8,
-                              field=f"netBufInfo[{i}].offset" if off < 0 or size >= 0 else f"netBufInfo[{i}].size")
+                              offset=at, field=f"netBufInfo[{i}].{member}")
         found.append(Section(name, off, size))
     structure = found[0]
     if structure.offset != 0 or structure.size < need:

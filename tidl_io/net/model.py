@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._errors import TensorNotFoundError
+from .._check import check_kind, wrong_kind
+from .._errors import ArgumentTypeError, TensorNotFoundError
 from ..geometry import BufferGeometry
 from ..tensor import _ELEMENT_BY_CODE, ElementType
 
@@ -182,6 +183,8 @@ class Network:
     def layer_by_data_id(self, data_id: int) -> Layer:
         """The layer producing buffer ``data_id`` (TI's "Tensor N" in error messages and trace
         file names); output data layers produce none."""
+        if not isinstance(data_id, (int, np.integer)) or isinstance(data_id, bool):
+            raise wrong_kind("layer_by_data_id", "data_id", data_id, "an int (a dataId)")
         hit = self._producers.get(int(data_id))
         if hit is None:
             ids = sorted(self._producers)
@@ -193,12 +196,13 @@ class Network:
         """One layer by exactly one of ``data_id``, ``name`` or ``index``."""
         given = [k for k, v in (("data_id", data_id), ("name", name), ("index", index)) if v is not None]
         if len(given) != 1:
-            raise TypeError(f"layer(): give exactly one of data_id=, name=, index=; found {given or 'none'}")
+            raise ArgumentTypeError(f"layer: give exactly one of data_id=, name=, index=; found {given or 'none'}")
         if data_id is not None:
             return self.layer_by_data_id(data_id)
         if name is not None:
             return self.layer_by_name(name)
-        assert index is not None
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+            raise wrong_kind("layer", "index", index, "an int (a position in execution order)")
         if not 0 <= index < len(self.layers):
             raise TensorNotFoundError(f"{self.source}: no layer {index}; it has {len(self.layers)} layers")
         return self.layers[index]
@@ -239,6 +243,9 @@ class Network:
         """Each tensor of io descriptor ``desc``, keyed ``("input", i)`` / ``("output", i)``,
         matched to the layer producing its dataId (``inDataId`` / ``outDataId``) and checked
         by dims (N, C, H, W and, where both store them, DIM1/DIM2)."""
+        from ..descriptor import Descriptor
+
+        check_kind(desc, Descriptor, "link_io", "desc")
         links: dict[tuple[str, int], IoLink] = {}
         for kind, tensors in (("input", desc.inputs), ("output", desc.outputs)):
             for t in tensors:
