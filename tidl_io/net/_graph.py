@@ -58,10 +58,10 @@ def net_svg(net: Network, uid: str = "n") -> str:
     boxes_w = 2 * _MARGIN + widest * _BOX_W + (widest - 1) * _GAP_X
     row_right = {r: (boxes_w + len(layers) * _BOX_W + (len(layers) - 1) * _GAP_X) / 2 for r, layers in rows.items()}
     lanes: dict[tuple[int, int, int], float] = {}
-    for k, (p, c, d) in enumerate(long_edges):  # right of the widest row the edge passes, lanes in turn
+    for k, (p, c, data_id) in enumerate(long_edges):  # right of the widest row the edge passes, lanes in turn
         lo, hi = sorted((depth[p], depth[c]))
         right = max(row_right.get(r, 0.0) for r in range(lo, hi + 1))
-        lanes[(p, c, d)] = right + _GAP_X / 2 + _LANE * (k % _LANES)
+        lanes[(p, c, data_id)] = right + _GAP_X / 2 + _LANE * (k % _LANES)
     width = int(max([boxes_w, *[x + _MARGIN for x in lanes.values()]]))
     height = 2 * _MARGIN + len(rows) * _BOX_H + max(len(rows) - 1, 0) * _GAP_Y
     pos: dict[int, tuple[float, float]] = {}
