@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import FormatError, LibraryNotFoundError, TidlIoError, TidlRtError
+from ._errors import FormatError, LibraryNotFoundError, TensorNotFoundError, TidlIoError, TidlRtError
 from ._schema import Layout, layouts
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
+from .net import IoLink, Layer, Network, load_net
 
 __all__ = ["Diagnosis", "Finding", "SubgraphReport", "diagnose", "parse_explain"]
 
@@ -125,7 +126,7 @@ class _Sub:
     io: Path
     net_path: Path | None
     desc: Descriptor | None = None
-    net: Any = None
+    net: Network | None = None
     report: SubgraphReport | None = None
     findings: list[Finding] = field(default_factory=list)
 
@@ -162,7 +163,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
         findings += s.findings
     findings += _check_releases_agree(subs)
     findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
-    lib_text = None
+    lib_text = "not checked"
     if check_library:
         lib_text, lib_findings = _check_library(subs, library)
         findings += lib_findings
@@ -195,8 +196,6 @@ def _read_text(path: Path) -> str:
 # ---- one subgraph: io file, net file, release, io <-> net --------------------------------
 
 def _check_subgraph(s: _Sub) -> _Sub:
-    from . import load_net
-
     io = str(s.io)
     try:
         s.desc = load(s.io)
@@ -233,20 +232,19 @@ def _expected_net_name(io: Path) -> str:
     return "tidl_net_" + io.name[len("tidl_io_"):-len("_1.bin")] + ".bin"
 
 
-def net_releases(net: Any) -> tuple[str, ...]:
-    """The table's "MM.NN" releases a net names ("9.0/9.1" -> ("09.00", "09.01")), else
-    the one its netVersion has in ``versions.yaml``."""
-    from .runtime.tidlrt._structs import normalize_release, release_of_net_version
+def net_releases(net: Network) -> tuple[str, ...]:
+    """The releases ("MM.NN") whose importer writes this net's netVersion (the one table,
+    ``schemas/net/versions.yaml``)."""
+    from .net._schema import net_versions
 
-    found = [r for part in str(net.release).split("/") if (r := normalize_release(part.strip()))]
-    if not found and (r := release_of_net_version(int(net.net_version))):
-        found = [r]
-    return tuple(dict.fromkeys(found))
+    entry = net_versions().get(int(net.net_version))
+    return () if entry is None else tuple(entry.releases)
 
 
 def _release_text(releases: Iterable[str]) -> str:
-    rel = sorted(releases)
-    return "TIDL " + ("/".join(f"{int(r[:2])}.{int(r[3:5])}" for r in rel) if rel else "?")
+    from .net._schema import release_text
+
+    return "TIDL " + (release_text(tuple(sorted(releases))) or "?")
 
 
 def _layouts_of(release: str) -> list[Layout]:
@@ -270,19 +268,23 @@ def _release_problem(d: Descriptor, net: Any, s: _Sub) -> Finding | None:
 
 
 def _check_releases_agree(subs: list[_Sub]) -> list[Finding]:
-    seen = [(s, net_releases(s.net)) for s in subs if s.net is not None]
-    if len({r for _, r in seen}) <= 1:
+    seen = [(s, net) for s, net in _nets(subs)]
+    if len({net.net_version for _, net in seen}) <= 1:
         return []
-    first, rel = seen[0]
-    return [Finding(ERROR, "release", str(s.net_path), f"netVersion {int(s.net.net_version):#010x} ({s.net.release}) "
+    first, ref = seen[0]
+    return [Finding(ERROR, "release", str(s.net_path), f"netVersion {net.net_version:#010x} ({net.release}) "
                     f"differs from {first.net_path.name if first.net_path else first.name}'s "
-                    f"{int(first.net.net_version):#010x} ({first.net.release}): subgraphs of two TIDL releases",
-                    subgraph=s.name) for s, r in seen[1:] if r != rel]
+                    f"{ref.net_version:#010x} ({ref.release}): subgraphs of two TIDL releases",
+                    subgraph=s.name) for s, net in seen[1:] if net.net_version != ref.net_version]
+
+
+def _nets(subs: list[_Sub]) -> list[tuple[_Sub, Network]]:
+    return [(s, s.net) for s in subs if s.net is not None]
 
 
 def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
     """The releases the artifacts need: the nets' (else the io layouts')."""
-    nets = [set(net_releases(s.net)) for s in subs if s.net is not None]
+    nets = [set(net_releases(net)) for _, net in _nets(subs)]
     if nets:
         return tuple(sorted(set.union(*nets)))
     ios = [set(s.desc.layout.releases) for s in subs if s.desc is not None]
@@ -291,7 +293,7 @@ def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
 
 # ---- io descriptor <-> net --------------------------------------------------------------
 
-def _shape6(layer: Any) -> tuple[int, ...]:
+def _shape6(layer: Layer) -> tuple[int, ...]:
     """A layer's output dims as (N, DIM1, DIM2, C, H, W): TI stores 4 (N, C, H, W) or 6."""
     dims = tuple(int(v) for v in layer.dims)
     return dims if len(dims) == 6 else (dims[0], 1, 1, *dims[1:4])
@@ -308,54 +310,44 @@ def _element_name(code: int) -> str:
         return f"element type {code}"
 
 
-def _layer_text(layer: Any) -> str:
+def _layer_text(layer: Layer) -> str:
     name = f" {layer.name!r}" if layer.name else ""
     return f"layer {layer.index} {layer.type}{name}"
 
 
-def _producers(net: Any) -> dict[int, Any]:
-    """dataId -> the layer writing it (output data layers write nothing)."""
-    outs = {id(x) for x in net.output_layers}
-    return {int(x.data_id): x for x in net.layers if id(x) not in outs}
-
-
-def _tensor_problems(t: Tensor, layer: Any) -> list[tuple[str, str]]:
-    """(TI field, message) for each of dims, element type, scale that differ."""
-    problems = []
-    io_dims, net_dims = tuple(t.shape), _shape6(layer)
-    if io_dims != net_dims:
-        problems.append((t.ti_name("width").replace("Width", "Dims"),
-                         f"dims {_dims_text(io_dims)}, but {_layer_text(layer)} has {_dims_text(net_dims)}"))
-    if int(t.element_type) != int(layer.element_type):
+def _tensor_problems(t: Tensor, link: IoLink) -> list[tuple[str, str]]:
+    """(TI field or "", message) for each disagreement of io tensor ``t`` with its net layer:
+    the link's own (dataId, dims), then element type and scale."""
+    prefix = f"{t.kind} {t.index} {t.name!r}: "
+    problems = [(t.ti_name("data_id") if link.layer is None else "", p.removeprefix(prefix))
+                for p in link.problems]
+    layer = link.layer
+    if layer is None:
+        return problems
+    if int(t.element_type) != int(layer.element_code):
         problems.append((t.ti_name("element_type"), (f"{_element_name(t.element_type)}, but {_layer_text(layer)} "
-                                                     f"has {_element_name(int(layer.element_type))}")))
+                                                     f"has {_element_name(layer.element_code)}")))
     if np.float32(t.scale) != np.float32(layer.scale):
         problems.append((t.ti_name("scale"), (f"scale {float(np.float32(t.scale))!r}, but {_layer_text(layer)} "
                                               f"has {float(np.float32(layer.scale))!r}")))
     return problems
 
 
-def _check_io_net(d: Descriptor, net: Any, s: _Sub) -> list[Finding]:
+def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[Finding]:
     io, netname = str(s.io), Path(str(net.source)).name
     lines: list[tuple[tuple[str, ...], str]] = []
-    agree = compared = 0
-    producers = _producers(net)
-    inputs = {int(x.data_id): x for x in net.input_layers}
-    for kind, tensors, layers, have in (("input", d.inputs, inputs, len(net.input_layers)),
-                                        ("output", d.outputs, producers, len(net.output_layers))):
+    links = net.link_io(d)
+    agree = 0
+    for kind, tensors, have in (("input", d.inputs, len(net.input_layers)),
+                                ("output", d.outputs, len(net.output_layers))):
         if len(tensors) != have:
             field = "numInputBuf" if kind == "input" else "numOutputBuf"
             lines.append(((field,), f"{len(tensors)} {kind}(s), but {netname} has {have} {kind} data layer(s)"))
         for t in tensors:
-            compared += 1
-            layer = layers.get(int(t.data_id))
-            if layer is None:
-                lines.append(((t.label, t.ti_name("data_id")), f"dataId {t.data_id} is no {kind} of {netname}"))
-                continue
-            problems = _tensor_problems(t, layer)
+            problems = _tensor_problems(t, links[(kind, t.index)])
             agree += not problems
-            lines += [((t.label, ti), msg) for ti, msg in problems]
-    if compared and not agree:  # nothing matches: one line for the cause
+            lines += [((t.label, ti) if ti else (t.label,), msg) for ti, msg in problems]
+    if links and not agree:  # nothing matches: one line for the cause
         first = "; ".join(f"{', '.join(w)}: {m}" for w, m in lines[:2])
         return [Finding(ERROR, "io-net", io, f"no tensor of this io descriptor matches {netname} (dataIds, dims, "
                         f"element types, scales): the io descriptor of another model? ({first}"
@@ -366,16 +358,16 @@ def _check_io_net(d: Descriptor, net: Any, s: _Sub) -> list[Finding]:
 # ---- TIDL-RT: which release would load this -------------------------------------------------
 
 def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[Finding]]:
+    from .net._schema import net_versions
     from .runtime.tidlrt import families, load_library, probe, releases
-    from .runtime.tidlrt._structs import _versions
 
-    nets = [s for s in subs if s.net is not None]
     try:
         lib = load_library(library)
         fp = probe(lib)
     except LibraryNotFoundError as exc:
-        return None, [Finding(NOTE, "library", "TIDL-RT", f"no library found, so which release it serves is not "
-                              f"checked ({_reason(exc, '')})")]
+        tried = "; ".join(exc.tried) or str(exc)
+        return None, [Finding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which release "
+                              f"it serves is not checked")]
     except TidlRtError as exc:
         where = str(library) if library is not None else "TIDL-RT"
         return None, [Finding(ERROR, "library", where, _reason(exc, where))]
@@ -386,19 +378,16 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
     key = fp.matches[0]
     served = sorted(r for r, k in releases().items() if k == key)
     text = f"{lib.path} ({_release_text(served)}, layout {families()[key].key}, found via {lib.how})"
-    by_release: dict[str, list[int]] = {}
-    for word, rel in _versions()["net_versions"].items():
-        by_release.setdefault(rel, []).append(word)
-    expected = sorted(w for r in served for w in by_release.get(r, []))
+    expected = sorted(w for w, entry in net_versions().items() if set(entry.releases) & set(served))
     out = []
-    for s in nets:
-        rels = net_releases(s.net)
-        word = int(s.net.net_version)
+    for s, net in _nets(subs):
+        rels = net_releases(net)
+        word = int(net.net_version)
         if set(rels) & set(served):
             if len(expected) > 1:
                 out.append(Finding(NOTE, "library", lib.path, f"its layout {key} serves {_release_text(served)}, "
                                    f"which differ in netVersion; TIDL-RT accepts {Path(str(s.net_path)).name} only "
-                                   f"if it is TIDL {s.net.release} itself (netVersion {word:#010x})",
+                                   f"if it is TIDL {net.release} itself (netVersion {word:#010x})",
                                    subgraph=s.name))
             continue
         if rels and all(releases().get(r) is None for r in rels):
@@ -410,8 +399,8 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
         exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {_release_text(served)})"
         out.append(Finding(ERROR, "library", lib.path, f"Network version - 0x{word:08X}, Expected version - {exp}: "
                            f"this TIDL-RT library is {_release_text(served)} (layout {key}), "
-                           f"{Path(str(s.net_path)).name} is {s.net.release}; use the library of that release "
-                           f"or recompile the model with the tools of the library's", subgraph=s.name))
+                           f"{Path(str(s.net_path)).name} is {net.release}: use TIDL-RT {net.release}, or "
+                           f"recompile the model with the tools of {_release_text(served)}", subgraph=s.name))
     return text, out
 
 
@@ -420,31 +409,17 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
 def _explain(kind: str, number: int, subs: list[_Sub]) -> list[Finding]:
     asked = f"{'Tensor' if kind == 'dataId' else 'Layer'} {number}"
     out = []
-    for s in subs:
-        if s.net is None:
-            continue
-        net = s.net
+    for s, net in _nets(subs):
         source = str(s.net_path)
-        if kind == "dataId":
-            layer = _producers(net).get(number)
-            if layer is None:
-                ids = sorted(_producers(net))
-                out.append(Finding(NOTE, "explain", source, f"{asked}: no layer writes dataId {number} "
-                                   f"(dataIds {ids[0]}..{ids[-1]})" if ids else f"{asked}: the net has no layers",
-                                   subgraph=s.name))
-                continue
-        else:
-            if not 0 <= number < len(net.layers):
-                out.append(Finding(NOTE, "explain", source, f"{asked}: no such layer ({len(net.layers)} layers)",
-                                   subgraph=s.name))
-                continue
-            layer = net.layers[number]
-        readers = [x.index for x in net.layers if int(layer.data_id) in (int(i) for i in x.inputs)]
-        et = layer.element_type
-        etname = et.name if isinstance(et, ElementType) else _element_name(int(et))
+        try:
+            layer = net.layer_by_data_id(number) if kind == "dataId" else net.layer(index=number)
+        except TensorNotFoundError as exc:
+            out.append(Finding(NOTE, "explain", source, f"{asked}: {_reason(exc, source)}", subgraph=s.name))
+            continue
+        readers = [x.index for x in net.layers if layer.data_id in x.inputs]
         out.append(Finding(NOTE, "explain", source,
                            f"{asked} is dataId {layer.data_id}, the output of {_layer_text(layer)}: "
-                           f"{_dims_text(_shape6(layer))} {etname}, scale {float(np.float32(layer.scale))!r}, "
-                           f"zero point {layer.zero_point}; read by layer(s) "
+                           f"{_dims_text(layer.shape)} {_element_name(layer.element_code)}, scale "
+                           f"{float(np.float32(layer.scale))!r}, zero point {layer.zero_point}; read by layer(s) "
                            f"{', '.join(map(str, readers)) or 'none'}", (f"layer {layer.index}",), s.name))
     return out
