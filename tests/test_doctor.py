@@ -180,6 +180,9 @@ def test_one_tensor_disagrees(net: Path, tmp_path: Path) -> None:
     (folder / "201_tidl_io_1.bin").write_bytes(data)
     line = assert_one_error(*run("--no-library", str(folder)),
                             f"error: {folder / '201_tidl_io_1.bin'}, output 0 'ArgMax', outTensorScale: scale 2.0, but ")
+    out_id = struct.unpack_from("<i", data, find_layout("8.x").member("outDataId").offset)[0]
+    producer = next(r for r in netlog(net / DEEPLAB / "201_tidl_net.bin_netLog.txt") if r[7] == str(out_id))
+    assert f"{producer[1]} " in line and line.endswith("has 1.0")
 
 
 def test_missing_net_file(net: Path, tmp_path: Path) -> None:

@@ -163,7 +163,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
         findings += s.findings
     findings += _check_releases_agree(subs)
     findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
-    lib_text = "not checked"
+    lib_text: str | None = "not checked"
     if check_library:
         lib_text, lib_findings = _check_library(subs, library)
         findings += lib_findings

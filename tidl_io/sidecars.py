@@ -152,6 +152,10 @@ def _check_allowed(path: Path, subs: Sequence[_Subgraph], meta: Any) -> list[Fin
     seen: dict[int, int] = {}
     nodes = None if meta is None else meta.num_graph_nodes
     for k, group in enumerate(groups):
+        twice = sorted({n for n in group if group.count(n) > 1})
+        if twice:
+            out.append(Finding(ERROR, "allowed-nodes", source, f"node(s) {', '.join(map(str, twice[:5]))} listed "
+                               f"twice", (f"subgraph {k}",)))
         dup = sorted({n for n in group if n in seen})
         if dup:
             out.append(Finding(ERROR, "allowed-nodes", source, f"node(s) {', '.join(map(str, dup[:5]))} also in "
