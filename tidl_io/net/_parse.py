@@ -234,6 +234,10 @@ def _parse(data: bytes, file_size: int, source: str, names: dict[int, tuple[int,
         raise FormatError(source, f"truncated: {len(data)} bytes, inside the header", offset=len(data),
                           field="numLayers")
     n = _num_layers(data, variants[0], source)
+    smallest = min(v.header_size for v in variants)
+    if len(data) < smallest:
+        raise FormatError(source, f"truncated: {len(data)} bytes, inside the {smallest}-byte {variants[0].title} "
+                          f"header", offset=len(data), field="sTIDL_Network_t")
     layout, rec = _choose(variants, data, n, source)
     need = layout.structure_size(n)
     if len(data) < need:
