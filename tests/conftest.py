@@ -24,7 +24,7 @@ def fixture_files() -> list[Path]:
 
 def corpus() -> list[Path]:
     """Every real file, fixture and bundled example: adding a file adds its tests."""
-    return real_files() + fixture_files() + sorted(EXAMPLES.glob("*.bin"))
+    return real_files() + fixture_files() + sorted(EXAMPLES.glob("*_tidl_io_1.bin"))
 
 
 def corpus_params() -> list:

@@ -388,7 +388,7 @@ def _family_of(desc: tidl_io.Descriptor) -> str | None:
 
 
 def _end_to_end_files() -> list:
-    files = real_files() + sorted(FIXTURES.glob("*.bin")) + sorted(EXAMPLES.glob("*.bin"))
+    files = real_files() + sorted(FIXTURES.glob("*.bin")) + sorted(EXAMPLES.glob("*_tidl_io_1.bin"))
     return [pytest.param(p, id=p.name[:60]) for p in files]
 
 

@@ -47,7 +47,7 @@ CAP = 1 << 20  # per-call max_bytes in these properties
 
 @functools.cache
 def _corpus() -> list[tuple[str, bytes]]:
-    files = [p for p in fixture_files() if "container" not in p.name] + sorted(EXAMPLES.glob("*.bin"))
+    files = [p for p in fixture_files() if "container" not in p.name] + sorted(EXAMPLES.glob("*_tidl_io_1.bin"))
     return [(p.name, p.read_bytes()) for p in files]
 
 

@@ -365,9 +365,9 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
         lib = load_library(library)
         fp = probe(lib)
     except LibraryNotFoundError as exc:
-        tried = "; ".join(exc.tried) or str(exc)
-        return None, [Finding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which release "
-                              f"it serves is not checked")]
+        tried = ", ".join(t.split(":")[0] for t in exc.tried) or str(exc)
+        return "none found", [Finding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which "
+                                      f"release it serves is not checked")]
     except TidlRtError as exc:
         where = str(library) if library is not None else "TIDL-RT"
         return None, [Finding(ERROR, "library", where, _reason(exc, where))]
