@@ -185,6 +185,16 @@ def test_one_tensor_disagrees(net: Path, tmp_path: Path) -> None:
     assert f"{producer[1]} " in line and line.endswith("has 1.0")
 
 
+def test_subgraphs_of_two_releases(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin", "201_tidl_io_1.bin")
+    copy_files(net / ZERO_DCE / "artifacts", folder, "74_tidl_net.bin", "74_tidl_io_1.bin")
+    code, out, err = run("--no-library", str(folder))
+    line = assert_one_error(code, out, err, f"error: {folder / '74_tidl_net.bin'}: netVersion ")
+    words = first_word(folder / "201_tidl_net.bin"), first_word(folder / "74_tidl_net.bin")
+    assert f"{words[1]:#010x} (10.0) differs from 201_tidl_net.bin's {words[0]:#010x} (8.2)" in line
+    assert out.count("  subgraph ") == 2  # both checked, each on its own
+
+
 def test_missing_net_file(net: Path, tmp_path: Path) -> None:
     folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_io_1.bin")
     line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_io_1.bin'}: ")
@@ -291,3 +301,29 @@ def test_api_never_raises_for_what_it_finds(tmp_path: Path) -> None:
 def test_usage_errors_exit_2(argv: tuple[str, ...]) -> None:
     code, out, err = run(*argv)
     assert code == 2 and out == "" and "Traceback" not in err
+
+
+# ---- the bundled example and the README ------------------------------------------------------
+
+def test_bundled_example_agrees_and_readme_shows_its_output(monkeypatch) -> None:
+    from conftest import ROOT
+
+    from tidl_io import TidlRtError
+    from tidl_io.runtime.tidlrt import load_library
+
+    monkeypatch.delenv("TIDL_IO_TIDLRT_LIBRARY", raising=False)
+    monkeypatch.delenv("TIDL_TOOLS_PATH", raising=False)
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text()
+    marker = '<!-- doctor-example: env -u TIDL_IO_TIDLRT_LIBRARY -u TIDL_TOOLS_PATH tidl-io doctor '
+    start = readme.index(marker)
+    argv = readme[start + len(marker):readme.index(" -->", start)]
+    shown = readme[readme.index("```text\n", start) + 8:readme.index("```\n", readme.index("```text\n", start) + 8)]
+    assert argv == 'tidl_io/examples --explain "DIM Error - For Tensor 2"'
+    try:
+        load_library()
+        pytest.skip("a TIDL-RT library is installed here: the README shows the output without one")
+    except TidlRtError:
+        pass
+    code, out, err = run("tidl_io/examples", "--explain", "DIM Error - For Tensor 2")
+    assert (code, err) == (0, "") and out == shown
