@@ -196,6 +196,17 @@ def test_subgraphs_of_two_releases(net: Path, tmp_path: Path) -> None:
     assert out.count("  subgraph ") == 2  # both checked, each on its own
 
 
+def test_header_disagrees(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / EAST, tmp_path, "625_tidl_net.bin", "625_tidl_io_1.bin")
+    data = bytearray((folder / "625_tidl_io_1.bin").read_bytes())
+    member = find_layout("9.0").member("inferenceMode")
+    assert struct.unpack_from("<i", data, member.offset)[0] == 0  # PROVENANCE.md's reading: inferenceMode=0
+    struct.pack_into("<i", data, member.offset, 2)
+    (folder / "625_tidl_io_1.bin").write_bytes(data)
+    assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '625_tidl_io_1.bin'}, inferenceMode: 2, "
+                                                        f"but 625_tidl_net.bin has inferenceMode 0")
+
+
 def test_missing_net_file(net: Path, tmp_path: Path) -> None:
     folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_io_1.bin")
     line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_io_1.bin'}: ")

@@ -338,11 +338,15 @@ def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[Finding]:
     lines: list[tuple[tuple[str, ...], str]] = []
     links = net.link_io(d)
     agree = 0
+    for key in ("numCores", "inferenceMode"):  # written by the same compilation into both files
+        mine, theirs = d.header.get(key), net.header.get(key)
+        if mine is not None and theirs is not None and int(mine) != int(theirs):
+            lines.append(((key,), f"{mine}, but {netname} has {key} {int(theirs)}: not one compilation"))
     for kind, tensors, have in (("input", d.inputs, len(net.input_layers)),
                                 ("output", d.outputs, len(net.output_layers))):
         if len(tensors) != have:
-            field = "numInputBuf" if kind == "input" else "numOutputBuf"
-            lines.append(((field,), f"{len(tensors)} {kind}(s), but {netname} has {have} {kind} data layer(s)"))
+            count = "numInputBuf" if kind == "input" else "numOutputBuf"
+            lines.append(((count,), f"{len(tensors)} {kind}(s), but {netname} has {have} {kind} data layer(s)"))
         for t in tensors:
             problems = _tensor_problems(t, links[(kind, t.index)])
             agree += not problems
