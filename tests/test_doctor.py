@@ -306,6 +306,10 @@ def test_api_never_raises_for_what_it_finds(tmp_path: Path) -> None:
     (tmp_path / "x_tidl_io_1.bin").write_bytes(b"\0" * 100)
     found = diagnose(tmp_path, check_library=False)
     assert not found.ok and [f.check for f in found.errors] == ["files", "files"]  # bad io, no net file
+    from tidl_io import ArgumentTypeError
+
+    with pytest.raises(ArgumentTypeError, match="diagnose: path: expected a path"):
+        diagnose(3)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("argv", [(), ("--explain", "no number", "."), ("--library", "x.so", "--no-library", "."),

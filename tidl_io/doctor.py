@@ -137,9 +137,12 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     library to compare with (default: the one :class:`~tidl_io.TidlRtRuntime` would load);
     ``check_library=False`` skips that check. ``explain``: TI messages or numbers to name
     (see :func:`parse_explain`). Never raises for what it finds; a missing ``path`` is an
-    error finding too."""
+    error finding too; only arguments of the wrong kind and an ``explain`` text without a
+    number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.FormatError`)."""
+    from ._check import check_path
     from .session import _natural, _net_file, _subgraph_name
 
+    path = check_path(path, "diagnose", "path")
     keys = [parse_explain(e) if isinstance(e, str) else (str(e[0]), int(e[1])) for e in explain]
     try:
         folder, ios = locate_io_files(path, "doctor")
@@ -196,13 +199,15 @@ def _read_text(path: Path) -> str:
 # ---- one subgraph: io file, net file, release, io <-> net --------------------------------
 
 def _check_subgraph(s: _Sub) -> _Sub:
+    from .session import _net_candidate
+
     io = str(s.io)
     try:
         s.desc = load(s.io)
     except (TidlIoError, OSError) as exc:
         s.findings.append(Finding(ERROR, "files", io, _reason(exc, io), subgraph=s.name))
     if s.net_path is None:
-        s.findings.append(Finding(ERROR, "files", io, f"no {_expected_net_name(s.io)} beside it: TIDL-RT needs "
+        s.findings.append(Finding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT needs "
                                   f"the network file of subgraph {s.name!r}", subgraph=s.name))
     else:
         net = str(s.net_path)
@@ -224,12 +229,6 @@ def _check_subgraph(s: _Sub) -> _Sub:
         else:
             s.findings += _check_io_net(d, n, s)
     return s
-
-
-def _expected_net_name(io: Path) -> str:
-    if io.name.endswith("_tidl_io_1.bin"):
-        return io.name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin"
-    return "tidl_net_" + io.name[len("tidl_io_"):-len("_1.bin")] + ".bin"
 
 
 def net_releases(net: Network) -> tuple[str, ...]:
