@@ -1,4 +1,4 @@
-"""Build the bundled example's network file and layer_info.txt from tools/fixtures/example_detector_net.yaml.
+"""Build the bundled example's network file and layer_info.txt from tools/example_detector_net.yaml.
 
     python tools/make_example_net.py          # -> tidl_io/examples/detector_tidl_net.bin (+ .layer_info.txt)
 
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 from tidl_io._atomic import write_bytes_atomic
 from tidl_io.net._build import build_net
 
-SPEC = ROOT / "tools" / "fixtures" / "example_detector_net.yaml"
+SPEC = ROOT / "tools" / "example_detector_net.yaml"
 OUT = ROOT / "tidl_io" / "examples" / "detector_tidl_net.bin"
 
 
