@@ -141,3 +141,17 @@ def test_param_yaml_disagrees(zero_dce: Path, edit, where: str, message: str) ->
 def test_malformed_param_yaml(zero_dce: Path) -> None:
     (zero_dce / "param.yaml").write_text("session: [1, 2\n")
     assert only_error(zero_dce).startswith(f"error: {zero_dce / 'param.yaml'}: not valid YAML")
+
+
+def test_details_of_nodes_outside_tidl(east: Path) -> None:
+    # 1 of the graph's 121 nodes is in TIDL: a model output TIDL does not produce is a note, not an error
+    (east / "param.yaml").write_text("session:\n  artifacts_folder: .\n  output_details:\n  - {name: boxes, shape: [1, 4]}\n")
+    found = diagnose(east, check_library=False)
+    assert found.ok and [str(f) for f in found.findings] == [
+        (f"note: {east / 'param.yaml'}, session.output_details[0]: 'boxes' is no output of the io files: a node "
+        f"outside TIDL's subgraphs, not checked")]
+    # the same when TIDL holds the whole graph (1 node, all of it in the one subgraph): an error
+    (east / "onnxrtMetaData.txt").write_text((east / "onnxrtMetaData.txt").read_text().replace("=121", "=1"))
+    (east / "allowedNode.txt").write_text("1\n1\n0\n")
+    assert only_error(east).startswith(f"error: {east / 'param.yaml'}, session.output_details[0]: 'boxes' [1, 4] is "
+                                       f"no output of the compiled model (its outputs: '625' 1x5x176x320)")

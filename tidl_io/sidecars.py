@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from ._errors import FormatError, TidlIoError
 from .descriptor import Descriptor, Tensor
-from .doctor import ERROR, Finding, _dims_text, _read_text, _reason, _release_text
+from .doctor import ERROR, NOTE, Finding, _dims_text, _read_text, _reason, _release_text
 from .session import _METADATA, _PARAMS, OnnxrtMetadata, parse_onnxrt_metadata, parse_param_yaml
 
 __all__ = ["check_sidecars", "parse_allowed_nodes", "read_metadata"]
@@ -54,18 +54,23 @@ def check_sidecars(given: Path, folder: Path, subs: Sequence[_Subgraph], meta: O
     metafile = folder / _METADATA
     if meta is not None:
         out += _check_metadata(meta, str(metafile), subs)
+    allowed, groups = folder / _ALLOWED, None
+    if allowed.is_file():
+        found, groups = _check_allowed(allowed, subs, meta)
+        out += found
+    nodes = meta.num_graph_nodes if meta is not None else None
+    # the io files hold the whole model: one subgraph that took every node of the ONNX graph
+    whole = (len(subs) == 1 and nodes is not None and groups is not None and len(groups) == 1
+             and sorted(groups[0]) == list(range(nodes)))
     param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
     params = None
     if param_file is not None:
-        found, params = _check_params(param_file, folder, subs, releases)
+        found, params = _check_params(param_file, folder, subs, releases, whole)
         out += found
     elif given.is_dir() and given.resolve() != folder.resolve():
         out.append(Finding(ERROR, "param", str(given), f"no {_PARAMS} in this model folder (beside "
                            f"{folder.name}/): edgeai's runtimes read the preprocessing from it"))
-    allowed = folder / _ALLOWED
-    if allowed.is_file():
-        out += _check_allowed(allowed, subs, meta)
-    elif meta is not None or param_file is not None:
+    if not allowed.is_file() and (meta is not None or param_file is not None):
         out.append(Finding(ERROR, "allowed-nodes", str(folder), f"no {_ALLOWED}: TI's ONNX Runtime and TFLite "
                            f"delegates read it to know which nodes each subgraph runs"))
     session = params.get("session_name") if params else None
@@ -113,7 +118,7 @@ def parse_allowed_nodes(text: str, source: str = _ALLOWED) -> tuple[tuple[int, .
 
 # ---- onnxrtMetaData.txt and allowedNode.txt ------------------------------------------------
 
-def _check_metadata(meta: Any, source: str, subs: Sequence[_Subgraph]) -> list[Finding]:
+def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph]) -> list[Finding]:
     out = []
     by_name = {s.name: s for s in subs}
     for info in meta.subgraphs:
@@ -131,18 +136,19 @@ def _check_metadata(meta: Any, source: str, subs: Sequence[_Subgraph]) -> list[F
             if sorted(listed) != sorted(names):
                 out.append(Finding(ERROR, "metadata", source, f"{','.join(listed)!r}, but {s.io.name} has "
                                    f"{','.join(names)!r}", (*where, f"{info.index}:{kind}"), info.name))
-    listed = {i.name for i in meta.subgraphs}
+    known = {i.name for i in meta.subgraphs}
     out += [Finding(ERROR, "metadata", source, f"lists no subgraph {s.name!r}, but {s.io.name} is in the folder",
-                    subgraph=s.name) for s in subs if s.name not in listed]
+                    subgraph=s.name) for s in subs if s.name not in known]
     return out
 
 
-def _check_allowed(path: Path, subs: Sequence[_Subgraph], meta: Any) -> list[Finding]:
+def _check_allowed(path: Path, subs: Sequence[_Subgraph], meta: OnnxrtMetadata | None
+                   ) -> tuple[list[Finding], tuple[tuple[int, ...], ...] | None]:
     source = str(path)
     try:
         groups = parse_allowed_nodes(_read_text(path), source)
     except (TidlIoError, OSError) as exc:
-        return [Finding(ERROR, "allowed-nodes", source, _reason(exc, source))]
+        return [Finding(ERROR, "allowed-nodes", source, _reason(exc, source))], None
     out = []
     expected = len(meta.subgraphs) if meta is not None else len(subs)
     if len(groups) != expected:
@@ -165,13 +171,16 @@ def _check_allowed(path: Path, subs: Sequence[_Subgraph], meta: Any) -> list[Fin
         if bad:
             out.append(Finding(ERROR, "allowed-nodes", source, f"node {bad[0]} is outside the model's "
                                f"{nodes} nodes (onnxrtMetaData.txt numGraphNodes)", (f"subgraph {k}",)))
-    return out
+    return out, groups
 
 
 # ---- param.yaml ---------------------------------------------------------------------------
 
-def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph],
-                  releases: tuple[str, ...]) -> tuple[list[Finding], dict[str, Any]]:
+def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases: tuple[str, ...],
+                  whole: bool) -> tuple[list[Finding], dict[str, Any]]:
+    """param.yaml against the io files. Names in input/output_details that are no io tensor
+    are errors when the io files hold the whole model (``whole``) or when they name a tensor
+    of the other kind (an output listed as an input); else the node may run outside TIDL."""
     from .runtime.tidlrt._structs import normalize_release
 
     source = str(path)
@@ -195,31 +204,36 @@ def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph],
     version, need = opts.get("version"), releases
     if version is not None and need and normalize_release(str(version)) not in need:
         error("session.runtime_options.version", f"{version!r}, but the net files are {_release_text(need)}")
-    ios = [s.desc for s in subs if s.desc is not None]
-    inner = {t.name for d in ios for t in d.outputs} & {t.name for d in ios for t in d.inputs}
-    inputs = [t for d in ios for t in d.inputs if t.name not in inner]  # the model's own, not between subgraphs
-    whole = len(subs) == 1 and bool(ios)  # one subgraph holds the model: every name must be there
-    for key, tensors in (("input_details", inputs), ("output_details",
-                                                     [t for d in ios for t in d.outputs if t.name not in inner])):
+    pairs = [(s, s.desc) for s in subs if s.desc is not None]
+    inner = {t.name for _, d in pairs for t in d.outputs} & {t.name for _, d in pairs for t in d.inputs}
+    inputs = [(s, t) for s, d in pairs for t in d.inputs if t.name not in inner]  # the model's own
+    outputs = [(s, t) for s, d in pairs for t in d.outputs if t.name not in inner]
+    for key, mine, other in (("input_details", inputs, outputs), ("output_details", outputs, inputs)):
         entries = sess.get(key) or []
+        kind = key[:-len("_details")]
         for i, entry in enumerate(entries if isinstance(entries, list) else []):
             if not isinstance(entry, dict):
                 continue
             name, shape = str(entry.get("name")), entry.get("shape")
-            t = next((x for x in tensors if x.name == name), None)
+            t = next((x for _, x in mine if x.name == name), None)
             if t is None:
-                if whole:
-                    have = ", ".join(f"{x.name!r} {_dims_text(x.squeezed_shape)}" for x in tensors)
-                    error(f"session.{key}[{i}]", f"{name!r} {shape} is no {key[:-8]} of the compiled model "
-                                                 f"(its {key[:-8]}s: {have})")
+                wrong = next((x for _, x in other if x.name == name), None)
+                if whole or wrong is not None:
+                    have = ", ".join(f"{x.name!r} {_dims_text(x.squeezed_shape)}" for _, x in mine)
+                    also = f"; it is the model's {wrong.kind}" if wrong is not None else ""
+                    error(f"session.{key}[{i}]", f"{name!r} {shape} is no {kind} of the compiled model "
+                                                 f"(its {kind}s: {have}){also}")
+                else:
+                    out.append(Finding(NOTE, "param", source, f"{name!r} is no {kind} of the io files: a node "
+                                       f"outside TIDL's subgraphs, not checked", (f"session.{key}[{i}]",)))
                 continue
             if isinstance(shape, list) and not _same_dims(shape, t):
                 error(f"session.{key}[{i}]", f"{name!r} has shape {shape}, but {t.label} is "
                                              f"{_dims_text(t.squeezed_shape)} ({t.layout})")
-    for t in inputs:
+    for s, t in inputs:
         if p.input_data_layout is not None and t.layout != p.input_data_layout:
             error("session.input_data_layout", f"{p.input_data_layout}, but {t.label} is {t.layout} "
-                                               f"(inLayout of {subs[0].io.name})")
+                                               f"(inLayout of {s.io.name})")
         for what, values in (("input_mean", p.input_mean), ("input_scale", p.input_scale)):
             if values is not None and len(values) not in (1, t.num_channels):
                 error(f"session.{what}", f"{len(values)} values, but {t.label} has {t.num_channels} channel(s)")
