@@ -177,8 +177,9 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
 
 
 def _reason(exc: BaseException, path: str) -> str:
-    """An error's one-line message without the path when the finding names it already."""
-    text = str(exc)
+    """An error's message on one line (a YAML parser's spans several), without the path when
+    the finding names it already."""
+    text = " ".join(str(exc).split())
     if isinstance(exc, FormatError) and exc.source == path:
         return text[len(path):].lstrip(",: ") or text
     for prefix in (f"{path}: ", f"{path}, "):
