@@ -261,6 +261,12 @@ def test_library_of_the_same_layout_family(tidlrt_standin, zero_dce: Path) -> No
     assert "TIDL-RT: " in out and "layout T6P-d" in out
 
 
+def test_library_asked_for_but_missing(zero_dce: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "libvx_tidl_rt.so"
+    line = assert_one_error(*run("--library", str(missing), str(zero_dce)), f"error: {missing}: cannot load it: ")
+    assert "no such file" in line
+
+
 def test_no_library_is_a_note(monkeypatch, zero_dce: Path, tmp_path: Path) -> None:
     monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tmp_path / "none" / "libvx_tidl_rt.so"))
     code, out, _ = run(str(zero_dce))
