@@ -370,7 +370,8 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
         fp = probe(lib)
     except LibraryNotFoundError as exc:
         if library is not None:  # asked for by name: that it cannot load is a problem
-            return "none found", [Finding(ERROR, "library", str(library), f"cannot load it: {_reason(exc, '')}")]
+            why = "; ".join(t.split(": ", 1)[-1] for t in exc.tried) or _reason(exc, "")
+            return "none found", [Finding(ERROR, "library", str(library), f"cannot load it: {why}")]
         tried = ", ".join(t.split(":")[0] for t in exc.tried) or str(exc)
         return "none found", [Finding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which "
                                       f"release it serves is not checked")]
