@@ -238,7 +238,7 @@ def _release_names(releases: Iterable[str]) -> str:
 def format_diagnosis(d: Diagnosis) -> str:
     """``tidl-io doctor``'s text: what each subgraph's files say, then one line per finding
     (``error: file, place: message``) and a verdict line."""
-    lines = [f"{d.folder}: TIDL {_release_names(d.releases)}, {len(d.subgraphs)} subgraph(s)"]
+    lines = [f"{d.folder}: TIDL {_release_names(d.releases)}, {len(d.subgraphs)} subgraph(s)"] if d.subgraphs else []
     for s in d.subgraphs:
         io = f"{Path(s.io_file).name} {s.io_title} ({s.io_size} bytes)" if s.io_title else Path(s.io_file).name
         if s.net_version is not None:
@@ -248,7 +248,8 @@ def format_diagnosis(d: Diagnosis) -> str:
             net = f"{Path(s.net_file).name} (unreadable)" if s.net_file else "no net file"
         io_count = f"; {s.num_inputs} input(s), {s.num_outputs} output(s)" if s.num_inputs is not None else ""
         lines.append(f"  subgraph {s.name!r}: {io}; {net}{io_count}")
-    lines.append(f"  TIDL-RT: {d.library or 'no library identified (see the notes)'}")
+    if d.subgraphs:
+        lines.append(f"  TIDL-RT: {d.library or 'no library identified (see the notes)'}")
     lines += [str(f) for f in d.findings]
     errors, notes = len(d.errors), len(d.findings) - len(d.errors)
     verdict = "all files agree" if d.ok else f"{errors} problem(s)"

@@ -147,7 +147,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     try:
         folder, ios = locate_io_files(path, "doctor")
     except (TidlIoError, OSError) as exc:
-        return Diagnosis(str(path), str(path), (), (), None,
+        return Diagnosis(str(path), str(path), (), (), "not checked",
                          (Finding(ERROR, "files", str(path), _reason(exc, str(path))),))
     from .sidecars import check_sidecars, read_metadata
 
