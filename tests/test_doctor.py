@@ -330,10 +330,10 @@ def test_usage_errors_exit_2(argv: tuple[str, ...]) -> None:
 def test_bundled_example_agrees_and_readme_shows_its_output(monkeypatch) -> None:
     import shlex
 
-    from conftest import ROOT
-
     from tidl_io import TidlRtError
     from tidl_io.runtime.tidlrt import load_library
+
+    from conftest import ROOT
 
     monkeypatch.delenv("TIDL_IO_TIDLRT_LIBRARY", raising=False)
     monkeypatch.delenv("TIDL_TOOLS_PATH", raising=False)

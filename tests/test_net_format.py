@@ -11,7 +11,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import REALDATA
 from net_fixtures import V1101, sample_layers
 from test_net_real import _log, _netlog, _nets
 
@@ -19,6 +18,8 @@ from tidl_io.cli import main
 from tidl_io.net import parse_net
 from tidl_io.net._build import build_net
 from tidl_io.net._graph import net_svg, ranks
+
+from conftest import REALDATA
 
 
 def run(*argv: str) -> tuple[int, str, str]:

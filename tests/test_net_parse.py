@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REALDATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from net_fixtures import V86, V1101, sample_layers
@@ -19,6 +18,8 @@ import tidl_io
 from tidl_io import FormatError, PathIsFolderError, PathNotFoundError, TidlIoError
 from tidl_io.net import load_net, parse_net
 from tidl_io.net._build import build_net
+
+from conftest import REALDATA
 
 
 def _fixture(version: int = V1101, cores: int | None = 1) -> bytes:

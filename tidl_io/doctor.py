@@ -140,7 +140,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     error finding too; only arguments of the wrong kind and an ``explain`` text without a
     number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.FormatError`)."""
     from ._check import check_path
-    from .session import _natural, _net_file, _subgraph_name
+    from .artifacts import _natural, _net_file, _subgraph_name
 
     path = check_path(path, "diagnose", "path")
     keys = [parse_explain(e) if isinstance(e, str) else (str(e[0]), int(e[1])) for e in explain]
@@ -200,7 +200,7 @@ def _read_text(path: Path) -> str:
 # ---- one subgraph: io file, net file, release, io <-> net --------------------------------
 
 def _check_subgraph(s: _Sub) -> _Sub:
-    from .session import _net_candidate
+    from .artifacts import _net_candidate
 
     io = str(s.io)
     try:

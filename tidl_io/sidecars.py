@@ -3,9 +3,9 @@
 - ``allowedNode.txt`` (TI's importer, read by TI's ONNX Runtime and TFLite delegates): which
   nodes of the original model each subgraph took; :func:`parse_allowed_nodes` reads it.
 - ``onnxrtMetaData.txt`` (ONNX Runtime): the subgraphs, their input and output names
-  (read by :func:`tidl_io.session.parse_onnxrt_metadata`).
+  (read by :func:`tidl_io.artifacts.parse_onnxrt_metadata`).
 - ``param.yaml`` (edgeai): the session's artifacts folder, tools version, input/output
-  details, data layout, mean/scale (read by :func:`tidl_io.session.parse_param_yaml`).
+  details, data layout, mean/scale (read by :func:`tidl_io.artifacts.parse_param_yaml`).
 
 :func:`check_sidecars` returns :class:`~tidl_io.doctor.Finding` objects for ``tidl-io
 doctor``; nothing here prints.
@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ._errors import FormatError, TidlIoError
+from .artifacts import _METADATA, _PARAMS, OnnxrtMetadata, parse_onnxrt_metadata, parse_param_yaml
 from .descriptor import Descriptor, Tensor
 from .doctor import ERROR, NOTE, Finding, _dims_text, _read_text, _reason, _release_text
-from .session import _METADATA, _PARAMS, OnnxrtMetadata, parse_onnxrt_metadata, parse_param_yaml
 
 __all__ = ["check_sidecars", "parse_allowed_nodes", "read_metadata"]
 

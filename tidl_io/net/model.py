@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._errors import TensorNotFoundError
-from ..descriptor import _ELEMENT_BY_CODE, ElementType
+from ..geometry import BufferGeometry
+from ..tensor import _ELEMENT_BY_CODE, ElementType
 
 if TYPE_CHECKING:
     from ..descriptor import Descriptor, Tensor
@@ -95,7 +96,7 @@ class Layer:
         return self.dims
 
     @functools.cached_property
-    def geometry(self) -> Any:
+    def geometry(self) -> BufferGeometry:
         """The output buffer's :class:`tidl_io.geometry.BufferGeometry`, from dims, pads and pitches."""
         return _geometry(self)
 
@@ -105,9 +106,10 @@ class Layer:
                 f"shape={self.shape})")
 
 
-def _geometry(layer: Layer) -> Any:
+def _geometry(layer: Layer) -> BufferGeometry:
     """The one place a layer's pitches become a buffer geometry."""
-    dims = layer.dims if len(layer.dims) == 6 else (layer.dims[0], 1, 1, *layer.dims[1:])
+    d = layer.dims
+    dims = (d[0], d[1], d[2], d[3], d[4], d[5]) if len(d) == 6 else (d[0], 1, 1, d[1], d[2], d[3])
     p = layer.pitches
     roi, dim1, dim2, channel, line = (p[0], p[0], p[0], p[1], p[2]) if len(p) == 3 else p
     pad_w, pad_h = layer.pads
@@ -116,24 +118,8 @@ def _geometry(layer: Layer) -> Any:
     pad_b = max(0, (channel // line if line > 0 else 0) - h - pad_h)
     element = layer.element_type
     itemsize = 1 if element is None else element.dtype.itemsize
-    try:
-        from ..geometry import BufferGeometry  # issue 19's shared geometry
-    except ImportError:  # pragma: no cover - until issue 19 is merged
-        BufferGeometry = _PendingGeometry
-    return BufferGeometry(tuple(dims), (roi, dim1, dim2, channel, line, 1), pad_h * line + pad_w, itemsize,
+    return BufferGeometry(dims, (roi, dim1, dim2, channel, line, 1), pad_h * line + pad_w, itemsize,
                           None, (pad_w, pad_h, pad_r, pad_b))
-
-
-@dataclass(frozen=True)
-class _PendingGeometry:
-    """Stand-in with BufferGeometry's fields until tidl_io.geometry (issue 19) is merged."""
-
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    first_offset: int
-    itemsize: int
-    buffer_size: int | None = None
-    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
