@@ -351,7 +351,7 @@ def test_bundled_example_agrees_and_readme_shows_its_output(monkeypatch) -> None
         body = readme.index("```text\n", start) + len("```text\n")
         shown.append((argv[argv.index("tidl-io") + 1:], readme[body:readme.index("```\n", body)]))
         start = readme.find(marker, body)
-    assert [a[0] for a, _ in shown] == ["inspect", "doctor"]
+    assert [a[0] for a, _ in shown] == ["doctor"]  # the inspect block: tests/test_net_format.py
     for argv, text in shown:
         out, err = io.StringIO(), io.StringIO()
         assert (main(argv, out=out, err=err), err.getvalue()) == (0, "")

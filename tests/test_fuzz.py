@@ -36,7 +36,7 @@ from tidl_io import buffers
 from tidl_io._format import descriptor_to_dict, format_descriptor
 from tidl_io.validate import geometry_problems
 
-from conftest import EXAMPLES, ROOT, fixture_files
+from conftest import EXAMPLES, ROOT, example_files, fixture_files
 
 sys.path.insert(0, str(ROOT / "tools"))
 import fuzz
@@ -48,7 +48,7 @@ CAP = 1 << 20  # per-call max_bytes in these properties
 
 @functools.cache
 def _corpus() -> list[tuple[str, bytes]]:
-    files = [p for p in fixture_files() if "container" not in p.name] + sorted(EXAMPLES.glob("*_tidl_io_1.bin"))
+    files = [p for p in fixture_files() if "container" not in p.name] + example_files()
     return [(p.name, p.read_bytes()) for p in files]
 
 

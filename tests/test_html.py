@@ -131,7 +131,7 @@ def test_svg_folder_one_file_per_tensor(tmp_path: Path) -> None:
                             "container_l3_c1_tidl_io_1.sg0.input0.svg", "container_l3_c1_tidl_io_1.sg0.output0.svg",
                             "container_l3_c1_tidl_io_1.sg1.input0.svg", "container_l3_c1_tidl_io_1.sg1.output0.svg",
                             "detector_tidl_io_1.input0.svg", "detector_tidl_io_1.output0.svg",
-                            "detector_tidl_net.graph.svg"])  # the bundled example has a net: its layer graph
+                            "detector_tidl_net.graph.svg"])  # the folder's net: its layer graph
     root = ET.parse(folder / "detector_tidl_io_1.input0.svg").getroot()
     assert root.get("data-tensor") == "images" and root.get("data-first-offset") == "162"
 

@@ -119,3 +119,12 @@ def test_hostile_layer_name_is_escaped(tmp_path: Path) -> None:
     (tmp_path / "evil_tidl_net.bin.layer_info.txt").write_text('0 0 <script>alert(1)</script>"x\n')
     code, page, _ = run("inspect", "--html", str(path))
     assert code == 0 and "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_readme_shows_the_example_as_inspect_prints_it() -> None:
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("For the bundled example:\n\n```text\n", 1)[1].split("\n```", 1)[0]
+    code, out, _ = run("inspect", "tidl_io/examples/detector_tidl_net.bin")
+    assert code == 0 and out.rstrip("\n") == block

@@ -83,3 +83,17 @@ def test_io_of_another_model_does_not_link() -> None:
     assert "shape 1x1x1x4x176x320 in the io descriptor, 1x1x1x3x512x512 in layer 0" in links[("input", 0)].problems[0]
     assert links[("input", 1)].layer.index == 1  # dataId 1 is the DataConvert, not an input data layer
     assert "not an input data layer" in links[("input", 1)].problems[0]
+
+
+def test_bundled_example_net_links_to_the_example_io() -> None:
+    from conftest import EXAMPLES
+
+    net = load_net(EXAMPLES / "detector_tidl_net.bin")
+    desc = tidl_io.load(EXAMPLES / "detector_tidl_io_1.bin")
+    links = net.link_io(desc)
+    assert all(link.ok for link in links.values()), [link.problems for link in links.values()]
+    assert links[("input", 0)].layer.name == "images" and links[("output", 0)].layer.name == "detections"
+    assert net.release == "10.0" and [la.type for la in net.layers][-2:] == ["TIDL_DetectionOutputLayer",
+                                                                             "TIDL_DataLayer"]
+    conv = net.layer_by_name("backbone/conv1")
+    assert (conv.params["kernelW"], conv.params["strideW"], conv.raw["actParams"]["actType"]) == (3, 2, 1)

@@ -38,9 +38,12 @@ def _targets(path: str, nets: bool = False) -> Iterator[Path]:
         for io_file in files:
             yield io_file
             if nets:
-                from .net._parse import net_file_of
+                from .artifacts import _net_file
 
-                net = net_file_of(io_file)
+                try:
+                    net = _net_file(io_file)
+                except TidlIoError as exc:
+                    raise _Fail(str(exc)) from None
                 if net is not None:
                     yield net
     else:

@@ -379,20 +379,3 @@ def looks_like_net(path: str | os.PathLike[str]) -> bool:
     except (OSError, PathError):
         return False
     return len(word) == 4 and struct.unpack("<I", word)[0] in net_versions()
-
-
-def net_file_of(io_path: str | os.PathLike[str]) -> Path | None:
-    """The net file TI writes beside an io descriptor: ``<net>_tidl_io_1.bin`` ->
-    ``<net>_tidl_net.bin`` (edgeai-tidl-tools), ``tidl_io_<net>_1.bin`` -> ``tidl_net_<net>.bin``
-    (RTOS SDK test vectors); None if it is not there."""
-    p = Path(io_path)
-    name = p.name
-    candidates = []
-    if name.endswith("tidl_io_1.bin"):
-        candidates.append(name[: -len("tidl_io_1.bin")] + "tidl_net.bin")
-    if name.startswith("tidl_io_") and name.endswith("_1.bin"):
-        candidates.append("tidl_net_" + name[len("tidl_io_"): -len("_1.bin")] + ".bin")
-    for candidate in candidates:
-        if (p.parent / candidate).is_file():
-            return p.parent / candidate
-    return None
