@@ -207,6 +207,16 @@ def test_header_disagrees(net: Path, tmp_path: Path) -> None:
                                                         f"but 625_tidl_net.bin has inferenceMode 0")
 
 
+def test_io_files_of_two_releases_without_nets(net: Path, realdata: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_io_1.bin")  # 37256 bytes: TIDL 8.x
+    shutil.copy(net / ZERO_DCE / "artifacts" / "74_tidl_io_1.bin", folder / "74_tidl_io_1.bin")  # 94616: 10.x
+    found = diagnose(folder, check_library=False)
+    assert [f.check for f in found.errors] == ["files", "files", "release"]  # two missing nets, then this
+    assert str(found.errors[2]) == (f"error: {folder / '201_tidl_io_1.bin'}, file size: the TIDL 8.x io descriptor "
+                                    f"(37256 bytes) is of another release than 74_tidl_io_1.bin's layout (TIDL "
+                                    f"10.0/10.1/11.0/11.1): subgraphs of two TIDL releases")
+
+
 def test_missing_net_file(net: Path, tmp_path: Path) -> None:
     folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_io_1.bin")
     line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_io_1.bin'}: ")

@@ -268,14 +268,26 @@ def _release_problem(d: Descriptor, net: Any, s: _Sub) -> Finding | None:
 
 
 def _check_releases_agree(subs: list[_Sub]) -> list[Finding]:
+    """Every subgraph of one release: the nets' netVersions equal, and the io layouts of
+    subgraphs without a readable net sharing a release with the rest."""
     seen = [(s, net) for s, net in _nets(subs)]
-    if len({net.net_version for _, net in seen}) <= 1:
-        return []
-    first, ref = seen[0]
-    return [Finding(ERROR, "release", str(s.net_path), f"netVersion {net.net_version:#010x} ({net.release}) "
-                    f"differs from {first.net_path.name if first.net_path else first.name}'s "
-                    f"{ref.net_version:#010x} ({ref.release}): subgraphs of two TIDL releases",
-                    subgraph=s.name) for s, net in seen[1:] if net.net_version != ref.net_version]
+    out = []
+    if seen:
+        first, ref = seen[0]
+        out += [Finding(ERROR, "release", str(s.net_path), f"netVersion {net.net_version:#010x} ({net.release}) "
+                        f"differs from {first.net_path.name if first.net_path else first.name}'s "
+                        f"{ref.net_version:#010x} ({ref.release}): subgraphs of two TIDL releases",
+                        subgraph=s.name) for s, net in seen[1:] if net.net_version != ref.net_version]
+    ios = [(s, s.desc) for s in subs if s.desc is not None and s.net is None]
+    if ios:
+        want = set(net_releases(seen[0][1])) if seen else set(ios[0][1].layout.releases)
+        where = (f"{seen[0][0].net_path.name if seen[0][0].net_path else seen[0][0].name}'s netVersion" if seen
+                 else f"{ios[0][0].io.name}'s layout")
+        out += [Finding(ERROR, "release", str(s.io), f"the {d.layout.title} io descriptor ({d.layout.size} bytes) "
+                        f"is of another release than {where} ({_release_text(want)}): subgraphs of two TIDL "
+                        f"releases", ("file size",), s.name)
+                for s, d in ios if want and not want & set(d.layout.releases)]
+    return out
 
 
 def _nets(subs: list[_Sub]) -> list[tuple[_Sub, Network]]:
