@@ -77,24 +77,31 @@ def _threads_default() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+_VP, _I64, _INT, _F32, _F64 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_float, ctypes.c_double
+
+# Every exported function of tidl_io_native.h: name -> (restype, argtypes), in the header's order.
+# The one place the C signatures are written in Python; tests/test_native.py checks it against the
+# header, parameter by parameter.
+SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+    "tio_abi": (_INT, []),
+    "tio_set_simd": (None, [_INT]),
+    "tio_source_hash": (ctypes.c_char_p, []),
+    "tio_isa": (ctypes.c_char_p, []),
+    "tio_quantize": (_I64, [_VP, _INT, _VP, _INT, _INT, _I64P, _I64P, _I64P, _F64, _F64, _F64, _F64, _INT, _INT]),
+    "tio_dequantize": (_INT, [_VP, _VP, _INT, _INT, _I64P, _I64P, _I64P, _F32, _I64, _INT]),
+    "tio_dequantize_kind": (_INT, [_INT, _F32, _I64]),
+    "tio_copy": (_INT, [_VP, _VP, _I64, _INT, _I64P, _I64P, _I64P, _INT]),
+    "tio_square_inplace": (_INT, [_VP, _I64, _I64, _I64, _INT]),
+}
+
+
 def _prototype(lib: ctypes.CDLL) -> None:
-    vp, i64, c_int = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
-    lib.tio_abi.restype = c_int
-    lib.tio_source_hash.restype = ctypes.c_char_p
-    lib.tio_isa.restype = ctypes.c_char_p
-    lib.tio_set_simd.restype = None
-    lib.tio_set_simd.argtypes = [c_int]
-    lib.tio_quantize.restype = i64
-    lib.tio_quantize.argtypes = [vp, c_int, vp, c_int, c_int, _I64P, _I64P, _I64P, ctypes.c_double,
-                                 ctypes.c_double, ctypes.c_double, ctypes.c_double, c_int, c_int]
-    lib.tio_dequantize.restype = c_int
-    lib.tio_dequantize.argtypes = [vp, vp, c_int, c_int, _I64P, _I64P, _I64P, ctypes.c_float, i64, c_int]
-    lib.tio_dequantize_kind.restype = c_int
-    lib.tio_dequantize_kind.argtypes = [c_int, ctypes.c_float, i64]
-    lib.tio_copy.restype = c_int
-    lib.tio_copy.argtypes = [vp, vp, i64, c_int, _I64P, _I64P, _I64P, c_int]
-    lib.tio_square_inplace.restype = c_int
-    lib.tio_square_inplace.argtypes = [vp, i64, i64, i64, c_int]
+    """Set every function's restype and argtypes from :data:`SIGNATURES` (AttributeError naming the
+    first symbol the library lacks)."""
+    for name, (restype, argtypes) in SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
 
 
 def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
