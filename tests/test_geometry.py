@@ -216,3 +216,46 @@ def test_unknown_element_type_keeps_offsets_but_has_no_geometry() -> None:
     assert t.strides == (8, 8, 8, 8, 4, 1) and t.required_size == 8
     with pytest.raises(tidl_io.GeometryError, match="element type"):
         t.geometry  # noqa: B018
+
+
+# ---- padding blocks and overlap -----------------------------------------------------------
+
+def _random_pitched(seed: int) -> BufferGeometry:
+    rng = np.random.default_rng(3000 + seed)
+    case = _random_case(rng)
+    _, _, _, c, h, w = case["shape"]
+    line = (w + case["pad_l"] + case["pad_r"]) * (c if case["nhwc"] else 1)
+    plane = line * (h + case["pad_t"] + case["pad_b"])
+    chp = max(1, plane + int(rng.integers(-line - 2, 3)))  # sometimes inside the previous plane's pads
+    return BufferGeometry.planar(case["shape"], pad_l=case["pad_l"], pad_t=case["pad_t"], pad_r=case["pad_r"],
+                                 pad_b=case["pad_b"], channel_pitch=chp, pad_ch=case["pad_ch"], nhwc=case["nhwc"],
+                                 itemsize=8)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_gaps_are_exactly_the_complement_of_the_valid_region(seed: int) -> None:
+    g = _random_pitched(seed)
+    offsets = g.view(np.arange(g.required_size, dtype=np.int64)).ravel()
+    duplicates = offsets.size != np.unique(offsets).size
+    if duplicates:  # two valid elements at one address: overlap() must say so
+        assert g.overlap() is not None
+    if g.overlap() is not None:
+        return
+    span = g.required_size + seed % 5
+    valid = np.zeros(span, bool)
+    valid[offsets] = True
+    seen = np.zeros(span, np.int64)
+    for start, shape, strides in g.gaps(span):
+        idx = start + sum(np.indices(shape)[k] * s for k, s in enumerate(strides))
+        flat = idx.ravel()
+        assert (np.diff(flat) > 0).all()  # ascending address order within a block
+        np.add.at(seen, flat, 1)
+    np.testing.assert_array_equal(seen, (~valid).astype(np.int64))  # every pad element once, nothing else
+
+
+def test_overlap_names_the_axis() -> None:
+    # (C, H, W) = (2, 3, 4) with a channel pitch of 5: plane 1 starts inside plane 0's valid rows
+    g = BufferGeometry.planar((1, 2, 3, 4), channel_pitch=5)
+    assert g.overlap() == (3, 5, 2 * 4 + 3 + 1)  # axis C, its step, the 12 elements H and W span
+    assert BufferGeometry.planar((1, 2, 3, 4), channel_pitch=12).overlap() is None
+    assert g.view(np.arange(g.required_size, dtype=np.uint8))[0, 0, 0, 1, 0, 0] == 5

@@ -116,6 +116,52 @@ class BufferGeometry:
         can be absurd, e.g. a stored pad near 2**31), so views stay within NumPy's range."""
         return tuple(s if d > 1 else 0 for s, d in zip(self.strides, self.shape))  # type: ignore[return-value]
 
+    # ---- layout of the valid region ---------------------------------------------------
+    @functools.cached_property
+    def _axes(self) -> tuple[tuple[int, int, int], ...]:
+        """(stride, size, axis) of the axes larger than 1, finest stride first."""
+        return tuple(sorted((s, d, i) for i, (s, d) in enumerate(zip(self.strides, self.shape)) if d > 1))
+
+    def overlap(self) -> tuple[int, int, int] | None:
+        """Whether two valid elements can share an address: ``(axis, stride, span)`` of the first
+        axis (finest first) whose step is not beyond the ``span`` elements its finer axes cover,
+        else None. Each step beyond the finer span is sufficient, and exact for TIDL's strides."""
+        span = 0
+        for stride, dim, axis in self._axes:
+            if stride <= span:
+                return axis, stride, span + 1
+            span += stride * (dim - 1)
+        return None
+
+    def gaps(self, span: int | None = None) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]:
+        """The padding: the elements of ``[0, span)`` (default :attr:`padded_size`) outside the
+        valid region, as strided blocks ``(start, shape, strides)`` in elements, each in
+        ascending address order; for a geometry without :meth:`overlap`.
+
+        With the axes larger than 1 sorted by stride, the block of the finer axes spans
+        ``ext`` elements; between consecutive steps of the next axis lie ``stride - ext`` pad
+        elements, repeated over every index of the coarser axes. Plus the head before the
+        first valid element and the tail after the last.
+        """
+        span = self.padded_size if span is None else span
+        axes = [(s, d) for s, d, _ in self._axes]
+        first = self.first_offset
+        gaps: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+        if first > 0:
+            gaps.append((0, (first,), (1,)))
+        ext = 1
+        for k, (stride, dim) in enumerate(axes):
+            gap = stride - ext
+            if gap > 0:
+                coarser = axes[:k:-1]
+                gaps.append((first + ext, tuple(d for _, d in coarser) + (dim - 1, gap),
+                             tuple(s for s, _ in coarser) + (stride, 1)))
+            ext += (dim - 1) * stride
+        end = first + ext
+        if end < span:
+            gaps.append((end, (span - end,), (1,)))
+        return tuple(gaps)
+
     # ---- memory -----------------------------------------------------------------------
     def is_dense(self) -> bool:
         """True when the valid elements fill exactly the first :attr:`size` elements, each
