@@ -101,7 +101,7 @@ def geometry_problems(t: Tensor) -> list[tuple[str, str]]:
         problems.append((t.ti_name("layout_code"), f"unknown layout {t.layout_code} (expected 0 NCHW or 1 NHWC)"))
     if problems:
         return problems
-    if t.layout_code == TensorLayout.NCHW and t.channel_pitch < t.width + t.pad_l + t.pad_r:
+    if t.layout_code == TensorLayout.NCHW and t.channel_pitch < t.line_pitch:
         problems.append((t.ti_name("channel_pitch"),
                          f"channel pitch {t.channel_pitch} is smaller than a line ({t.line_pitch} elements)"))
     overlap = _overlap(t)

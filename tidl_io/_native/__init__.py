@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ..geometry import merge_axes
+
 HERE = Path(__file__).resolve().parent
 ABI = 1
 MAXDIM = 8
@@ -192,34 +194,19 @@ def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tup
     from its far end) and sorted descending, neighbours that are contiguous in both merged (what
     NumPy's own loops do); None above MAXDIM axes. ``span`` = (dst lo, dst last, src lo, src last):
     the byte offsets of the lowest and highest element of each side from its first element (for
-    _disjoint). Pure and cached: no array is touched."""
+    _disjoint). The axes come from :func:`tidl_io.geometry.merge_axes`. Pure and cached: no array
+    is touched."""
     span = [0, 0, 0, 0]
     for n, d, s in zip(shape, dst_strides, src_strides):
         for k, stride in ((0, d), (2, s)):
             span[k + (stride > 0)] += (n - 1) * stride
-    d_off = s_off = 0
-    axes = []
-    for n, d, s in zip(shape, dst_strides, src_strides):
-        if n == 1:
-            continue
-        if d < 0:
-            d_off += (n - 1) * d
-            s_off += (n - 1) * s
-            d, s = -d, -s
-        axes.append((n, d, s))
-    axes.sort(key=lambda a: (-a[1], -abs(a[2])))
-    merged: list[tuple[int, int, int]] = []
-    for n, d, s in axes:
-        if merged and merged[-1][1] == n * d and merged[-1][2] == n * s:
-            merged[-1] = (merged[-1][0] * n, d, s)
-        else:
-            merged.append((n, d, s))
-    if not merged:
-        merged = [(1, 0, 0)]
-    if len(merged) > MAXDIM:
+    sizes, ds, ss, d_off, s_off = merge_axes(shape, dst_strides, src_strides)
+    if not sizes:
+        sizes, ds, ss = (1,), (0,), (0,)
+    if len(sizes) > MAXDIM:
         return None
-    k = len(merged)
-    arrays = [(ctypes.c_int64 * k)(*(a[i] for a in merged)) for i in range(3)]
+    k = len(sizes)
+    arrays = [(ctypes.c_int64 * k)(*axis) for axis in (sizes, ds, ss)]
     return (k, *arrays, d_off, s_off, tuple(span))
 
 
