@@ -227,6 +227,22 @@ def _address(a: np.ndarray, _frombuf: Any = ctypes.c_char.from_buffer, _addresso
     return int(a.__array_interface__["data"][0])
 
 
+def _pair_call(fn: Any, dst: np.ndarray, src: np.ndarray, head: tuple[Any, ...], tail: tuple[Any, ...]) -> bool:
+    """The one way the strided two-array kernels are called (tio_copy, tio_dequantize):
+    ``fn(dst, src, *head, ndim, shape, dst_strides, src_strides, *tail)`` over the arrays' _plan,
+    from each walk's first element; False when the plan or the overlap check declines, or the
+    kernel returns non-zero. (tio_quantize takes the same route, prepared once per geometry:
+    quantize_call / quantize_at.)"""
+    plan = _plan(dst.shape, dst.strides, src.strides)
+    if plan is None:
+        return False
+    k, shape, ds, ss, d_off, s_off, span = plan
+    dst_at, src_at = _address(dst), _address(src)
+    if not _disjoint(dst_at, dst.itemsize, src_at, src.itemsize, span):
+        return False
+    return fn(dst_at + d_off, src_at + s_off, *head, k, shape, ds, ss, *tail) == 0
+
+
 def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo: int, hi: int,
              nearest: bool) -> int | None:
     """Codes of ``src`` (float32/float64) into ``dst`` (integer codes up to 32 bits), any strides; the
@@ -281,16 +297,8 @@ def dequantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int) 
     if lib is None or dst.dtype != np.float32 or src.dtype.kind not in "iu" or src.dtype.itemsize > 4 \
             or not (dst.dtype.isnative and src.dtype.isnative) or dst.size == 0:
         return False
-    plan = _plan(dst.shape, dst.strides, src.strides)
-    if plan is None:
-        return False
-    k, shape, ds, ss, d_off, s_off, span = plan
-    dst_at, src_at = _address(dst), _address(src)
-    if not _disjoint(dst_at, 4, src_at, src.itemsize, span):
-        return False
-    status = lib.tio_dequantize(dst_at + d_off, src_at + s_off, _CODES[src.dtype], k, shape, ds, ss,
-                                ctypes.c_float(scale), int(zero_point), THREADS)
-    return status == 0
+    return _pair_call(lib.tio_dequantize, dst, src, (_CODES[src.dtype],),
+                      (ctypes.c_float(scale), int(zero_point), THREADS))
 
 
 # How the kernel dequantizes (quant.c's TIO_DEQ_*): codes of at most 16 bits run in float32 with a
@@ -319,14 +327,7 @@ def copy(dst: np.ndarray, src: np.ndarray) -> bool:
     lib = active()
     if lib is None or dst.dtype.hasobject or dst.dtype != src.dtype or dst.size == 0:
         return False
-    plan = _plan(dst.shape, dst.strides, src.strides)
-    if plan is None:
-        return False
-    k, shape, ds, ss, d_off, s_off, span = plan
-    dst_at, src_at = _address(dst), _address(src)
-    if not _disjoint(dst_at, dst.itemsize, src_at, src.itemsize, span):
-        return False
-    return lib.tio_copy(dst_at + d_off, src_at + s_off, dst.itemsize, k, shape, ds, ss, THREADS) == 0
+    return _pair_call(lib.tio_copy, dst, src, (dst.itemsize,), (THREADS,))
 
 
 def square_inplace(a: np.ndarray) -> bool:
