@@ -430,3 +430,21 @@ def test_load_allocates_about_the_file_not_the_limit() -> None:
     finally:
         tracemalloc.stop()
     assert peak < 20 * path.stat().st_size + (1 << 20), peak
+
+
+def test_read_limited_allocates_the_file_not_the_limit(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from tidl_io._check import read_limited
+
+    path = tmp_path / "names.txt"
+    path.write_bytes(b"0 1 conv\n" * 2000)  # 18 KB under a 64 MB limit
+    with open(path, "rb") as fh:
+        tracemalloc.start()
+        try:
+            data = read_limited(fh, 64 << 20)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert data == path.read_bytes()
+    assert peak < 4 * len(data), peak  # no read of the limit, nor of a 1 MiB chunk at the end

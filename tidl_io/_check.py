@@ -207,9 +207,11 @@ def read_limited(fh: IO[bytes], limit: int) -> bytes:
     except (OSError, AttributeError, ValueError):
         hint = 0
     want = limit + 1
-    parts = [fh.read(min(hint + 1, want))]
+    ask = min(hint + 1, want)
+    parts = [fh.read(ask)]
     got = len(parts[0])
-    while parts[-1] and got < want:
-        parts.append(fh.read(min(1 << 20, want - got)))
+    while len(parts[-1]) == ask and got < want:  # a short read is the end of the file
+        ask = min(1 << 20, want - got)
+        parts.append(fh.read(ask))
         got += len(parts[-1])
     return parts[0] if len(parts) == 1 else b"".join(parts)
