@@ -397,3 +397,31 @@ def test_mutated_folders_give_findings_never_exceptions(net: Path, tmp_path: Pat
             dest.write_bytes(bytes(out))
         found = diagnose(folder, check_library=False, explain=["Tensor 3", "Layer 2"])
         assert all("\n" not in str(f) for f in found.findings), victim
+
+
+# ---- PATH as users type it (review) ----------------------------------------------------------
+
+def test_folder_with_trailing_slash_names_it_once(tmp_path: Path) -> None:
+    """Shells complete folders with a trailing '/': the finding names the folder once, not twice."""
+    line = assert_one_error(*run("--no-library", f"{tmp_path}/"), f"error: {tmp_path}/: ")
+    assert line.count(str(tmp_path)) == 2, line  # "error: DIR/: no *_tidl_io_1.bin ... (nor in DIR/artifacts)"
+    assert line.startswith(f"error: {tmp_path}/: no *_tidl_io_1.bin file in this folder"), line
+
+
+def test_io_file_of_no_ti_name_is_not_given_an_invented_net_name(net: Path, tmp_path: Path) -> None:
+    """TI names the pair NAME_tidl_io_1.bin / NAME_tidl_net.bin or tidl_io_NAME_1.bin /
+    tidl_net_NAME.bin; for any other name there is no net file name to look for."""
+    shutil.copy(net / DEEPLAB / "201_tidl_io_1.bin", tmp_path / "io.bin")
+    line = assert_one_error(*run("--no-library", str(tmp_path / "io.bin")), f"error: {tmp_path / 'io.bin'}: ")
+    assert "tidl_net_io.bin.bin" not in line
+    assert "NAME_tidl_io_1.bin" in line and "tidl_io_NAME_1.bin" in line
+
+
+def test_net_file_given_as_path(net: Path, tmp_path: Path) -> None:
+    """A *_tidl_net.bin named as PATH: one error saying what it is and what to give instead, not an
+    io-descriptor size error about it."""
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin", "201_tidl_io_1.bin")
+    line = assert_one_error(*run("--no-library", str(folder / "201_tidl_net.bin")),
+                            f"error: {folder / '201_tidl_net.bin'}: ")
+    assert f"netVersion {first_word(folder / '201_tidl_net.bin'):#010x}" in line
+    assert "matches no known layout" not in line and str(folder) in line.split(": ", 2)[2]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,6 +145,10 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
 
     path = check_path(path, "diagnose", "path")
     keys = [parse_explain(e) if isinstance(e, str) else (str(e[0]), int(e[1])) for e in explain]
+    given_net = _net_given(Path(path))
+    if given_net is not None:
+        return Diagnosis(str(path), str(Path(path).parent), (), (), "not checked",
+                         (Finding(ERROR, "files", str(path), given_net),))
     try:
         folder, ios = locate_io_files(path, "doctor")
     except (TidlIoError, OSError) as exc:
@@ -176,15 +181,36 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
                      _releases_of(subs), lib_text, tuple(findings))
 
 
+def _net_given(path: Path) -> str | None:
+    """What to say when PATH is a network file rather than a folder (or an io file), else None."""
+    from ._check import open_regular
+    from .net._parse import looks_like_net
+    from .net._schema import net_versions
+
+    if not path.is_file() or not looks_like_net(path):
+        return None
+    try:
+        with open_regular(str(path), "a network file") as fh:
+            head = fh.read(4)
+    except OSError:
+        head = b""
+    entry = net_versions().get(int.from_bytes(head, "little")) if len(head) == 4 else None
+    what = (f"a network file (netVersion {int.from_bytes(head, 'little'):#010x}, TIDL {entry.release})"
+            if entry is not None else "named like a network file (*_tidl_net.bin)")
+    return (f"{what}, not an artifacts folder: doctor checks the folder holding each io descriptor and its net "
+            f"(tidl-io doctor {shlex.quote(str(path.parent))})")
+
+
 def _reason(exc: BaseException, path: str) -> str:
     """An error's message on one line (a YAML parser's spans several), without the path when
-    the finding names it already."""
+    the finding names it already (as typed, or as the message spells it: "DIR/" is "DIR")."""
     text = " ".join(str(exc).split())
-    if isinstance(exc, FormatError) and exc.source == path:
-        return text[len(path):].lstrip(",: ") or text
-    for prefix in (f"{path}: ", f"{path}, "):
-        if text.startswith(prefix):
-            return text[len(prefix):]
+    for name in dict.fromkeys((path, os.path.normpath(path) if path else path)):
+        if isinstance(exc, FormatError) and exc.source == name:
+            return text[len(name):].lstrip(",: ") or text
+        for prefix in (f"{name}: ", f"{name}, "):
+            if text.startswith(prefix):
+                return text[len(prefix):]
     if isinstance(exc, OSError) and not isinstance(exc, TidlIoError):
         return f"cannot read: {exc.strerror or exc}"
     return text
@@ -207,7 +233,11 @@ def _check_subgraph(s: _Sub) -> _Sub:
         s.desc = load(s.io)
     except (TidlIoError, OSError) as exc:
         s.findings.append(Finding(ERROR, "files", io, _reason(exc, io), subgraph=s.name))
-    if s.net_path is None:
+    if s.net_path is None and s.name == s.io.name:  # neither of TI's names: no net name to look for
+        s.findings.append(Finding(ERROR, "files", io, "named neither NAME_tidl_io_1.bin nor tidl_io_NAME_1.bin, "
+                                  "so its network file (NAME_tidl_net.bin / tidl_net_NAME.bin) cannot be found: "
+                                  "keep the names TI's tools gave the pair", subgraph=s.name))
+    elif s.net_path is None:
         s.findings.append(Finding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT needs "
                                   f"the network file of subgraph {s.name!r}", subgraph=s.name))
     else:
