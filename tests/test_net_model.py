@@ -64,6 +64,16 @@ def test_six_dims_shape_when_dim1_or_dim2_is_used() -> None:
     assert four.layers[2].shape == four.layers[2].dims == (1, 16, 16, 24)
 
 
+def test_dims6_is_n_dim1_dim2_c_h_w() -> None:
+    """The one (N, DIM1, DIM2, C, H, W) of a layer, the order of an io tensor's shape: 8.6 stores
+    four dims (DIM1 = DIM2 = 1), 11.x six, as set here."""
+    layers = sample_layers(V1101)
+    layers[0]["outData"]["dimValues"] = [1, 2, 1, 3, 32, 48]
+    assert parse_net(build_net(V1101, layers, cores=1)).layers[0].dims6 == (1, 2, 1, 3, 32, 48)
+    four = parse_net(build_net(V86, sample_layers(V86)))
+    assert four.layers[2].dims6 == (1, 1, 1, 16, 16, 24)
+
+
 def _real(folder: str, name: str):
     path = next((REALDATA / "net" / folder).rglob(name), None)
     if path is None:

@@ -335,12 +335,6 @@ def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
 
 # ---- io descriptor <-> net --------------------------------------------------------------
 
-def _shape6(layer: Layer) -> tuple[int, ...]:
-    """A layer's output dims as (N, DIM1, DIM2, C, H, W): TI stores 4 (N, C, H, W) or 6."""
-    dims = tuple(int(v) for v in layer.dims)
-    return dims if len(dims) == 6 else (dims[0], 1, 1, *dims[1:4])
-
-
 def _dims_text(dims: Sequence[int]) -> str:
     return "x".join(str(int(v)) for v in dims)
 

@@ -96,6 +96,13 @@ class Layer:
             return self.dims if d1 > 1 or d2 > 1 else (n, c, h, w)
         return self.dims
 
+    @property
+    def dims6(self) -> tuple[int, int, int, int, int, int]:
+        """The output dims as (N, DIM1, DIM2, C, H, W), the order of an io tensor's ``shape``:
+        six as stored, or four (N, C, H, W) with DIM1 = DIM2 = 1."""
+        d = self.dims
+        return (d[0], d[1], d[2], d[3], d[4], d[5]) if len(d) == 6 else (d[0], 1, 1, d[1], d[2], d[3])
+
     @functools.cached_property
     def geometry(self) -> BufferGeometry:
         """The output buffer's :class:`tidl_io.geometry.BufferGeometry`, from dims, pads and pitches."""
@@ -109,8 +116,7 @@ class Layer:
 
 def _geometry(layer: Layer) -> BufferGeometry:
     """The one place a layer's pitches become a buffer geometry."""
-    d = layer.dims
-    dims = (d[0], d[1], d[2], d[3], d[4], d[5]) if len(d) == 6 else (d[0], 1, 1, d[1], d[2], d[3])
+    dims = layer.dims6
     p = layer.pitches
     roi, dim1, dim2, channel, line = (p[0], p[0], p[0], p[1], p[2]) if len(p) == 3 else p
     pad_w, pad_h = layer.pads
@@ -271,7 +277,7 @@ class Network:
         if kind == "input" and not layer.is_input:
             problems.append(f"{kind} {t.index} {t.name!r}: dataId {t.data_id} is layer {layer.index} "
                             f"({layer.type}), not an input data layer")
-        dims = layer.dims if len(layer.dims) == 6 else (layer.dims[0], 1, 1, *layer.dims[1:])
+        dims = layer.dims6
         want = tuple(t.shape)  # (N, DIM1, DIM2, C, H, W)
         if tuple(dims) != want:
             problems.append(f"{kind} {t.index} {t.name!r}: shape {'x'.join(map(str, want))} in the io descriptor, "
