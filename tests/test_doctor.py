@@ -425,3 +425,12 @@ def test_net_file_given_as_path(net: Path, tmp_path: Path) -> None:
                             f"error: {folder / '201_tidl_net.bin'}: ")
     assert f"netVersion {first_word(folder / '201_tidl_net.bin'):#010x}" in line
     assert "matches no known layout" not in line and str(folder) in line.split(": ", 2)[2]
+
+
+def test_folder_under_the_net_file_name_is_one_problem(net: Path, tmp_path: Path) -> None:
+    """Something that is no regular file where the net should be: one line, located at that path
+    (not at the io file), and no contradicting "no 201_tidl_net.bin beside it"."""
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_io_1.bin")
+    (folder / "201_tidl_net.bin").mkdir()
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_net.bin'}: ")
+    assert "is not a regular file" in line and line.count(str(folder / "201_tidl_net.bin")) == 1, line

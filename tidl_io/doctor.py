@@ -141,7 +141,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     error finding too; only arguments of the wrong kind and an ``explain`` text without a
     number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.FormatError`)."""
     from ._check import check_path
-    from .artifacts import _natural, _net_file, _subgraph_name
+    from .artifacts import _natural, _net_candidate, _net_file, _subgraph_name
 
     path = check_path(path, "diagnose", "path")
     keys = [parse_explain(e) if isinstance(e, str) else (str(e[0]), int(e[1])) for e in explain]
@@ -161,12 +161,13 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     ios = sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
     subs = []
     for io in ios:
+        sub = _Sub(_subgraph_name(io), io, None)
         try:
-            net_path = _net_file(io)
-        except (TidlIoError, OSError) as exc:
-            findings.append(Finding(ERROR, "files", str(io), _reason(exc, str(io))))
-            net_path = None
-        subs.append(_check_subgraph(_Sub(_subgraph_name(io), io, net_path)))
+            sub.net_path = _net_file(io)
+        except (TidlIoError, OSError) as exc:  # a folder or FIFO under the net's name: said once, there
+            bad = str(_net_candidate(io))
+            sub.findings.append(Finding(ERROR, "files", bad, _reason(exc, bad), subgraph=sub.name))
+        subs.append(_check_subgraph(sub))
     for s in subs:
         findings += s.findings
     findings += _check_releases_agree(subs)
@@ -229,6 +230,7 @@ def _check_subgraph(s: _Sub) -> _Sub:
     from .artifacts import _net_candidate
 
     io = str(s.io)
+    net_said = bool(s.findings)  # what is under the net's name was found unusable already
     try:
         s.desc = load(s.io)
     except (TidlIoError, OSError) as exc:
@@ -238,8 +240,9 @@ def _check_subgraph(s: _Sub) -> _Sub:
                                   "so its network file (NAME_tidl_net.bin / tidl_net_NAME.bin) cannot be found: "
                                   "keep the names TI's tools gave the pair", subgraph=s.name))
     elif s.net_path is None:
-        s.findings.append(Finding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT needs "
-                                  f"the network file of subgraph {s.name!r}", subgraph=s.name))
+        if not net_said:
+            s.findings.append(Finding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT "
+                                      f"needs the network file of subgraph {s.name!r}", subgraph=s.name))
     else:
         net = str(s.net_path)
         try:
