@@ -434,3 +434,21 @@ def test_folder_under_the_net_file_name_is_one_problem(net: Path, tmp_path: Path
     (folder / "201_tidl_net.bin").mkdir()
     line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_net.bin'}: ")
     assert "is not a regular file" in line and line.count(str(folder / "201_tidl_net.bin")) == 1, line
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"explain": [5]}, r"diagnose: explain\[0\]: expected a TI message \(str\) or a \(kind, number\) pair"),
+    ({"explain": [("dataId",)]}, r"diagnose: explain\[0\]: expected"),
+    ({"explain": [("tensor", 3)]}, r"diagnose: explain\[0\]: expected"),
+    ({"explain": "Tensor 2"}, r"diagnose: explain: expected a list of TI messages"),
+    ({"check_library": "no"}, r"diagnose: check_library: expected True or False"),
+])
+def test_diagnose_arguments_of_the_wrong_kind(kwargs: dict, message: str) -> None:
+    """The docstring's promise: arguments of the wrong kind raise ArgumentTypeError (not a bare
+    TypeError/IndexError from inside, nor a FormatError about the letter 'T')."""
+    from tidl_io import ArgumentTypeError
+
+    with pytest.raises(ArgumentTypeError, match=message):
+        diagnose(Path(__file__).parent, **kwargs)
+    with pytest.raises(ArgumentTypeError, match=r"parse_explain: text: expected a str"):
+        parse_explain(20)  # type: ignore[arg-type]

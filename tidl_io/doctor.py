@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ._check import wrong_kind
 from ._errors import FormatError, LibraryNotFoundError, TensorNotFoundError, TidlIoError, TidlRtError
 from ._schema import Layout, layouts
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
@@ -109,6 +110,8 @@ def parse_explain(text: str) -> tuple[str, int]:
     """What a TI message's number names: ``("dataId", 20)`` for ``"DIM Error - For Tensor
     20"`` (TIDL-RT numbers tensors by dataId), or a bare ``"20"``; ``("layer", 5)`` for
     ``"Layer 5"`` (the layer's index in execution order). FormatError if it has no number."""
+    if not isinstance(text, str):
+        raise wrong_kind("parse_explain", "text", text, "a str (a TI message such as 'DIM Error - For Tensor 20')")
     for pattern, kind in _EXPLAIN:
         m = pattern.search(text)
         if m:
@@ -140,11 +143,12 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     (see :func:`parse_explain`). Never raises for what it finds; a missing ``path`` is an
     error finding too; only arguments of the wrong kind and an ``explain`` text without a
     number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.FormatError`)."""
-    from ._check import check_path
+    from ._check import check_flag, check_path
     from .artifacts import _natural, _net_candidate, _net_file, _subgraph_name
 
     path = check_path(path, "diagnose", "path")
-    keys = [parse_explain(e) if isinstance(e, str) else (str(e[0]), int(e[1])) for e in explain]
+    keys = _explain_keys(explain)
+    check_library = check_flag(check_library, "diagnose", "check_library")
     given_net = _net_given(Path(path))
     if given_net is not None:
         return Diagnosis(str(path), str(Path(path).parent), (), (), "not checked",
@@ -200,6 +204,24 @@ def _net_given(path: Path) -> str | None:
             if entry is not None else "named like a network file (*_tidl_net.bin)")
     return (f"{what}, not an artifacts folder: doctor checks the folder holding each io descriptor and its net "
             f"(tidl-io doctor {shlex.quote(str(path.parent))})")
+
+
+def _explain_keys(explain: Any) -> list[tuple[str, int]]:
+    """``diagnose``'s ``explain``: TI messages, or ``("dataId" | "layer", number)`` pairs."""
+    if isinstance(explain, (str, bytes)) or not isinstance(explain, Iterable):
+        raise wrong_kind("diagnose", "explain", explain, "a list of TI messages or (kind, number) pairs, e.g. "
+                         "['DIM Error - For Tensor 20']")
+    keys = []
+    for i, e in enumerate(explain):
+        if isinstance(e, str):
+            keys.append(parse_explain(e))
+        elif (isinstance(e, tuple) and len(e) == 2 and e[0] in ("dataId", "layer")
+              and isinstance(e[1], (int, np.integer)) and not isinstance(e[1], bool)):
+            keys.append((str(e[0]), int(e[1])))
+        else:
+            raise wrong_kind("diagnose", f"explain[{i}]", e, "a TI message (str) or a (kind, number) pair with "
+                             "kind 'dataId' or 'layer'")
+    return keys
 
 
 def _reason(exc: BaseException, path: str) -> str:
