@@ -156,3 +156,24 @@ def test_details_of_nodes_outside_tidl(east: Path) -> None:
     (east / "allowedNode.txt").write_text("1\n1\n0\n")
     assert only_error(east).startswith(f"error: {east / 'param.yaml'}, session.output_details[0]: 'boxes' [1, 4] is "
                                        f"no output of the compiled model (its outputs: '625' 1x5x176x320)")
+
+
+def test_one_io_file_of_a_two_subgraph_folder(east: Path) -> None:
+    """PATH an io file: the sidecars describe the whole folder, so a subgraph the user did not name
+    is not missing when its io file is there (oracle: the folder's own listing)."""
+    shutil.copy(east / "625_tidl_io_1.bin", east / "9_tidl_io_1.bin")
+    shutil.copy(east / "625_tidl_net.bin", east / "9_tidl_net.bin")
+    (east / "onnxrtMetaData.txt").write_text(
+        "numGraphNodes=121\n0:subGraphName=625\n0:inDataNames=onnx::Concat_616,onnx::Concat_624\n"
+        "0:outDataNames=625\n1:subGraphName=9\n1:inDataNames=onnx::Concat_616,onnx::Concat_624\n1:outDataNames=625\n")
+    (east / "allowedNode.txt").write_text("2\n1\n120\n1\n119\n")
+    assert diagnose(east, check_library=False).ok
+    found = diagnose(east / "625_tidl_io_1.bin", check_library=False)
+    assert found.ok, [str(f) for f in found.errors]
+    (east / "onnxrtMetaData.txt").unlink()  # allowedNode.txt's count is then checked against the io files
+    assert diagnose(east, check_library=False).ok
+    found = diagnose(east / "9_tidl_io_1.bin", check_library=False)
+    assert found.ok, [str(f) for f in found.errors]
+    (east / "9_tidl_io_1.bin").unlink()  # and a subgraph really missing is still found
+    assert only_error(east / "625_tidl_io_1.bin") == (f"error: {east / 'allowedNode.txt'}, line 1: 2 subgraph(s), "
+                                                      f"but the folder has io files of 1")

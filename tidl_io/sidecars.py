@@ -51,12 +51,13 @@ def check_sidecars(given: Path, folder: Path, subs: Sequence[_Subgraph], meta: O
     named (a model folder, when the io files are in its ``artifacts/``); ``releases`` the
     releases the net files need."""
     out = []
+    present = _subgraphs_present(folder, subs)
     metafile = folder / _METADATA
     if meta is not None:
-        out += _check_metadata(meta, str(metafile), subs)
+        out += _check_metadata(meta, str(metafile), subs, present)
     allowed, groups = folder / _ALLOWED, None
     if allowed.is_file():
-        found, groups = _check_allowed(allowed, subs, meta)
+        found, groups = _check_allowed(allowed, len(present), meta)
         out += found
     nodes = meta.num_graph_nodes if meta is not None else None
     # the io files hold the whole model: one subgraph that took every node of the ONNX graph
@@ -78,6 +79,19 @@ def check_sidecars(given: Path, folder: Path, subs: Sequence[_Subgraph], meta: O
         out.append(Finding(ERROR, "metadata", str(folder), f"no {_METADATA}, but {param_file} has session_name "
                            f"onnxrt: TI's ONNX Runtime reads the subgraphs from it"))
     return out
+
+
+def _subgraphs_present(folder: Path, subs: Sequence[_Subgraph]) -> set[str]:
+    """The subgraphs whose io file is in ``folder``: those checked, and those PATH (one io file)
+    did not name; the sidecars describe the whole folder."""
+    from .artifacts import _subgraph_name
+    from .descriptor import locate_io_files
+
+    try:
+        listed = {_subgraph_name(f) for f in locate_io_files(folder)[1]}
+    except (TidlIoError, OSError):
+        listed = set()
+    return listed | {s.name for s in subs}
 
 
 # ---- allowedNode.txt -------------------------------------------------------------------
@@ -118,12 +132,15 @@ def parse_allowed_nodes(text: str, source: str = _ALLOWED) -> tuple[tuple[int, .
 
 # ---- onnxrtMetaData.txt and allowedNode.txt ------------------------------------------------
 
-def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph]) -> list[Finding]:
+def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph], present: set[str]
+                    ) -> list[Finding]:
     out = []
     by_name = {s.name: s for s in subs}
     for info in meta.subgraphs:
         where = (f"subgraph {info.index} {info.name!r}",)
         s = by_name.get(info.name)
+        if s is None and info.name in present:  # in the folder, but PATH named another io file
+            continue
         if s is None:
             out.append(Finding(ERROR, "metadata", source, f"no {info.name}_tidl_io_1.bin in the folder: TIDL cannot "
                                f"run this subgraph", where, info.name))
@@ -142,7 +159,7 @@ def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph]
     return out
 
 
-def _check_allowed(path: Path, subs: Sequence[_Subgraph], meta: OnnxrtMetadata | None
+def _check_allowed(path: Path, num_io: int, meta: OnnxrtMetadata | None
                    ) -> tuple[list[Finding], tuple[tuple[int, ...], ...] | None]:
     source = str(path)
     try:
@@ -150,7 +167,7 @@ def _check_allowed(path: Path, subs: Sequence[_Subgraph], meta: OnnxrtMetadata |
     except (TidlIoError, OSError) as exc:
         return [Finding(ERROR, "allowed-nodes", source, _reason(exc, source))], None
     out = []
-    expected = len(meta.subgraphs) if meta is not None else len(subs)
+    expected = len(meta.subgraphs) if meta is not None else num_io
     if len(groups) != expected:
         what = "onnxrtMetaData.txt lists" if meta is not None else "the folder has io files of"
         out.append(Finding(ERROR, "allowed-nodes", source, f"{len(groups)} subgraph(s), but {what} {expected}",
