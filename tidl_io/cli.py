@@ -1,4 +1,5 @@
-"""``tidl-io`` command line: ``inspect``, ``validate``, ``demo``, ``run`` and ``info``. No logic lives here.
+"""``tidl-io`` command line: ``inspect``, ``validate``, ``demo``, ``run``, ``info``, ``golden`` and ``compare``
+(the last two in :mod:`tidl_io.trace.commands`). No logic lives here.
 
 Exit codes: 0 ok, 1 invalid or unsupported file, 2 usage error. Diagnostics go to stderr
 in one line, without a traceback.
@@ -263,6 +264,10 @@ def _parser() -> argparse.ArgumentParser:
                        description="Report the TIDL-RT library (found or not, where), its layout and release, "
                                    "whether its shared memory works, and the Python and NumPy versions.")
     i.set_defaults(run=_cmd_info)
+
+    from .trace.commands import add_commands  # golden, compare (their imports happen when they run)
+
+    add_commands(sub)
     return parser
 
 

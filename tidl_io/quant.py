@@ -48,7 +48,7 @@ from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
 from .descriptor import Tensor
 
-__all__ = ["dequantize", "quantize"]
+__all__ = ["dequantize", "dequantize_codes", "quantize"]
 
 ROUNDINGS = ("trunc", "nearest")
 NAN_MODES = ("error", "zero")
@@ -460,6 +460,29 @@ def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
         result = check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), qp.label)
         if np.may_share_memory(result, qa):  # out over the codes' own bytes: read them first
             qa = qa.copy()
+    _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
+    return result
+
+
+def dequantize_codes(q: np.ndarray, scale: float, zero_point: int = 0, *, label: str = "codes",
+                     out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`dequantize` for codes that belong to no io tensor (a net layer's trace): real
+    values ``float32(q - zero_point) / float32(scale)``, a COPY in float32 (or into ``out``).
+    ``q`` holds integer codes (float codes are copied as float32); ``label`` names them in
+    errors."""
+    qa = np.asarray(q)
+    dtype = qa.dtype
+    if dtype.kind == "f":
+        qp = _QParams(label, dtype, True, 1.0, 0, 0, 0)
+    elif dtype.kind in "iu":
+        if not math.isfinite(scale) or scale <= 0:
+            raise GeometryError(f"{label}: scale {scale!r}: quantized codes need a finite multiplier > 0")
+        info = np.iinfo(dtype)
+        qp = _QParams(label, dtype, False, float(scale), int(zero_point), int(info.min), int(info.max))
+    else:
+        raise BufferMismatchError(f"{label}: expected integer or float codes, found dtype {dtype}")
+    result = np.empty(qa.shape, np.float32) if out is None else \
+        check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), label)
     _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
     return result
 

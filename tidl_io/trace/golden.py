@@ -31,8 +31,8 @@ from .._atomic import open_atomic
 from .._errors import BufferMismatchError, FormatError, TidlIoError
 from ..session import ModelParams, parse_param_yaml
 
-__all__ = ["GoldenRun", "GoldenUnavailableError", "load_model_inputs", "model_inputs", "run_golden",
-           "save_golden", "META_KEY"]
+__all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "load_model_inputs", "model_inputs", "run_golden",
+           "save_golden"]
 
 EXTRA = "golden"
 META_KEY = "__tidl_io_golden__"

@@ -35,7 +35,7 @@ _BLOCK = 1 << 16  # elements per block: three float32 blocks stay in a 1 MB cach
 def _snr(signal: float, noise: float) -> float:
     """10 log10(signal / noise) with the conventions above (the one SNR formula)."""
     if noise == 0:
-        return math.inf if signal == signal else math.nan  # NaN-safe
+        return math.nan if math.isnan(signal) else math.inf
     if signal == 0:
         return -math.inf
     return 10.0 * math.log10(signal / noise)
@@ -53,7 +53,7 @@ def _worst(snrs: tuple[float, ...]) -> int | None:
     if not snrs:
         return None
     for i, s in enumerate(snrs):
-        if s != s:
+        if math.isnan(s):
             return i
     return min(range(len(snrs)), key=snrs.__getitem__)
 
@@ -124,7 +124,7 @@ class Accumulator:
                 np.abs(e, out=e)
                 self._abs += float(e.sum())
                 m = float(e.max())
-                if m != m:
+                if math.isnan(m):
                     self._nan = True
                 elif m > self._max:
                     self._max = m

@@ -32,7 +32,7 @@ _NEW = re.compile(r"(?<!\d)(?P<data_id>\d{4,})_(?P<batch>\d+)_(?P<dim1>\d+)_(?P<
                   r"(?P<width>\d+)x(?P<height>\d+)\Z")
 _OLD = re.compile(r"(?<!\d)(?P<data_id>\d{4,})_(?P<batch>\d+)_(?P<channels>\d+)_(?P<width>\d+)x(?P<height>\d+)\Z")
 _CORE = re.compile(r"C7X_(\d+)_")
-_SUBGRAPH = re.compile(r"(?P<base>.*)_(?P<sg>\d+)_\Z", re.S)
+_SUBGRAPH = re.compile(r"(?P<base>.*)_(?P<sg>\d+)_\Z", re.DOTALL)
 
 
 @dataclass(frozen=True)
