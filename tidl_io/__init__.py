@@ -1,4 +1,4 @@
-"""tidl-io: TI TIDL I/O buffer descriptors (``*_tidl_io_1.bin``) for Python.
+"""tidl-io: TI TIDL I/O buffer descriptors (``*_tidl_io_1.bin``) and networks (``*_tidl_net.bin``) for Python.
 
 The descriptor core (parse, build, validate) and rearrange (whose function names equal
 their module names, so they must be bound here) load eagerly; buffers, the mock runtime,
@@ -52,8 +52,10 @@ __all__ = [
     "FormatError",
     "GeometryError",
     "InvokeReport",
+    "Layer",
     "LibraryNotFoundError",
     "MockC7xRuntime",
+    "Network",
     "PaddingReport",
     "PathError",
     "PathIsFolderError",
@@ -80,10 +82,12 @@ __all__ = [
     "get_input_details",
     "get_output_details",
     "load",
+    "load_net",
     "make_descriptor",
     "native_info",
     "pack",
     "parse",
+    "parse_net",
     "parse_od",
     "permute",
     "plan_permute",
@@ -107,6 +111,7 @@ _LAZY = {
     "Session": "session",
     "TidlRtRuntime": "runtime.tidlrt",
     "parse_od": "detection", "rows_from_outputs": "detection",
+    "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
 }
 
 
