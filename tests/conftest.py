@@ -116,3 +116,24 @@ def both_paths(request: pytest.FixtureRequest):
         pytest.skip(f"native kernels unavailable: {_native.REASON}")
     with _native.forced(native):
         yield request.param
+
+
+# ---- the optional extra "golden" (onnxruntime, onnx, ai-edge-litert) ----
+
+@pytest.fixture(scope="session")
+def golden_extra() -> None:
+    """Skip a test that needs the golden extra where it is not installed; with
+    TIDL_IO_REQUIRE_GOLDEN=1 (CI's golden stage) fail instead."""
+    import importlib.util
+    import os
+
+    missing = [m for m in ("onnxruntime", "onnx", "ai_edge_litert") if importlib.util.find_spec(m) is None]
+    if missing:
+        if os.environ.get("TIDL_IO_REQUIRE_GOLDEN", "").strip() == "1":
+            pytest.fail(f"TIDL_IO_REQUIRE_GOLDEN=1 but {', '.join(missing)} missing: pip install '.[golden]'",
+                        pytrace=False)
+        pytest.skip(f"the golden extra is not installed ({', '.join(missing)} missing): pip install '.[golden]'")
+
+
+ZERO_DCE = "net/real-time-llve-zero-dce-10.0"
+EAST = "net/edgeai-tidl-east-9.0"

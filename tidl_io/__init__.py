@@ -82,7 +82,9 @@ __all__ = [
     "get_input_details",
     "get_output_details",
     "load",
+    "load_calibration",
     "load_net",
+    "load_traces",
     "make_descriptor",
     "native_info",
     "pack",
@@ -112,6 +114,7 @@ _LAZY = {
     "TidlRtRuntime": "runtime.tidlrt",
     "parse_od": "detection", "rows_from_outputs": "detection",
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
+    "load_calibration": "trace", "load_traces": "trace",
 }
 
 

@@ -100,12 +100,29 @@ def _padded_view(g: Any, buf: np.ndarray) -> np.ndarray:
                                            tuple(s * buf.itemsize for s in g.strides), writeable=False)
 
 
+def _non_overlapping(g: Any) -> bool:
+    """Whether the geometry's valid elements sit at distinct offsets (TI stores pitches for
+    some data layers that describe no buffer: a channel pitch shorter than a plane)."""
+    extent = 1
+    for s, n in sorted((int(s), int(n)) for n, s in zip(g.shape, g.strides) if n > 1):
+        if s < extent:
+            return False
+        extent = s * (n - 1) + extent
+    return True
+
+
 def _sizes(tn: TraceName, layer: Any) -> dict[int, str]:
-    """Accepted file sizes (bytes) -> layout."""
+    """Accepted file sizes (bytes) -> layout: dense, or padded (up to the last valid
+    element, the whole buffer, or the batch pitch times N) when the pitches describe a
+    buffer at least as large as the dense one."""
     item = _itemsize(tn, layer)
-    sizes = {math.prod(_geometry_6d(layer)) * item: "dense"}
-    for elems in _padded_sizes(layer.geometry):
-        sizes.setdefault(elems * item, "padded")
+    dense = math.prod(_geometry_6d(layer))
+    sizes = {dense * item: "dense"}
+    g = layer.geometry
+    if _non_overlapping(g):
+        for elems in (*_padded_sizes(g), int(g.shape[0]) * int(g.strides[0])):
+            if elems > dense:
+                sizes.setdefault(elems * item, "padded")
     return sizes
 
 
@@ -149,7 +166,9 @@ class Traces(Mapping[int, np.ndarray]):
                                 label=f"{f.path.name} (layer {layer.index})")
 
     def __iter__(self) -> Iterator[int]:
-        order = {getattr(layer, "data_id", None): i for i, layer in enumerate(self.net.layers)}
+        order: dict[int, int] = {}
+        for i, layer in enumerate(self.net.layers):
+            order.setdefault(layer.data_id, i)
         return iter(sorted(self.files, key=lambda d: (order.get(d, len(order)), d)))
 
     def __len__(self) -> int:
