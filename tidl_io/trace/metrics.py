@@ -41,12 +41,17 @@ def _snr(signal: float, noise: float) -> float:
     return 10.0 * math.log10(signal / noise)
 
 
-def _cosine(cross: float, ref_energy: float, test_energy: float) -> float:
+def _cosine(error: float, ref_energy: float, test_energy: float) -> float:
+    """sum ref*test / sqrt(sum ref^2 * sum test^2), from the error energy: with
+    sum ref*test = (sum ref^2 + sum test^2 - sum (ref - test)^2) / 2 it is
+    1 - (error - (|ref| - |test|)^2) / (2 |ref| |test|), exact near 1 where the cross
+    product's own sum would lose the digits that matter."""
     if ref_energy == 0 and test_energy == 0:
         return 1.0
     if ref_energy == 0 or test_energy == 0:
         return 0.0
-    return cross / math.sqrt(ref_energy * test_energy)
+    a, b = math.sqrt(ref_energy), math.sqrt(test_energy)
+    return max(-1.0, min(1.0, 1.0 - (error - (a - b) ** 2) / (2.0 * a * b)))
 
 
 def _worst(snrs: tuple[float, ...]) -> int | None:
@@ -85,7 +90,7 @@ class Accumulator:
 
     def __init__(self, channels: int) -> None:
         self.channels = channels
-        self._sums = [[0.0, 0.0, 0.0, 0.0] for _ in range(channels)]  # err, ref, test energies, cross
+        self._sums = [[0.0, 0.0, 0.0] for _ in range(channels)]  # error, ref and test energies
         self._abs = 0.0
         self._max = 0.0
         self._nan = False
@@ -120,7 +125,6 @@ class Accumulator:
                 sums[0] += float(np.dot(e, e))
                 sums[1] += float(np.dot(a, a))
                 sums[2] += float(np.dot(b, b))
-                sums[3] += float(np.dot(a, b))
                 np.abs(e, out=e)
                 self._abs += float(e.sum())
                 m = float(e.max())
@@ -136,7 +140,7 @@ class Accumulator:
         self._at_limit += _at_limit(codes)
 
     def result(self) -> Metrics:
-        err, sig, tt, rt = (math.fsum(s[i] for s in self._sums) for i in range(4))
+        err, sig, tt = (math.fsum(s[i] for s in self._sums) for i in range(3))
         snrs = tuple(_snr(s[1], s[0]) for s in self._sums)
         worst = _worst(snrs)
         nan = math.nan
@@ -144,7 +148,7 @@ class Accumulator:
             max_abs=nan if self._nan else self._max,
             mean_abs=self._abs / self._count if self._count else nan,
             snr_db=_snr(sig, err),
-            cosine=_cosine(rt, sig, tt),
+            cosine=_cosine(err, sig, tt),
             channel_snr_db=snrs,
             worst_channel=worst,
             worst_channel_snr_db=None if worst is None else snrs[worst],
