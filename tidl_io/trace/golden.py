@@ -224,9 +224,9 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
             feeds[name] = _image_input(f, inp, mp, layout, notes)
         else:
             raise FormatError(str(f), f"expected an .npy, .npz or picture ({', '.join(_IMAGES)}) file")
-    missing = [i.name for i in ins if i.name not in feeds]
-    if missing:
-        raise BufferMismatchError(f"{model}: no value for input(s) {', '.join(missing)}")
+    unset = [i.name for i in ins if i.name not in feeds]
+    if unset:
+        raise BufferMismatchError(f"{model}: no value for input(s) {', '.join(unset)}")
     return feeds
 
 

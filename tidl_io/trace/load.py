@@ -64,8 +64,8 @@ def _geometry_6d(layer: Any) -> tuple[int, ...]:
 def _check_dims(tn: TraceName, layer: Any, path: Path) -> bool:
     """Whether W and H are swapped (older names); FormatError when the dims disagree."""
     n, d1, d2, c, h, w = _geometry_6d(layer)
-    want = (n, d1, d2, c)
-    got = (tn.batch, tn.dim1, tn.dim2, tn.channels)
+    want: tuple[int, ...] = (n, d1, d2, c)
+    got: tuple[int, ...] = (tn.batch, tn.dim1, tn.dim2, tn.channels)
     if tn.legacy:  # N, C, W x H only: DIM1 and DIM2 fold into N
         want, got = (n * d1 * d2, c), (tn.batch, tn.channels)
     if got == want and (tn.width, tn.height) == (w, h):
