@@ -142,7 +142,7 @@ def _traces_report(args: argparse.Namespace, min_snr: float) -> Any:
     else:
         tensors, describe = _golden_source(args)
         lookup = golden_lookup(tensors, describe, args.golden_layout)
-    return compare_traces(traces, lookup, min_snr_db=min_snr, test=f"traces in {args.traces} ({net.source})")
+    return compare_traces(traces, lookup, min_snr_db=min_snr, test=f"traces in {args.traces} (net {Path(net.source).name})")
 
 
 def _calibration_report(args: argparse.Namespace, min_snr: float) -> Any:

@@ -115,7 +115,7 @@ h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 2
 table { border-collapse: collapse; font-size: 12px; } th, td { border: 1px solid #cbd5e0; padding: 2px 8px;
 white-space: nowrap; text-align: left; } th { background: #edf2f7; } tr.bad td { background: #fed7d7; }
 td.name { max-width: 380px; overflow: hidden; text-overflow: ellipsis; }
-p.note { font-size: 12px; } p.warn { font-size: 12px; color: #c53030; } svg { max-width: 100%; height: auto; }
+p.note { font-size: 12px; word-break: break-all; } p.summary b { word-break: break-all; } p.warn { font-size: 12px; color: #c53030; } svg { max-width: 100%; height: auto; }
 """
 
 
@@ -219,7 +219,7 @@ def render_html(report: CompareReport) -> str:
             f"<title>tidl-io compare</title><style>{_CSS}</style></head>"
             f'<body data-tidl-io-compare="{len(report.rows)}"><h1>Which layer loses accuracy?</h1>'
             f'<p class="note">tidl-io {esc(__version__)} · reference: {esc(report.reference)} · test: '
-            f"{esc(report.test)}</p><p>{summary}</p><h2>SNR per layer</h2>{_snr_svg(report)}"
+            f"{esc(report.test)}</p><p class=\"summary\">{summary}</p><h2>SNR per layer</h2>{_snr_svg(report)}"
             + (f"<h2>First bad layer: reference vs TIDL</h2>{hists}" if hists else "")
             + f"<h2>Layers</h2><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
             f"{extra}</body></html>\n")
