@@ -131,3 +131,21 @@ def test_property(c: int, n: int, hw: int, seed: int) -> None:
     ref = rng.normal(size=(n, c, hw)).astype(np.float32)
     test = (ref + rng.normal(scale=0.3, size=ref.shape)).astype(np.float32)
     _check(M.compare_arrays(ref, test), _expected(ref, test))
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 300, 300), (2, 5, 7, 3)])  # long rows, short rows
+def test_quantized_sources(shape: tuple[int, ...]) -> None:
+    """Codes stand for (q - zero_point) / scale, dequantized block by block: the same numbers
+    as the formula applied to the whole array, saturation counted from the codes."""
+    rng = np.random.default_rng(6)
+    ref = rng.normal(size=shape).astype(np.float32)
+    codes = rng.integers(-128, 128, size=shape).astype(np.int8)
+    real = (codes.astype(np.float32) - np.float32(3)) / np.float32(41.5)
+    m = M.compare_arrays(ref, M.Quantized(codes, 41.5, 3), codes=codes)
+    _check(m, _expected(ref, real))
+    assert m.saturated == np.mean((codes == 127) | (codes == -128))
+    both = M.compare_arrays(M.Quantized(codes, 41.5, 3), M.Quantized(codes, 41.5, 3))
+    assert both.snr_db == math.inf and both.max_abs == 0.0
+    nhwc = M.compare_arrays(np.moveaxis(ref, 1, -1).copy(), M.Quantized(np.moveaxis(codes, 1, -1).copy(), 41.5, 3),
+                            axis=3)
+    _check(nhwc, _expected(ref, real))

@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from headless import Browser, find_chromium, png_pixels  # noqa: E402
+from headless import Browser, find_chromium, png_pixels
 
-import tidl_io  # noqa: E402
-from tidl_io._atomic import write_bytes_atomic  # noqa: E402
-from tidl_io.cli import main as cli_main  # noqa: E402
-from tidl_io.trace.golden import run_golden, save_golden  # noqa: E402
+import tidl_io
+from tidl_io._atomic import write_bytes_atomic
+from tidl_io.cli import main as cli_main
+from tidl_io.trace.golden import run_golden, save_golden
 
 DEST = ROOT / "docs" / "compare_report.png"
 MODEL = ROOT.parent / "shared" / "realdata" / "net" / "real-time-llve-zero-dce-10.0"

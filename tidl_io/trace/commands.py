@@ -71,16 +71,15 @@ def _usage(err: TextIO, message: str) -> int:
 
 def _golden_source(args: argparse.Namespace, feeds_from: Any = None) -> tuple[Any, str]:
     """(mapping name -> array, description) of --golden."""
-    import numpy as np
-
     from .golden import load_model_inputs, read_meta, run_golden
+    from .npz import NpzArrays
 
     g = Path(args.golden)
     if g.suffix.lower() in _MODELS:
         feeds = feeds_from if feeds_from is not None else load_model_inputs(g, args.input, params=args.params)
         run = run_golden(g, feeds)
         return run.tensors, f"golden run of {g.name} ({run.layout}, in memory)"
-    z = np.load(g)
+    z = NpzArrays(g)
     meta = read_meta(z)
     what = f" of {meta['model']} ({meta.get('layout')})" if meta.get("model") else ""
     return z, f"{g.name}{what}"

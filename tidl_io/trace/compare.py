@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .metrics import Accumulator, Metrics
+from .metrics import Accumulator, Metrics, Quantized
 
 __all__ = ["DEFAULT_MIN_SNR_DB", "CompareReport", "Histogram", "Row", "calibration_golden", "compare_calibration",
            "compare_traces", "golden_lookup", "orient", "traces_lookup"]
@@ -94,8 +94,8 @@ def orient(arr: np.ndarray, shape: tuple[int, ...], layout: str | None = None) -
     if flat and nhwc and layout is None:
         return None, (f"ambiguous: {arr.shape} reads as NCHW and as NHWC (C = H = W); not guessed "
                       "(give the layout: --golden-layout)")
-    if nhwc and layout != "NCHW":
-        return np.ascontiguousarray(arr.transpose(0, 3, 1, 2)), f"NHWC {arr.shape} transposed to NCHW"
+    if nhwc and layout != "NCHW":  # a view: compare_traces reads it in its own order
+        return arr.transpose(0, 3, 1, 2), f"NHWC {arr.shape} transposed to NCHW"
     if flat:
         return arr.reshape(shape), ("" if arr.shape == shape else f"reshaped {arr.shape} -> {shape}")
     return None, f"shape mismatch: reference {arr.shape}, layer {shape} (NCHW)"
@@ -173,23 +173,34 @@ def compare_traces(traces: Any, reference: _Lookup, *, min_snr_db: float = DEFAU
             status = note.split(":", 1)[0]
             report.rows.append(_row(layer, status, note, entry.kind))
             continue
-        test_arr = traces[data_id]
-        codes = traces.codes(data_id) if entry.kind == "y" else None
-        if ref.shape != test_arr.shape:  # a 6-D layer: compare in its own shape
-            ref = ref.reshape(test_arr.shape)
-        axis = 1 if test_arr.ndim == 4 else 3
-        acc = Accumulator(test_arr.shape[axis])
-        acc.add(ref, test_arr, axis)
+        tested = traces.quantized(data_id)
+        codes = tested.codes if isinstance(tested, Quantized) else None
+        if ref.shape != tested.shape:  # a 6-D layer: compare in its own shape
+            ref = np.ascontiguousarray(ref).reshape(tested.shape)
+        axis = 1 if len(tested.shape) == 4 else 3
+        if axis == 1 and not ref.flags.c_contiguous and ref.transpose(0, 2, 3, 1).flags.c_contiguous:
+            # an NHWC golden: compare in its order, the tested's codes (4x smaller) transposed instead
+            ref, axis = ref.transpose(0, 2, 3, 1), 3
+            tested = _to_nhwc(tested)
+        acc = Accumulator(ref.shape[axis])
+        acc.add(ref, tested, axis)
         if codes is not None and codes.dtype.kind in "iu":
             acc.add_codes(codes)
         row = _row(layer, "compared", note, entry.kind)
         row.metrics = acc.result()
         row.bad = row.metrics.below(min_snr_db)
         if row.bad and not report.histograms:
-            _add_histograms(report, row, ref, test_arr, axis)
+            whole = tested.dequantize() if isinstance(tested, Quantized) else tested
+            _add_histograms(report, row, np.asarray(ref), whole, axis)
         report.rows.append(row)
-        del ref, test_arr, codes
+        del ref, tested, codes
     return report
+
+
+def _to_nhwc(x: np.ndarray | Quantized) -> np.ndarray | Quantized:
+    if isinstance(x, Quantized):
+        return Quantized(np.ascontiguousarray(x.codes.transpose(0, 2, 3, 1)), x.scale, x.zero_point)
+    return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
 
 
 def _add_histograms(report: CompareReport, row: Row, ref: np.ndarray, test: np.ndarray, axis: int) -> None:

@@ -37,6 +37,7 @@ import numpy as np
 
 from .._errors import FormatError, PathNotFoundError
 from ..quant import dequantize_codes
+from .metrics import Quantized
 from .names import TraceName, parse_trace_name
 
 __all__ = ["TraceFile", "Traces", "load_traces"]
@@ -164,6 +165,15 @@ class Traces(Mapping[int, np.ndarray]):
         layer = f.layer
         return dequantize_codes(self._read(f), float(layer.scale), int(layer.zero_point),
                                 label=f"{f.path.name} (layer {layer.index})")
+
+    def quantized(self, data_id: int) -> np.ndarray | Quantized:
+        """What ``traces[data_id]`` holds, without dequantizing all of it: the float32 array,
+        or the codes with their scale and zero point (:class:`~tidl_io.trace.metrics.Quantized`)."""
+        f = self.entry(data_id)
+        data = self._read(f)
+        if f.kind == "float" or data.dtype.kind == "f":
+            return data.astype(np.float32, copy=False)
+        return Quantized(data, float(f.layer.scale), int(f.layer.zero_point))
 
     def __iter__(self) -> Iterator[int]:
         order: dict[int, int] = {}

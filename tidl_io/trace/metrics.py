@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Accumulator", "Metrics", "channel_snr_db", "compare_arrays", "cosine", "max_abs", "mean_abs",
+from ..quant import dequantize_codes
+
+__all__ = ["Accumulator", "Metrics", "Quantized", "channel_snr_db", "compare_arrays", "cosine", "max_abs", "mean_abs",
            "saturated", "snr_db", "worst_channel"]
 
 _BLOCK = 1 << 16  # elements per block: three float32 blocks stay in a 1 MB cache
@@ -41,16 +44,19 @@ def _snr(signal: float, noise: float) -> float:
     return 10.0 * math.log10(signal / noise)
 
 
-def _cosine(error: float, ref_energy: float, test_energy: float) -> float:
-    """sum ref*test / sqrt(sum ref^2 * sum test^2), from the error energy: with
-    sum ref*test = (sum ref^2 + sum test^2 - sum (ref - test)^2) / 2 it is
-    1 - (error - (|ref| - |test|)^2) / (2 |ref| |test|), exact near 1 where the cross
-    product's own sum would lose the digits that matter."""
+def _cosine(error: float, ref_energy: float, test_energy: float, cross: float) -> float:
+    """sum ref*test / sqrt(sum ref^2 * sum test^2). Near 1, from the error energy instead
+    of the cross sum: with sum ref*test = (sum ref^2 + sum test^2 - sum (ref - test)^2) / 2 it
+    is 1 - (error - (|ref| - |test|)^2) / (2 |ref| |test|), which keeps the digits of 1 - cos
+    that a rounded cross sum loses (used when the error is small against |ref| |test|)."""
     if ref_energy == 0 and test_energy == 0:
         return 1.0
     if ref_energy == 0 or test_energy == 0:
         return 0.0
     a, b = math.sqrt(ref_energy), math.sqrt(test_energy)
+    direct = cross / (a * b)
+    if direct < 0.5 or error > a * b:  # not near 1, or norms far apart: the cross sum is the better one
+        return max(-1.0, min(1.0, direct))
     return max(-1.0, min(1.0, 1.0 - (error - (a - b) ** 2) / (2.0 * a * b)))
 
 
@@ -61,6 +67,51 @@ def _worst(snrs: tuple[float, ...]) -> int | None:
         if math.isnan(s):
             return i
     return min(range(len(snrs)), key=snrs.__getitem__)
+
+
+@dataclass(frozen=True)
+class Quantized:
+    """Codes and their quantization, standing for the real values ``(codes - zero_point) /
+    scale`` (:func:`tidl_io.quant.dequantize_codes`) without making them all at once."""
+
+    codes: np.ndarray
+    scale: float
+    zero_point: int = 0
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.codes.shape)
+
+    def reshape(self, shape: tuple[int, ...]) -> Quantized:
+        return Quantized(self.codes.reshape(shape), self.scale, self.zero_point)
+
+    def dequantize(self) -> np.ndarray:
+        return dequantize_codes(self.codes, self.scale, self.zero_point)
+
+
+Source = np.ndarray | Quantized
+
+
+def _shape(x: Source) -> tuple[int, ...]:
+    return tuple(x.shape)
+
+
+def _as3(x: Source, shape3: tuple[int, int, int]) -> Source:
+    """``x`` as (before, channels, after): a view when its memory allows, else a copy."""
+    if isinstance(x, Quantized):
+        return x.reshape(shape3)
+    return np.asarray(x).reshape(shape3)
+
+
+def _fetch(x: Source, idx: tuple[Any, ...], buf: np.ndarray) -> np.ndarray:
+    """Block ``idx`` of ``x`` as float32: a view of float32 data, else converted into ``buf``."""
+    if isinstance(x, Quantized):
+        return dequantize_codes(x.codes[idx], x.scale, x.zero_point, out=buf)
+    block = x[idx]
+    if block.dtype == np.float32 and block.flags.c_contiguous:
+        return block
+    np.copyto(buf, block, casting="unsafe")
+    return buf
 
 
 @dataclass(frozen=True)
@@ -90,7 +141,7 @@ class Accumulator:
 
     def __init__(self, channels: int) -> None:
         self.channels = channels
-        self._sums = [[0.0, 0.0, 0.0] for _ in range(channels)]  # error, ref and test energies
+        self._sums = np.zeros((4, channels))  # per channel: error, ref, test energies, cross (float64)
         self._abs = 0.0
         self._max = 0.0
         self._nan = False
@@ -99,40 +150,54 @@ class Accumulator:
         self._at_limit = 0
         self._buf = [np.empty(_BLOCK, np.float32) for _ in range(3)]
 
-    def add(self, ref: np.ndarray, test: np.ndarray, axis: int = 1) -> None:
-        """Add a block: ``ref`` and ``test`` of one shape, channels on ``axis``."""
-        if ref.shape != test.shape:
-            raise ValueError(f"ref has shape {ref.shape}, test {test.shape}: they must be equal")
-        if ref.ndim == 0 or ref.shape[axis] != self.channels:
-            raise ValueError(f"expected {self.channels} channels on axis {axis}, found shape {ref.shape}")
-        r = np.moveaxis(ref, axis, 0).reshape(self.channels, -1, order="C") if ref.ndim > 1 else ref[:, None]
-        t = np.moveaxis(test, axis, 0).reshape(self.channels, -1, order="C") if test.ndim > 1 else test[:, None]
+    def add(self, ref: Source, test: Source, axis: int = 1) -> None:
+        """Add a block: ``ref`` and ``test`` of one shape, channels on ``axis``; either may be
+        :class:`Quantized` codes, dequantized here a cache-sized block at a time."""
+        shape = _shape(ref)
+        if shape != _shape(test):
+            raise ValueError(f"ref has shape {shape}, test {_shape(test)}: they must be equal")
+        if not shape or shape[axis] != self.channels:
+            raise ValueError(f"expected {self.channels} channels on axis {axis}, found shape {shape}")
+        axis %= len(shape)
+        p, c, n = math.prod(shape[:axis]), self.channels, math.prod(shape[axis + 1:])
+        r3, t3 = _as3(ref, (p, c, n)), _as3(test, (p, c, n))
+        if n >= _BLOCK // 4:  # long channel rows: one channel at a time
+            for i in range(p):
+                for ch in range(c):
+                    for start in range(0, n, _BLOCK):
+                        k = min(_BLOCK, n - start)
+                        idx = (i, ch, slice(start, start + k))
+                        self._block(r3, t3, idx, k, (k,), ch)
+        else:  # short rows (channels last, or small planes): whole rows of every channel
+            rows = max(1, _BLOCK // (c * max(n, 1)))
+            for start in range(0, p, rows):
+                k = min(rows, p - start)
+                self._block(r3, t3, (slice(start, start + k),), k * c * n, (k, c, n), None)
+        self._count += math.prod(shape)
+
+    def _block(self, r3: Source, t3: Source, idx: tuple[Any, ...], size: int, shape: tuple[int, ...],
+               channel: int | None) -> None:
         ra, ta, d = self._buf
-        n = r.shape[1]
-        for c in range(self.channels):
-            rc, tc = r[c], t[c]
-            for start in range(0, n, _BLOCK):
-                k = min(_BLOCK, n - start)
-                a, b, e = rc[start:start + k], tc[start:start + k], d[:k]
-                if a.dtype != np.float32 or not a.flags.c_contiguous:
-                    a = ra[:k]
-                    np.copyto(a, rc[start:start + k], casting="unsafe")
-                if b.dtype != np.float32 or not b.flags.c_contiguous:
-                    b = ta[:k]
-                    np.copyto(b, tc[start:start + k], casting="unsafe")
-                np.subtract(a, b, out=e)
-                sums = self._sums[c]
-                sums[0] += float(np.dot(e, e))
-                sums[1] += float(np.dot(a, a))
-                sums[2] += float(np.dot(b, b))
-                np.abs(e, out=e)
-                self._abs += float(e.sum())
-                m = float(e.max())
-                if math.isnan(m):
-                    self._nan = True
-                elif m > self._max:
-                    self._max = m
-        self._count += r.size
+        a = _fetch(r3, idx, ra[:size].reshape(shape))
+        b = _fetch(t3, idx, ta[:size].reshape(shape))
+        e = d[:size].reshape(shape)
+        np.subtract(a, b, out=e)
+        sums = self._sums
+        if channel is not None:  # 1-D rows: BLAS dots, summed in float32 per block
+            sums[0, channel] += float(np.dot(e, e))
+            sums[1, channel] += float(np.dot(a, a))
+            sums[2, channel] += float(np.dot(b, b))
+            sums[3, channel] += float(np.dot(a, b))
+        else:  # (rows, C, n): per-channel sums over rows and n, in float32 per block
+            for i, (x, y) in enumerate(((e, e), (a, a), (b, b), (a, b))):
+                sums[i] += np.einsum("ijk,ijk->j", x, y)
+        np.abs(e, out=e)
+        self._abs += float(e.sum())
+        m = float(e.max())
+        if math.isnan(m):
+            self._nan = True
+        elif m > self._max:
+            self._max = m
 
     def add_codes(self, codes: np.ndarray) -> None:
         """Count the codes at the element type's limit (see :func:`saturated`)."""
@@ -140,15 +205,15 @@ class Accumulator:
         self._at_limit += _at_limit(codes)
 
     def result(self) -> Metrics:
-        err, sig, tt = (math.fsum(s[i] for s in self._sums) for i in range(3))
-        snrs = tuple(_snr(s[1], s[0]) for s in self._sums)
+        err, sig, tt, rt = (math.fsum(float(v) for v in self._sums[i]) for i in range(4))
+        snrs = tuple(_snr(float(s), float(e)) for s, e in zip(self._sums[1], self._sums[0]))
         worst = _worst(snrs)
         nan = math.nan
         return Metrics(
             max_abs=nan if self._nan else self._max,
             mean_abs=self._abs / self._count if self._count else nan,
             snr_db=_snr(sig, err),
-            cosine=_cosine(err, sig, tt),
+            cosine=_cosine(err, sig, tt, rt),
             channel_snr_db=snrs,
             worst_channel=worst,
             worst_channel_snr_db=None if worst is None else snrs[worst],
@@ -165,11 +230,12 @@ def _at_limit(codes: np.ndarray) -> int:
     return count
 
 
-def compare_arrays(ref: np.ndarray, test: np.ndarray, axis: int = 1, codes: np.ndarray | None = None) -> Metrics:
+def compare_arrays(ref: Source, test: Source, axis: int = 1, codes: np.ndarray | None = None) -> Metrics:
     """Every metric of ``test`` against ``ref`` in one pass (``codes``: the test's codes, for
     ``saturated``)."""
-    acc = Accumulator(ref.shape[axis] if ref.ndim > 1 else ref.shape[0])
-    acc.add(np.asarray(ref), np.asarray(test), axis)
+    shape = _shape(ref)
+    acc = Accumulator(shape[axis] if len(shape) > 1 else shape[0])
+    acc.add(ref, test, axis if len(shape) > 1 else 0)
     if codes is not None:
         acc.add_codes(codes)
     return acc.result()
