@@ -1,7 +1,7 @@
 """Read a folder of TIDL layer traces against the network they came from.
 
 >>> net = tidl_io.load_net("artifacts/74_tidl_net.bin")              # doctest: +SKIP
->>> traces = tidl_io.load_traces("/tmp/traces", net)                # doctest: +SKIP
+>>> traces = tidl_io.load_traces("traces", net)                     # doctest: +SKIP
 >>> traces[4].shape, traces[4].dtype                                  # doctest: +SKIP
 ((1, 32, 400, 600), dtype('float32'))
 
