@@ -22,9 +22,14 @@ def fixture_files() -> list[Path]:
     return sorted(FIXTURES.glob("*.bin"))
 
 
+def example_files() -> list[Path]:
+    """The bundled example io descriptors (not the example's net, detector_tidl_net.bin)."""
+    return sorted(p for p in EXAMPLES.glob("*.bin") if "tidl_net" not in p.name)
+
+
 def corpus() -> list[Path]:
     """Every real file, fixture and bundled example: adding a file adds its tests."""
-    return real_files() + fixture_files() + sorted(EXAMPLES.glob("*.bin"))
+    return real_files() + fixture_files() + example_files()
 
 
 def corpus_params() -> list:
@@ -53,7 +58,7 @@ _STANDIN_DEFINES = {  # Params shape, Tensor shape, io layout; pre-8.0 (P-a) had
     "T4P-c": ("STANDIN_PARAMS_PC", "STANDIN_IO_8X"),
     "T6P-d": ("STANDIN_PARAMS_PD", "STANDIN_TENSOR_T6", "STANDIN_IO_L3"),
 }
-_STANDIN_VARIANTS = {"": (), "no-shared": ("STANDIN_NO_SHARED",)}
+_STANDIN_VARIANTS = {"": (), "no-shared": ("STANDIN_NO_SHARED",), "board": ("STANDIN_BOARD",)}
 STANDIN_CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c99", "-Wall", "-Werror")
 
 

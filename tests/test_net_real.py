@@ -10,10 +10,11 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REALDATA
 
 import tidl_io
 from tidl_io.net import load_net
+
+from conftest import REALDATA
 
 NET_DIR = REALDATA / "net"
 

@@ -8,12 +8,13 @@ Every check failure is a :class:`~tidl_io.FormatError` naming the file, byte off
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 import struct
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -58,16 +59,19 @@ def load_net(path: str | os.PathLike[str]) -> Network:
         try:
             head = fh.read(_HEAD)
             need = _structure_extent(head, max(size, len(head)), name)
-            if need > len(head):
-                head += fh.read(need - len(head))
+            data = bytearray(max(need, len(head)))  # one buffer: the structure part, read once
+            data[: len(head)] = head
+            reader = cast(io.BufferedReader, fh)  # open_regular gives os.fdopen's BufferedReader
+            got = len(head) + (reader.readinto(memoryview(data)[len(head):]) or 0) if need > len(head) else len(head)
         except OSError as exc:
             raise PathError(name, f"cannot read: {exc.strerror or exc}; expected {_EXPECTED}", exc.errno) from None
-    return _parse(head, max(size, len(head)), name, read_layer_info(name))
+    del data[got:]
+    return _parse(data, max(size, got), name, read_layer_info(name))
 
 
 # ---- identification ---------------------------------------------------------------------
 
-def _version(head: bytes, file_size: int, source: str) -> tuple[int, tuple[NetLayout, ...]]:
+def _version(head: bytes | bytearray, file_size: int, source: str) -> tuple[int, tuple[NetLayout, ...]]:
     if min(len(head), file_size) < 4:
         raise FormatError(source, f"truncated: {min(len(head), file_size)} bytes; a net file starts with the "
                           f"4-byte netVersion", offset=0, field="netVersion")
@@ -80,7 +84,7 @@ def _version(head: bytes, file_size: int, source: str) -> tuple[int, tuple[NetLa
     return version, variants
 
 
-def _num_layers(head: bytes, layout: NetLayout, source: str) -> int:
+def _num_layers(head: bytes | bytearray, layout: NetLayout, source: str) -> int:
     n = int(struct.unpack_from("<i", head, 8)[0])
     if not 1 <= n <= layout.max_layers:
         raise FormatError(source, f"expected 1..{layout.max_layers} (TIDL_NUM_MAX_LAYERS of {layout.title}), "
@@ -88,7 +92,7 @@ def _num_layers(head: bytes, layout: NetLayout, source: str) -> int:
     return n
 
 
-def _structure_extent(head: bytes, file_size: int, source: str) -> int:
+def _structure_extent(head: bytes | bytearray, file_size: int, source: str) -> int:
     """Bytes to read for the structure part (header + layers); checks version and numLayers."""
     _, variants = _version(head, file_size, source)
     if len(head) < 12:
@@ -98,7 +102,7 @@ def _structure_extent(head: bytes, file_size: int, source: str) -> int:
     return max(lay.structure_size(n) for lay in variants)
 
 
-def _header_gaps_zero(layout: NetLayout, head: bytes) -> bool:
+def _header_gaps_zero(layout: NetLayout, head: bytes | bytearray) -> bool:
     """Whether the header's padding bytes are zero (tells header variants apart)."""
     covered = np.zeros(layout.header_size, bool)
     for sub, off, *_ in fields_of(layout.header).values():
@@ -107,7 +111,7 @@ def _header_gaps_zero(layout: NetLayout, head: bytes) -> bool:
     return not raw[~covered].any()
 
 
-def _variant_problem(layout: NetLayout, rec: Any, head: bytes, n: int) -> str | None:
+def _variant_problem(layout: NetLayout, rec: Any, head: bytes | bytearray, n: int) -> str | None:
     """Why ``layout`` (one header core count) does not fit these bytes; None if it does."""
     if layout.sections:
         first = rec["netBufInfo"][0]
@@ -124,7 +128,7 @@ def _variant_problem(layout: NetLayout, rec: Any, head: bytes, n: int) -> str | 
     return None
 
 
-def _choose(variants: tuple[NetLayout, ...], head: bytes, n: int, source: str) -> tuple[NetLayout, Any]:
+def _choose(variants: tuple[NetLayout, ...], head: bytes | bytearray, n: int, source: str) -> tuple[NetLayout, Any]:
     if len(variants) == 1:
         layout = variants[0]
         return layout, np.frombuffer(head, layout.header, 1)[0]
@@ -166,9 +170,9 @@ def _sections(layout: NetLayout, header: Mapping[str, Any], n: int, file_size: i
         off, size = int(info["offset"]), int(info["size"])
         where = base + i * entry
         if size < 0 or off < 0 or off + size > file_size:
+            member, at = ("size", where + 8) if size < 0 else ("offset", where + 12)
             raise FormatError(source, f"{name} section [{off}, {off + size}) lies outside the file (0..{file_size})",
-                              offset=where + 12 if off < 0 or size >= 0 else where + 8,
-                              field=f"netBufInfo[{i}].offset" if off < 0 or size >= 0 else f"netBufInfo[{i}].size")
+                              offset=at, field=f"netBufInfo[{i}].{member}")
         found.append(Section(name, off, size))
     structure = found[0]
     if structure.offset != 0 or structure.size < need:
@@ -228,12 +232,16 @@ def _column(arr: np.ndarray, path: str) -> np.ndarray:
     return out
 
 
-def _parse(data: bytes, file_size: int, source: str, names: dict[int, tuple[int, str]] | None) -> Network:
+def _parse(data: bytes | bytearray, file_size: int, source: str, names: dict[int, tuple[int, str]] | None) -> Network:
     version, variants = _version(data, file_size, source)
     if len(data) < 12:
         raise FormatError(source, f"truncated: {len(data)} bytes, inside the header", offset=len(data),
                           field="numLayers")
     n = _num_layers(data, variants[0], source)
+    smallest = min(v.header_size for v in variants)
+    if len(data) < smallest:
+        raise FormatError(source, f"truncated: {len(data)} bytes, inside the {smallest}-byte {variants[0].title} "
+                          f"header", offset=len(data), field="sTIDL_Network_t")
     layout, rec = _choose(variants, data, n, source)
     need = layout.structure_size(n)
     if len(data) < need:
@@ -248,7 +256,7 @@ def _parse(data: bytes, file_size: int, source: str, names: dict[int, tuple[int,
     return Network(version, net_versions()[version].release, layout, layers, sections, header, file_size, source)
 
 
-def _layers(layout: NetLayout, arr: np.ndarray, data: bytes, n: int, source: str,
+def _layers(layout: NetLayout, arr: np.ndarray, data: bytes | bytearray, n: int, source: str,
             names: dict[int, tuple[int, str]]) -> tuple[Layer, ...]:
     c = layout.constants
     types = arr["layerType"].tolist()
@@ -307,7 +315,7 @@ def _replace_name(layer: Layer, name: str | None) -> Layer:
     return dataclasses.replace(layer, name=name)
 
 
-def _params(layout: NetLayout, data: bytes, n: int, types: list[int]) -> list[Mapping[str, Any]]:
+def _params(layout: NetLayout, data: bytes | bytearray, n: int, types: list[int]) -> list[Mapping[str, Any]]:
     """Per layer, the known leading members of its type's struct in the layerParams union."""
     out: list[Mapping[str, Any]] = [{} for _ in range(n)]
     for type_name, dtype in layout.params.items():
@@ -337,7 +345,8 @@ def read_layer_info(net_path: str) -> dict[int, tuple[int, str]] | None:
             continue
         try:
             with open_regular(str(candidate), "a layer_info.txt") as fh:
-                text = fh.read(_NAMES_LIMIT).decode("utf-8", errors="replace")
+                size = os.fstat(fh.fileno()).st_size  # read() of a large count would allocate it
+                text = fh.read(min(size, _NAMES_LIMIT)).decode("utf-8", errors="replace")
         except (OSError, PathError):
             continue
         return parse_layer_info(text)
@@ -352,3 +361,21 @@ def parse_layer_info(text: str) -> dict[int, tuple[int, str]]:
         if len(parts) == 3 and parts[0].lstrip("-").isdigit() and parts[1].lstrip("-").isdigit():
             out.setdefault(int(parts[0]), (int(parts[1]), parts[2].strip()))
     return out
+
+
+# ---- finding nets -----------------------------------------------------------------------
+
+def looks_like_net(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is meant as a net file: named ``*tidl_net*.bin``, or a regular file
+    starting with a known netVersion (io descriptors are told by size, nets by this word)."""
+    p = Path(path)
+    if "tidl_net" in p.name and p.name.endswith(".bin"):
+        return True
+    try:
+        if not p.is_file():
+            return False
+        with open_regular(str(p), _EXPECTED) as fh:
+            word = fh.read(4)
+    except (OSError, PathError):
+        return False
+    return len(word) == 4 and struct.unpack("<I", word)[0] in net_versions()

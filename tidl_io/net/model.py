@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._errors import TensorNotFoundError
-from ..descriptor import _ELEMENT_BY_CODE, ElementType
+from .._check import check_kind, wrong_kind
+from .._errors import ArgumentTypeError, TensorNotFoundError
+from ..geometry import BufferGeometry
+from ..tensor import _ELEMENT_BY_CODE, ElementType
 
 if TYPE_CHECKING:
     from ..descriptor import Descriptor, Tensor
@@ -95,7 +97,7 @@ class Layer:
         return self.dims
 
     @functools.cached_property
-    def geometry(self) -> Any:
+    def geometry(self) -> BufferGeometry:
         """The output buffer's :class:`tidl_io.geometry.BufferGeometry`, from dims, pads and pitches."""
         return _geometry(self)
 
@@ -105,9 +107,10 @@ class Layer:
                 f"shape={self.shape})")
 
 
-def _geometry(layer: Layer) -> Any:
+def _geometry(layer: Layer) -> BufferGeometry:
     """The one place a layer's pitches become a buffer geometry."""
-    dims = layer.dims if len(layer.dims) == 6 else (layer.dims[0], 1, 1, *layer.dims[1:])
+    d = layer.dims
+    dims = (d[0], d[1], d[2], d[3], d[4], d[5]) if len(d) == 6 else (d[0], 1, 1, d[1], d[2], d[3])
     p = layer.pitches
     roi, dim1, dim2, channel, line = (p[0], p[0], p[0], p[1], p[2]) if len(p) == 3 else p
     pad_w, pad_h = layer.pads
@@ -116,24 +119,8 @@ def _geometry(layer: Layer) -> Any:
     pad_b = max(0, (channel // line if line > 0 else 0) - h - pad_h)
     element = layer.element_type
     itemsize = 1 if element is None else element.dtype.itemsize
-    try:
-        from ..geometry import BufferGeometry  # issue 19's shared geometry
-    except ImportError:  # pragma: no cover - until issue 19 is merged
-        BufferGeometry = _PendingGeometry
-    return BufferGeometry(tuple(dims), (roi, dim1, dim2, channel, line, 1), pad_h * line + pad_w, itemsize,
+    return BufferGeometry(dims, (roi, dim1, dim2, channel, line, 1), pad_h * line + pad_w, itemsize,
                           None, (pad_w, pad_h, pad_r, pad_b))
-
-
-@dataclass(frozen=True)
-class _PendingGeometry:
-    """Stand-in with BufferGeometry's fields until tidl_io.geometry (issue 19) is merged."""
-
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    first_offset: int
-    itemsize: int
-    buffer_size: int | None = None
-    pads: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -168,6 +155,14 @@ class Network:
     source: str
 
     @property
+    def releases(self) -> tuple[str, ...]:
+        """The TIDL releases whose importer writes this netVersion, as TI numbers them
+        (``("09.00", "09.01")``): the keys of the TIDL-RT release table."""
+        from ._schema import net_versions
+
+        return net_versions()[self.net_version].releases
+
+    @property
     def layout_key(self) -> str:
         """The layout used, e.g. ``"10.0/c1"`` (family / header core count) or ``"8.2"``."""
         return self.layout.key
@@ -188,6 +183,8 @@ class Network:
     def layer_by_data_id(self, data_id: int) -> Layer:
         """The layer producing buffer ``data_id`` (TI's "Tensor N" in error messages and trace
         file names); output data layers produce none."""
+        if not isinstance(data_id, (int, np.integer)) or isinstance(data_id, bool):
+            raise wrong_kind("layer_by_data_id", "data_id", data_id, "an int (a dataId)")
         hit = self._producers.get(int(data_id))
         if hit is None:
             ids = sorted(self._producers)
@@ -199,12 +196,13 @@ class Network:
         """One layer by exactly one of ``data_id``, ``name`` or ``index``."""
         given = [k for k, v in (("data_id", data_id), ("name", name), ("index", index)) if v is not None]
         if len(given) != 1:
-            raise TypeError(f"layer(): give exactly one of data_id=, name=, index=; found {given or 'none'}")
+            raise ArgumentTypeError(f"layer: give exactly one of data_id=, name=, index=; found {given or 'none'}")
         if data_id is not None:
             return self.layer_by_data_id(data_id)
         if name is not None:
             return self.layer_by_name(name)
-        assert index is not None
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+            raise wrong_kind("layer", "index", index, "an int (a position in execution order)")
         if not 0 <= index < len(self.layers):
             raise TensorNotFoundError(f"{self.source}: no layer {index}; it has {len(self.layers)} layers")
         return self.layers[index]
@@ -245,6 +243,9 @@ class Network:
         """Each tensor of io descriptor ``desc``, keyed ``("input", i)`` / ``("output", i)``,
         matched to the layer producing its dataId (``inDataId`` / ``outDataId``) and checked
         by dims (N, C, H, W and, where both store them, DIM1/DIM2)."""
+        from ..descriptor import Descriptor
+
+        check_kind(desc, Descriptor, "link_io", "desc")
         links: dict[tuple[str, int], IoLink] = {}
         for kind, tensors in (("input", desc.inputs), ("output", desc.outputs)):
             for t in tensors:
