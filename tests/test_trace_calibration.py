@@ -8,10 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EAST
 
 import tidl_io
 from tidl_io.trace.calibration import load_calibration
+
+from conftest import EAST
 
 
 def test_east_frames_and_the_specs_fact(realdata: Path) -> None:

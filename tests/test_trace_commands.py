@@ -9,10 +9,11 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-from conftest import EAST, ZERO_DCE
 
 import tidl_io
 from tidl_io.cli import main
+
+from conftest import EAST, ZERO_DCE
 
 
 def _run(*argv: str) -> tuple[int, str, str]:

@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import EAST, ZERO_DCE
 
 import tidl_io
 from tidl_io.cli import main
 from tidl_io.trace.compare import compare_traces, orient, traces_lookup
+
+from conftest import EAST, ZERO_DCE
 
 SPOILED = 9  # dataId (= layer index) of 'zero_dce_1/functional_1/conv2d_4_1/...': a 32-channel convolution
 TRACED = (0, 1, 2, 3, 4, 5, 6, 7, SPOILED, 11, 13, 14, 15, 16)

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, ZERO_DCE
 
 import tidl_io
 from tidl_io.cli import main
 from tidl_io.trace import golden as G
+
+from conftest import ROOT, ZERO_DCE
 
 TFLITE = "model/zero_dce_model.tflite"
 

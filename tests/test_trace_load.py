@@ -7,10 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ZERO_DCE
 
 import tidl_io
 from tidl_io.trace.load import load_traces
+
+from conftest import ZERO_DCE
 
 # layers of the 10.0 net used here (netLog: all 1x3x400x600): dataId -> (element type, tensorScale)
 #   0 float32 input, 1 int8 x128, 2 int8 x1024 (channel pitch 240064: 64 elements of slack)

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from headless import Browser, distinct_colours, find_chromium
 
 from tidl_io._format import dumps_json
 from tidl_io.trace.compare import CompareReport, Row, _add_histograms
 from tidl_io.trace.metrics import compare_arrays
 from tidl_io.trace.report import format_report, render_html, report_to_dict
+
+from headless import Browser, distinct_colours, find_chromium
 
 NASTY = 'conv<script>alert(1)</script>&"x"'
 

@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from headless import Browser, find_chromium, png_pixels
-
 import tidl_io
 from tidl_io._atomic import write_bytes_atomic
 from tidl_io.cli import main as cli_main
 from tidl_io.trace.golden import run_golden, save_golden
+
+from headless import Browser, find_chromium, png_pixels
 
 DEST = ROOT / "docs" / "compare_report.png"
 MODEL = ROOT.parent / "shared" / "realdata" / "net" / "real-time-llve-zero-dce-10.0"

@@ -84,23 +84,6 @@ def _itemsize(tn: TraceName, layer: Any) -> int:
     return 4 if tn.kind == "float" else int(np.dtype(layer.dtype).itemsize)
 
 
-def _padded_sizes(g: Any) -> tuple[int, int]:
-    """(required_size, padded_size) in elements of a BufferGeometry (the one place this
-    module does geometry arithmetic: tidl_io.geometry's properties when it has them)."""
-    if hasattr(g, "required_size"):
-        return int(g.required_size), int(g.padded_size)
-    last = g.first_offset + sum((n - 1) * s for n, s in zip(g.shape, g.strides) if n > 0)
-    return last + 1, int(g.buffer_size or last + 1)
-
-
-def _padded_view(g: Any, buf: np.ndarray) -> np.ndarray:
-    """The 6-D valid region of padded buffer ``buf`` (a view); ``buf`` was size-checked."""
-    if hasattr(g, "view"):
-        return g.view(buf)
-    return np.lib.stride_tricks.as_strided(buf[g.first_offset:], tuple(g.shape),
-                                           tuple(s * buf.itemsize for s in g.strides), writeable=False)
-
-
 def _non_overlapping(g: Any) -> bool:
     """Whether the geometry's valid elements sit at distinct offsets (TI stores pitches for
     some data layers that describe no buffer: a channel pitch shorter than a plane)."""
@@ -121,7 +104,7 @@ def _sizes(tn: TraceName, layer: Any) -> dict[int, str]:
     sizes = {dense * item: "dense"}
     g = layer.geometry
     if _non_overlapping(g):
-        for elems in (*_padded_sizes(g), int(g.shape[0]) * int(g.strides[0])):
+        for elems in (g.required_size, g.padded_size, int(g.shape[0]) * int(g.strides[0])):
             if elems > dense:
                 sizes.setdefault(elems * item, "padded")
     return sizes
@@ -208,7 +191,7 @@ class Traces(Mapping[int, np.ndarray]):
             geom = layer.geometry
             if geom.itemsize != dtype.itemsize:  # a float trace of an integer layer: same element strides
                 geom = dataclasses.replace(geom, itemsize=dtype.itemsize)
-            arr6 = _padded_view(geom, buf)
+            arr6 = geom.view(buf)
         n, d1, d2, c, h, w = shape6
         out = arr6.reshape(n * d1 * d2, c, h, w) if arr6.flags.c_contiguous else \
             np.ascontiguousarray(arr6).reshape(n * d1 * d2, c, h, w)
