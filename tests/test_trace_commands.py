@@ -89,3 +89,16 @@ def test_golden_usage() -> None:
     assert _run("golden", "m.onnx", "-o", "g.npz")[0] == 2  # --input is required
     rc, _, err = _run("golden", "m.txt", "--input", "x.npy", "-o", "g.npz")
     assert rc == 1 and "expected an .onnx or .tflite model" in err
+
+
+def test_missing_files_are_one_line(realdata: Path, tmp_path: Path) -> None:
+    art = str(realdata / ZERO_DCE / "artifacts")
+    for argv, says in [
+            (["compare", str(tmp_path / "nope"), "--artifacts", art, "--golden", "g.npz"],
+             "expected a folder of TIDL trace files"),
+            (["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "nope.npz")],
+             "nope.npz: no such file (expected a golden .npz)"),
+            (["golden", str(tmp_path / "nope.onnx"), "--input", "x.npy", "-o", str(tmp_path / "g.npz")],
+             "nope.onnx: no such model file")]:
+        rc, _out, err = _run(*argv)
+        assert rc == 1 and says in err and "Traceback" not in err and err.count("\n") == 1, argv

@@ -22,7 +22,7 @@ def add_commands(sub: Any) -> None:
                         "repeat for several inputs")
     g.add_argument("--params", metavar="PARAM_YAML", help="param.yaml (default: beside the model or one folder up)")
     g.add_argument("-o", "--output", required=True, metavar="GOLDEN_NPZ", help="where to write (atomically)")
-    g.set_defaults(run=cmd_golden)
+    g.set_defaults(run=_guarded(cmd_golden))
 
     c = sub.add_parser("compare", help="which layer loses accuracy: TIDL traces vs a float golden run",
                        description="Compare TIDL's layer traces (a folder of .y / _float.bin) with a golden run "
@@ -47,7 +47,24 @@ def add_commands(sub: Any) -> None:
                    help="a layer whose SNR or any channel's SNR is under DB is bad (default 20)")
     c.add_argument("--json", action="store_true", help="machine-readable report")
     c.add_argument("--html", metavar="REPORT_HTML", help="also write a self-contained HTML report (atomically)")
-    c.set_defaults(run=cmd_compare)
+    c.set_defaults(run=_guarded(cmd_compare))
+
+
+def _guarded(run: Any) -> Any:
+    """A command whose file errors (missing, unreadable, not an array) end in one line on
+    stderr and exit 1, not a traceback."""
+
+    def guarded(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        try:
+            return int(run(args, out, err))
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"tidl-io {args.command}: error: {where}{exc.strerror or exc}", file=err)
+        except ValueError as exc:  # np.load of a file that is no array, a model the runtime refuses
+            print(f"tidl-io {args.command}: error: {exc}", file=err)
+        return EXIT_BAD
+
+    return guarded
 
 
 def cmd_golden(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -98,7 +115,7 @@ def _net_for(args: argparse.Namespace) -> Any:
     if len(arts.net_files) == 1:
         return load_net(nets[0])
     sg = args.subgraph
-    if sg is None:
+    if sg is None and Path(args.traces).is_dir():
         seen = {t.subgraph for t in (parse_trace_name(p.name) for p in Path(args.traces).iterdir()) if t is not None}
         if len(seen) == 1:
             sg = seen.pop()

@@ -212,17 +212,6 @@ def _add_histograms(report: CompareReport, row: Row, ref: np.ndarray, test: np.n
         report.histograms.append(_histograms(f"{label}: channel {c}", np.take(ref, c, axis), np.take(test, c, axis)))
 
 
-@dataclass(frozen=True)
-class _Output:
-    """A calibration output seen as a row's 'layer'."""
-
-    index: int
-    data_id: int | None
-    name: str
-    type: str
-    shape: tuple[int, ...]
-
-
 def compare_calibration(calib: Any, reference: Callable[[int, str, tuple[int, ...]], tuple[np.ndarray | None, str]],
                         *, min_snr_db: float = DEFAULT_MIN_SNR_DB, describe: str = "") -> CompareReport:
     """One row per output of ``calib`` (a :class:`~tidl_io.trace.calibration.Calibration`):
@@ -232,7 +221,7 @@ def compare_calibration(calib: Any, reference: Callable[[int, str, tuple[int, ..
     for i, t in enumerate(calib.descriptor.outputs):
         frames = [f[t.name] for f in calib.outputs]
         shape = frames[0].shape
-        out = _Output(i, getattr(t, "data_id", None), t.name, "output", shape)
+        data_id = getattr(t, "data_id", None)
         axis = 1 if len(shape) == 4 else 3
         acc = Accumulator(shape[axis])
         notes = set()
@@ -249,9 +238,9 @@ def compare_calibration(calib: Any, reference: Callable[[int, str, tuple[int, ..
             if first is None:
                 first = (np.array(ref), np.array(test))
         if missing is not None:
-            report.rows.append(Row(i, out.data_id, t.name, "output", shape, missing.split(":", 1)[0], note=missing))
+            report.rows.append(Row(i, data_id, t.name, "output", shape, missing.split(":", 1)[0], note=missing))
             continue
-        row = Row(i, out.data_id, t.name, "output", shape, "compared", acc.result(), "float", "; ".join(sorted(notes)))
+        row = Row(i, data_id, t.name, "output", shape, "compared", acc.result(), "float", "; ".join(sorted(notes)))
         row.bad = row.metrics is not None and row.metrics.below(min_snr_db)
         if row.bad and not report.histograms and first is not None:
             _add_histograms(report, row, first[0], first[1], axis)

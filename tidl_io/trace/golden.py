@@ -16,6 +16,7 @@ Tensors are saved under their model names, in the model's own layout (TFLite: NH
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import json
 import os
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .._atomic import open_atomic
-from .._errors import BufferMismatchError, FormatError, TidlIoError
+from .._errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
 from ..session import ModelParams, parse_param_yaml
 
 __all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "load_model_inputs", "model_inputs", "run_golden",
@@ -81,6 +82,14 @@ def _kind(model: Path) -> str:
     return suffix[1:]
 
 
+def _model_file(model: str | os.PathLike[str]) -> Path:
+    path = Path(model)
+    _kind(path)
+    if not path.is_file():
+        raise PathNotFoundError(str(path), "no such model file (expected an .onnx or .tflite)", errno.ENOENT)
+    return path
+
+
 def _tflite_interpreter(model: Path) -> Any:
     mod = _require("ai_edge_litert.interpreter", "tflite_runtime.interpreter", "tensorflow.lite")
     with warnings.catch_warnings():  # the debugging-only warning of preserve_all_tensors: we want that
@@ -113,7 +122,7 @@ _ORT_TYPES = {"tensor(float)": np.float32, "tensor(double)": np.float64, "tensor
 
 def model_inputs(model: str | os.PathLike[str]) -> tuple[ModelInput, ...]:
     """The model's inputs: name, shape (unknown dims as 1) and dtype."""
-    path = Path(model)
+    path = _model_file(model)
     if _kind(path) == "tflite":
         it = _tflite_interpreter(path)
         return tuple(ModelInput(d["name"], tuple(int(s) for s in d["shape"]), np.dtype(d["dtype"]))
@@ -233,10 +242,7 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
 def run_golden(model: str | os.PathLike[str], feeds: Mapping[str, np.ndarray]) -> GoldenRun:
     """Run the float model on ``feeds`` (input name -> array in the model's shape) and
     return every intermediate tensor."""
-    path = Path(model)
-    if not path.is_file():
-        from .._errors import PathNotFoundError
-        raise PathNotFoundError(str(path), "no such model file (expected an .onnx or .tflite)")
+    path = _model_file(model)
     notes: list[str] = []
     if _kind(path) == "tflite":
         it = _tflite_interpreter(path)

@@ -9,6 +9,7 @@ write) is a plain ``.npy`` inside the zip: its header is read in place and its d
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import struct
@@ -17,7 +18,7 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from .._errors import FormatError
+from .._errors import FormatError, PathNotFoundError
 
 __all__ = ["NpzArrays"]
 
@@ -29,6 +30,8 @@ class NpzArrays(Mapping[str, np.ndarray]):
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
+        if not os.path.isfile(self.path):
+            raise PathNotFoundError(self.path, "no such file (expected a golden .npz)", errno.ENOENT)
         try:
             with zipfile.ZipFile(self.path) as zf:
                 infos = zf.infolist()
