@@ -8,9 +8,12 @@ listing it here (covered or excluded with a reason) fails ``test_every_public_na
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import struct
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,15 @@ T_IN, T_OUT = DESC.input(0), DESC.output(0)
 BUF_IN = tidl_io.alloc_input(DESC, 0)
 BUF_OUT = tidl_io.alloc_output(DESC, 0)
 X = np.zeros(T_IN.squeezed_shape, np.float32)
+NET = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
+TRACES = Path(tempfile.mkdtemp(prefix="tidl-io-check-"))  # one trace of the example net's layer 2 (1x16x48x80 uint8)
+(TRACES / "tidl_trace_subgraph_0_0002_0001_0001_00001_00016_000080x00048.y").write_bytes(bytes(16 * 48 * 80))
+CALIBRATION = Path(tempfile.mkdtemp(prefix="tidl-io-check-"))  # the example io file and one calibration frame
+(CALIBRATION / "detector_tidl_io_1.bin").write_bytes((EXAMPLES / "detector_tidl_io_1.bin").read_bytes())
+(CALIBRATION / "detector_calib_raw_data.bin").write_bytes(bytes(3 * 96 * 160 * 4))
+(CALIBRATION / "detector_tidl_io__stats_tool_out.bin").write_bytes(bytes(145 * 4))
+for _folder in (TRACES, CALIBRATION):
+    atexit.register(shutil.rmtree, _folder, True)
 _OD_HEADER = struct.pack("<4fi", 0, 28, 0, 20, 1)  # numDetObjects, objInfoSize, keypoints, offset, 2-D boxes
 
 
@@ -89,6 +101,9 @@ WRONG: dict[str, Any] = {
     "formatter": st.one_of(st.integers(), st.just(_Opaque()), st.text(min_size=1, max_size=3), st.just([1])),
     "params": st.one_of(st.integers(), st.floats(), st.just(_Opaque()), st.just([1]), st.just(DESC)),
     "net": _ANYTHING.filter(lambda v: v is not None and not isinstance(v, (str, os.PathLike, bytes))),
+    "network": _ANYTHING.filter(lambda v: not isinstance(v, tidl_io.Network)),
+    "int_or_none": _ANYTHING.filter(lambda v: v is not None and (not isinstance(v, int) or isinstance(v, bool))),
+    "str_or_none": _ANYTHING.filter(lambda v: v is not None and not isinstance(v, str)),
     "model": _ANYTHING.filter(lambda v: v is not None and not callable(v) and not isinstance(v, (str, dict))),
     "input_pads": _ANYTHING.filter(lambda v: not isinstance(v, str) or v not in ("error", "warn", "off")),
     "runtime": _ANYTHING.filter(lambda v: not callable(v) and (not isinstance(v, str)
@@ -120,6 +135,11 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "get_input_details": (tidl_io.get_input_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
     "get_output_details": (tidl_io.get_output_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
     "load": (tidl_io.load, {"path": EXAMPLES / "detector_tidl_io_1.bin"}, {"path": ("path", ("path",))}),
+    "load_traces": (tidl_io.load_traces, {"path": TRACES, "net": NET},
+                    {"path": ("path", ("path",)), "net": ("network", ("net",)), "subgraph": ("int_or_none", ("subgraph",)),
+                     "core": ("int_or_none", ("core",)), "strict": ("flag", ("strict",))}),
+    "load_calibration": (tidl_io.load_calibration, {"path": CALIBRATION},
+                         {"path": ("path", ("path",)), "subgraph": ("str_or_none", ("subgraph",))}),
     "load_net": (tidl_io.load_net, {"path": EXAMPLES / "detector_tidl_net.bin"}, {"path": ("path", ("path",))}),
     "make_descriptor": (tidl_io.make_descriptor, {"family": "10.x"},
                         {"family": ("family", ("family",)), "cores": ("cores", ("cores",)),

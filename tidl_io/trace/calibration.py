@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._check import check_path, wrong_kind
 from .._errors import FormatError, PathNotFoundError
 from ..descriptor import Descriptor, Tensor, load
 from ..session import find_artifacts
@@ -87,7 +88,9 @@ def load_calibration(path: str | os.PathLike[str], subgraph: str | None = None) 
     left out when only one subgraph has dumps. Raises :class:`~tidl_io.PathNotFoundError`
     when the dumps are missing and :class:`~tidl_io.FormatError` when a file's size is not a
     whole number of frames or the two files hold different numbers of frames."""
-    arts = find_artifacts(path)
+    arts = find_artifacts(check_path(path, "load_calibration", "path"))
+    if subgraph is not None and not isinstance(subgraph, str):
+        raise wrong_kind("load_calibration", "subgraph", subgraph, "a subgraph name (str) or None")
     found = []
     for io, name in zip(arts.io_files, arts.subgraph_names):
         ins, outs = _dump(io.parent, name + INPUTS_SUFFIX), _dump(io.parent, name + OUTPUTS_SUFFIX)

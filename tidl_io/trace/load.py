@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .._check import check_flag, check_kind, check_path, wrong_kind
 from .._errors import FormatError, PathNotFoundError
 from ..quant import dequantize_codes
 from .metrics import Quantized
@@ -199,6 +200,12 @@ class Traces(Mapping[int, np.ndarray]):
         return out.reshape(shape) if math.prod(shape) == out.size else out
 
 
+def _int_or_none(value: Any, arg: str) -> int | None:
+    if value is None or (isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))):
+        return None if value is None else int(value)
+    raise wrong_kind("load_traces", arg, value, "an int or None")
+
+
 def load_traces(path: str | os.PathLike[str], net: Any, *, subgraph: int | None = None,
                 core: int | None = None, strict: bool = False) -> Traces:
     """The traces in folder ``path`` of the network ``net`` (a :class:`tidl_io.Network`).
@@ -206,7 +213,12 @@ def load_traces(path: str | os.PathLike[str], net: Any, *, subgraph: int | None 
     A folder may hold the traces of several subgraphs or cores (``<base>_<sg>_...``,
     ``C7X_<n>_...``): pick one with ``subgraph`` / ``core``; with several and none picked,
     a FormatError lists them. A folder with no trace file is a PathNotFoundError."""
-    folder = Path(path)
+    from ..net import Network
+
+    folder = Path(check_path(path, "load_traces", "path"))
+    check_kind(net, Network, "load_traces", "net")
+    subgraph, core = _int_or_none(subgraph, "subgraph"), _int_or_none(core, "core")
+    check_flag(strict, "load_traces", "strict")
     if not folder.is_dir():
         raise PathNotFoundError(str(folder), "expected a folder of TIDL trace files (*.y, *_float.bin)")
     parsed: list[tuple[Path, TraceName]] = []
