@@ -28,8 +28,8 @@ def add_commands(sub: Any) -> None:
                        description="Compare TIDL's layer traces (a folder of .y / _float.bin) with a golden run "
                                    "(matched by layer_info name) or another trace folder (matched by dataId), "
                                    "layer by layer: SNR, per-channel SNR, cosine, max/mean |error|, saturation. "
-                                   "Exit 0 if no layer is under --min-snr, 1 if one is (or nothing could be "
-                                   "compared), 2 for usage.")
+                                   "Exit 0 if no layer is under --min-snr, 1 if one is (or a trace file was "
+                                   "unusable, or nothing could be compared), 2 for usage.")
     c.add_argument("traces", nargs="?", metavar="TRACES", help="the folder of TIDL traces")
     c.add_argument("--artifacts", metavar="ART", help="the artifacts folder (net file, tempDir/layer_info.txt)")
     ref = c.add_mutually_exclusive_group()
