@@ -171,7 +171,8 @@ def _image_input(path: Path, inp: ModelInput, params: ModelParams | None, layout
         mean = np.asarray(params.input_mean or (0.0,), np.float32)
         scale = np.asarray(params.input_scale or (1.0,), np.float32)
         img = (img - mean) * scale
-        steps.append(f"normalised (x - {list(mean.tolist())}) * {list(scale.tolist())} from {params.source} "
+        steps.append(f"normalised (x - {list(params.input_mean or (0.0,))}) * {list(params.input_scale or (1.0,))} "
+                     f"in float32, from {params.source} "
                      "(the float model always takes normalised input, input_optimization or not)")
     else:
         steps.append("not normalised (no param.yaml input_mean/input_scale)")
