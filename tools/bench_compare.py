@@ -6,6 +6,8 @@ element type, a second trace set with a few codes changed, and a golden ``.npz``
 NHWC as TFLite writes it). Then, best of --repeat runs, page cache warm:
 
 - ``read``: ``np.fromfile`` of every test trace (the bytes compare must read at least);
+- ``load``: every layer of the test traces as a float32 NCHW array (``load_traces``, read
+  and dequantized), one after the other;
 - ``read+ref``: the same plus the reference's bytes (second traces, or the golden file);
 - ``compare``: :func:`tidl_io.trace.compare.compare_traces`, all layers, one at a time
   (read, dequantize, orient the reference, metrics), no output formatting: ``.y`` traces
@@ -101,6 +103,12 @@ def main() -> int:
 
         traces = load_traces(test, net)
         t_read = best(lambda: read(test), args.repeat)
+
+        def load_all() -> None:
+            for d in traces:
+                traces[d]
+
+        t_load = best(load_all, args.repeat)
         t_read_ref = best(lambda: read(ref), args.repeat)
         t_read_golden = best(read_golden, args.repeat)
         t_ref = best(lambda: compare_traces(traces, traces_lookup(load_traces(ref, net), "ref")), args.repeat)
@@ -120,6 +128,7 @@ def main() -> int:
               f"({sum(layer.shape[1] for layer in net.layers if layer.data_id in traces)} channels)")
         print(f"read the .y traces     {t_read * 1e3:8.1f} ms, the _float.bin traces {t_read_float * 1e3:.1f} ms, "
               f"the golden {t_read_golden * 1e3:.1f} ms")
+        print(f"load_traces: every layer as float32 NCHW {t_load * 1e3:8.1f} ms ({t_load / t_read:.2f}x the read)")
         print(f"compare --ref TRACES2  {t_ref * 1e3:8.1f} ms  = {t_ref / t_read:5.2f}x the trace read, "
               f"{t_ref / (t_read + t_read_ref):5.2f}x reading both sets")
         print(f"compare --golden NPZ   {t_gold * 1e3:8.1f} ms  = {t_gold / t_read:5.2f}x the trace read, "
