@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._errors import (
     AllocationLimitError,
@@ -39,6 +39,17 @@ from .descriptor import (
 from .permute import PermutePlan, permute, plan_permute
 from .reorg import reorg, reorg_inverse
 from .validate import Finding, validate
+
+if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (see _LAZY)
+    from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
+    from .details import get_input_details, get_output_details
+    from .detection import parse_od, rows_from_outputs
+    from .net import Layer, Network, load_net, parse_net
+    from .padding import PaddingReport, check_padding
+    from .quant import dequantize, quantize
+    from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
+    from .runtime.tidlrt import TidlRtRuntime
+    from .session import Session
 
 __version__ = "0.1.0"
 

@@ -273,12 +273,16 @@ def _subgraph_name(io: Path) -> str:
     return m.group(1) if m else name
 
 
-def _net_file(io: Path) -> Path | None:
+def _net_candidate(io: Path) -> Path:
+    """Where the network file of io file ``io`` is (whether or not it exists)."""
     name = io.name
     if name.endswith("_tidl_io_1.bin"):
-        candidate = io.with_name(name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin")
-    else:
-        candidate = io.with_name("tidl_net_" + _subgraph_name(io) + ".bin")
+        return io.with_name(name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin")
+    return io.with_name("tidl_net_" + _subgraph_name(io) + ".bin")
+
+
+def _net_file(io: Path) -> Path | None:
+    candidate = _net_candidate(io)
     if candidate.is_file():
         return candidate
     if candidate.exists():  # a folder or a FIFO under the net file's name: a runtime would fail or block on it

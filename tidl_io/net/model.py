@@ -50,8 +50,8 @@ class Layer:
     ``outData`` is zeros in some files and a copy of its input's in others.
     """
 
-    index: int
-    type_code: int
+    index: int  # position in the file = execution order
+    type_code: int  # layerType
     type: str  # TI's name, e.g. "TIDL_ConvolutionLayer"; "TIDL layer type N" when the release's table has none
     name: str | None  # from layer_info.txt, when TI left one
     inputs: tuple[int, ...]
@@ -64,8 +64,8 @@ class Layer:
     pitches: tuple[int, ...]  # pitch[] as stored: (ROI, [DIM1, DIM2,] channel, line)
     scale: float  # tensorScale: TIDL's multiplier, real = (q - zero_point) / scale
     zero_point: int
-    params: Mapping[str, Any] = field(repr=False)
-    raw: Mapping[str, Any] = field(repr=False)
+    params: Mapping[str, Any] = field(repr=False)  # the type's parameters (TI names) where the schema knows them, else {}
+    raw: Mapping[str, Any] = field(repr=False)  # every sTIDL_Layer_t member but the params union, TI names, nested
 
     @property
     def element_type(self) -> ElementType | None:
@@ -143,7 +143,17 @@ class IoLink:
 
 @dataclass(frozen=True, eq=False)
 class Network:
-    """A parsed ``*_tidl_net.bin``: header fields, layers in execution order, sections."""
+    """A parsed ``*_tidl_net.bin``: header fields, layers in execution order, sections.
+
+    ``net_version`` is the file's first word (TIDL_NET_VERSION); ``release`` the TIDL
+    release(s) whose importer writes it, from the one version table shared with the TIDL-RT
+    binding (``schemas/net/versions.yaml``); ``layout`` the schema variant used (see
+    :attr:`layout_key`). ``header`` holds sTIDL_Network_t's members by TI's names (nested
+    structs as dicts, arrays as lists; ``netBufInfo`` as a list of ``{base, size, offset}``).
+    ``sections`` come from ``netBufInfo`` (8.6 on) or, for 8.2, from the structure size and
+    ``dataFlowInfo``; all lie inside the file and do not overlap. ``source`` is the path
+    (:func:`load_net`) or the name given to :func:`parse_net`.
+    """
 
     net_version: int
     release: str  # the TIDL release(s) whose importer writes this netVersion, e.g. "9.0/9.1"
