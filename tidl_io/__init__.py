@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
     from .runtime.tidlrt import TidlRtRuntime
     from .session import Session
+    from .trace import load_calibration, load_traces
 
 __version__ = "0.1.0"
 
