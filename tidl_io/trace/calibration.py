@@ -24,8 +24,8 @@ import numpy as np
 
 from .._check import check_path, wrong_kind
 from .._errors import FormatError, PathNotFoundError
+from ..artifacts import find_artifacts
 from ..descriptor import Descriptor, Tensor, load
-from ..session import find_artifacts
 
 __all__ = ["Calibration", "load_calibration", "tensor_nchw"]
 

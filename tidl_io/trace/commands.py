@@ -105,7 +105,7 @@ def _golden_source(args: argparse.Namespace, feeds_from: Any = None) -> tuple[An
 def _net_for(args: argparse.Namespace) -> Any:
     from .. import load_net
     from .._errors import FormatError
-    from ..session import find_artifacts
+    from ..artifacts import find_artifacts
     from .names import parse_trace_name
 
     arts = find_artifacts(args.artifacts)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._atomic import open_atomic
 from .._errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
-from ..session import ModelParams, parse_param_yaml
+from ..artifacts import ModelParams, parse_param_yaml
 
 __all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "load_model_inputs", "model_inputs", "run_golden",
            "save_golden"]
