@@ -298,7 +298,7 @@ def test_layout_names_in_any_case(given: str, canonical: str) -> None:
 
 
 def test_layout_errors() -> None:
-    with pytest.raises(tidl_io.BufferMismatchError, match=r"^w: layout must be one of 'NCHW', 'NHWC' \(any case\), "
+    with pytest.raises(tidl_io.OptionError, match=r"^w: layout must be one of 'NCHW', 'NHWC' \(any case\), "
                                                           r"found 'hwc'"):
         check_layout("hwc", "w", ("NCHW", "NHWC"))
     with pytest.raises(ArgumentTypeError, match=r"^w: layout: expected one of .*found int 3"):
