@@ -248,7 +248,8 @@ def test_build_od_argument_errors_are_library_errors() -> None:
     import tidl_io
     from tidl_io.detection import build_od
 
-    with pytest.raises(tidl_io.BufferMismatchError, match="obj_info_size must be a multiple of 4 and >= 28, got 3"):
+    with pytest.raises(tidl_io.OptionError, match="^build_od: obj_info_size must be a multiple of 4 and >= 28, "
+                                                  "found 3$"):
         build_od(np.zeros((1, 6)), obj_info_size=3)
     with pytest.raises(tidl_io.BufferMismatchError, match="2 detections do not fit a capacity of 1 records"):
         build_od(np.zeros((2, 6)), capacity=1)

@@ -20,7 +20,16 @@ from conftest import STANDIN_FAMILIES, corpus
 from runtime_oracles import IO_FAMILY, PADDED, PADDED_OUT, _small, descs_for, net_for, valid_index
 
 import tidl_io
-from tidl_io import BufferMismatchError, PathError, PathIsFolderError, PathNotFoundError, Session, TidlRtError
+from tidl_io import (
+    ArgumentTypeError,
+    BufferMismatchError,
+    OptionError,
+    PathError,
+    PathIsFolderError,
+    PathNotFoundError,
+    Session,
+    TidlRtError,
+)
 from tidl_io.buffers import view
 from tidl_io.runtime import MemType, MockC7xRuntime, RtTensor, Runtime, alloc_shared_buffers
 from tidl_io.runtime.tidlrt import TidlRtRuntime
@@ -214,9 +223,10 @@ def test_net_file_and_parameters_are_checked(tidlrt_standin, tmp_path: Path) -> 
         os.mkfifo(tmp_path / "fifo_tidl_net.bin")
         with pytest.raises(PathError, match=r"fifo_tidl_net.bin: is a FIFO \(named pipe\), not a regular file"):
             TidlRtRuntime(desc, tmp_path / "fifo_tidl_net.bin", library=lib)
-    with pytest.raises(TidlRtError, match=r"^core_start_idx: expected >= 0, found -1"):  # the argument's own name
+    with pytest.raises(OptionError, match=r"^TidlRtRuntime: core_start_idx must be >= 0, found -1"):  # its own name
         make(lib, "T4P-c", desc, core_start_idx=-1)
-    with pytest.raises(TidlRtError, match=r"target_priority: expected 0 \(highest\) .. 7 \(lowest\), found 8"):
+    with pytest.raises(OptionError, match=r"^TidlRtRuntime: target_priority must be 0 \(highest\) .. 7 \(lowest\), "
+                                          r"found 8"):
         make(lib, "T4P-c", desc, target_priority=8)
     with pytest.raises(TidlRtError, match=r"coreStartIdx = 2 was given, but this library's sTIDLRT_Params_t "
                                           r"\(layout T4P-c"):
@@ -283,7 +293,7 @@ def test_shared_memory_is_dirty_kept_alive_by_views_and_freed_once(tidlrt_standi
     gc.collect()
     assert c.TIDLRT_isSharedMem(ptr) == 0  # freed when the last view went
     assert not rt.is_shared(np.zeros(10, np.uint8))
-    with pytest.raises(BufferMismatchError, match="alloc_shared: alignment must be a power of two, found 3"):
+    with pytest.raises(OptionError, match="alloc_shared: alignment must be a power of two, found 3"):
         rt.alloc_shared(10, 3)
 
 
@@ -300,10 +310,10 @@ def test_older_library_without_shared_memory_degrades(tidlrt_standin) -> None:
     bufs = [rt.alloc_shared(100, 4096) for _ in range(4)]  # by chance alone 4096-aligned once in 64 tries
     assert all(b.dtype == np.uint8 and b.shape == (100,) and b.ctypes.data % 4096 == 0 for b in bufs)
     assert not rt.is_shared(bufs[0])  # ordinary memory: the library cannot tell it is shared
-    with pytest.raises(BufferMismatchError, match="^alloc_shared: size must be an integer number of bytes, found "
-                                                  "str '3'"):
+    with pytest.raises(ArgumentTypeError, match="^alloc_shared: size: expected an integer number of bytes, found "
+                                                "str '3'"):
         rt.alloc_shared("3")  # type: ignore[arg-type]
-    with pytest.raises(BufferMismatchError, match="^alloc_shared: alignment must be a power of two, found 3$"):
+    with pytest.raises(OptionError, match="^alloc_shared: alignment must be a power of two, found 3$"):
         rt.alloc_shared(16, 3)
 
 

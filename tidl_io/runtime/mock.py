@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._check import check_choice, check_flag, check_kind, check_path, open_regular, wrong_kind
-from .._errors import BufferMismatchError, FormatError, GeometryError
+from .._errors import BufferMismatchError, FormatError, GeometryError, TidlRtError
 from .._limits import check_alloc
 from ..buffers import _aligned_zeros
 from ..descriptor import Descriptor, Tensor, TensorLayout
@@ -294,9 +294,18 @@ class MockC7xRuntime:
         return buf
 
     def free_shared(self, buf: np.ndarray) -> None:
-        """``TIDLRT_freeSharedMem``: forget the block holding ``buf``."""
+        """``TIDLRT_freeSharedMem``: forget the block holding ``buf``. A ``buf`` from no
+        block of this runtime's :meth:`alloc_shared` (ordinary memory, another runtime's,
+        already freed) is a BufferMismatchError: TI's call would free memory it does not own."""
+        if not isinstance(buf, np.ndarray):
+            raise wrong_kind("MockC7xRuntime.free_shared", "buf", buf, "a numpy array from alloc_shared")
         lo, hi = byte_bounds(buf)
-        self._shared = [b for b in self._shared if not (b[0] <= lo and hi <= b[1])]
+        keep = [b for b in self._shared if not (b[0] <= lo and hi <= b[1])]
+        if len(keep) == len(self._shared):
+            raise BufferMismatchError(
+                f"MockC7xRuntime.free_shared: buf ({buf.nbytes} bytes at {lo:#x}) is in no block of this "
+                f"runtime's alloc_shared: ordinary memory, another runtime's block, or freed already")
+        self._shared = keep
         self._shared_cache.clear()
         self._memo.clear()
 
@@ -338,7 +347,7 @@ class MockC7xRuntime:
         are written in place. Returns the :class:`InvokeReport`."""
         t0 = time.perf_counter()
         if self._closed:
-            raise BufferMismatchError(f"{self._desc.source}: invoke after close()")
+            raise TidlRtError(f"{self._desc.source}: invoke after close()", call="TIDLRT_invoke")
         cached = self._memo.get(inputs, outputs)
         if cached is not None:
             in_plans, out_plans = cached

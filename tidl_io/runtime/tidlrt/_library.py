@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._errors import ArgumentTypeError, BufferMismatchError, LibraryNotFoundError, TidlRtError
+from ..._errors import ArgumentTypeError, LibraryNotFoundError, OptionError, TidlRtError
 from .._datamove import check_alloc_args
 from ._structs import StructLayout
 
@@ -231,7 +231,7 @@ def alloc_shared(lib: Library, size: int, alignment: int, registry: dict[int, in
     is dirty, like malloc)."""
     size, alignment = check_alloc_args(size, alignment)
     if size + alignment > 0x7FFFFFFF:
-        raise BufferMismatchError(f"alloc_shared: {size} bytes do not fit TIDLRT_allocSharedMem's int32 size")
+        raise OptionError(f"alloc_shared: size must fit TIDLRT_allocSharedMem's int32 size, found {size} bytes")
     with lib.lock:
         ptr = lib.fn("TIDLRT_allocSharedMem")(alignment, max(size, 1))
     if not ptr:

@@ -30,7 +30,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._check import check_kind, check_path, open_regular, wrong_kind
-from ..._errors import BufferMismatchError, FormatError, GeometryError, PathNotFoundError, TidlRtError
+from ..._errors import (
+    BufferMismatchError,
+    FormatError,
+    GeometryError,
+    OptionError,
+    PathNotFoundError,
+    TidlRtError,
+)
 from ...descriptor import Descriptor, Tensor, TensorLayout, build
 from ...validate import geometry_problems
 from .._datamove import (
@@ -455,8 +462,8 @@ def _read_net(net: str | os.PathLike[str] | bytes | None, desc: Descriptor) -> b
 def _priority(name: str, value: Any) -> int:
     v = _int(name, value)
     if not 0 <= v <= 7:
-        raise TidlRtError(f"{name}: expected 0 (highest) .. 7 (lowest), found {v} (TIDL-RT does not check)",
-                          call="create")
+        raise OptionError(f"TidlRtRuntime: {name} must be 0 (highest) .. 7 (lowest), found {v} (TIDL-RT does not "
+                          f"check)")
     return v
 
 
@@ -466,7 +473,7 @@ def _delay(name: str, value: Any) -> float:
     except (TypeError, ValueError):
         raise wrong_kind("TidlRtRuntime", name, value, "milliseconds (a number)") from None
     if not v >= 0:
-        raise TidlRtError(f"{name}: expected >= 0 ms (inf: never pre-empt), found {value!r}", call="create")
+        raise OptionError(f"TidlRtRuntime: {name} must be >= 0 ms (inf: never pre-empt), found {value!r}")
     return min(v, FLT_MAX)
 
 
@@ -479,14 +486,14 @@ def _int(name: str, value: Any) -> int:
 def _positive(name: str, value: Any) -> int:
     v = _int(name, value)
     if v < 1:
-        raise TidlRtError(f"{name}: expected >= 1, found {v}", call="create")
+        raise OptionError(f"TidlRtRuntime: {name} must be >= 1, found {v} (refused before TIDL-RT is called)")
     return v
 
 
 def _non_negative(name: str, value: Any) -> int:
     v = _int(name, value)
     if v < 0:
-        raise TidlRtError(f"{name}: expected >= 0, found {v}", call="create")
+        raise OptionError(f"TidlRtRuntime: {name} must be >= 0, found {v} (refused before TIDL-RT is called)")
     return v
 
 
