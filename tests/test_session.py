@@ -339,7 +339,7 @@ def test_ambiguous_shapes_follow_the_hint() -> None:
     assert (_to_logical(t, x[0], "NHWC")[0, 0, 0] == x[0].transpose(2, 0, 1)).all()  # channels last: HWC
     with pytest.raises(BufferMismatchError, match="array shape \\(1, 3, 3, 3\\) with layout 'HWC' fits none"):
         _to_logical(t, x, "HWC")
-    with pytest.raises(BufferMismatchError, match="run: layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \\(any case\\), found 'WHC'"):
+    with pytest.raises(tidl_io.OptionError, match="run: layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \\(any case\\), found 'WHC'"):
         _to_logical(t, x, "WHC")
 
 

@@ -120,7 +120,8 @@ def test_user_memory_and_converted_tensors(tidlrt_standin) -> None:
     assert rep.transfers[0].reasons == ("user memory, not shared (alloc_shared)",)
 
 
-def test_session_runs_on_tidlrt_and_auto_says_which(tidlrt_standin, tmp_path: Path, monkeypatch) -> None:
+def test_session_runs_on_tidlrt_and_auto_says_which(tidlrt_standin, tmp_path: Path, monkeypatch,
+                                                    realdata: Path) -> None:  # a real 10.x mobilenet_v1
     lib = tidlrt_standin("T6P-d")
     src = next(p for p in corpus() if "mobilenet_v1" in p.name and tidl_io.load(p).family == "10.x")
     art = tmp_path / "artifacts"
@@ -297,7 +298,7 @@ def test_shared_memory_is_dirty_kept_alive_by_views_and_freed_once(tidlrt_standi
         rt.alloc_shared(10, 3)
 
 
-def test_older_library_without_shared_memory_degrades(tidlrt_standin) -> None:
+def test_older_library_without_shared_memory_degrades(tidlrt_standin, realdata: Path) -> None:  # a real 8.x file
     lib = tidlrt_standin("T4P-c", variant="no-shared")
     desc = descs_for("T4P-c")[0]
     rt = make(lib, "T4P-c", desc)
