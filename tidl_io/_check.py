@@ -193,6 +193,9 @@ def open_regular(path: str, expected: str) -> IO[bytes]:
         raise PathIsFolderError(path, f"is a folder; expected {expected}", errno.EISDIR) from None
     except OSError as exc:
         raise PathError(path, f"cannot open: {exc.strerror or exc}; expected {expected}", exc.errno) from None
+    except ValueError:  # "embedded null byte": no file name holds one
+        raise PathError(path, f"holds a NUL byte, which no file name can; expected {expected}",
+                        errno.EINVAL) from None
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):

@@ -93,7 +93,8 @@ class PathError(TidlIoError, OSError):
         super().__init__(errno, message, path)
 
     def __str__(self) -> str:
-        return f"{self.filename}: {self.strerror}"
+        name = self.filename if str(self.filename).isprintable() else repr(self.filename)
+        return f"{name}: {self.strerror}"
 
     def __reduce__(self) -> tuple[object, ...]:  # pickles with this __init__'s arguments
         return type(self), (self.filename, self.strerror, self.errno)
