@@ -56,7 +56,7 @@ _STANDIN_DEFINES = {  # Params shape, Tensor shape, io layout; pre-8.0 (P-a) had
     "T4P-c": ("STANDIN_PARAMS_PC", "STANDIN_IO_8X"),
     "T6P-d": ("STANDIN_PARAMS_PD", "STANDIN_TENSOR_T6", "STANDIN_IO_L3"),
 }
-_STANDIN_VARIANTS = {"": (), "no-shared": ("STANDIN_NO_SHARED",)}
+_STANDIN_VARIANTS = {"": (), "no-shared": ("STANDIN_NO_SHARED",), "board": ("STANDIN_BOARD",)}
 STANDIN_CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c99", "-Wall", "-Werror")
 
 

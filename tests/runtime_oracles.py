@@ -11,13 +11,14 @@ import struct
 import sys
 
 import numpy as np
-from conftest import ROOT, corpus
 
 import tidl_io
 from tidl_io.runtime import poison_value
 
+from conftest import ROOT, corpus
+
 sys.path.insert(0, str(ROOT / "tools"))
-from make_fixture import descriptor_from_spec  # noqa: E402
+from make_fixture import descriptor_from_spec
 
 
 def valid_index(t) -> np.ndarray:

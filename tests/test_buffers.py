@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, ROOT, corpus_params
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +44,8 @@ from tidl_io.buffers import (
 )
 from tidl_io.padding import check_padding
 from tidl_io.validate import geometry_problems
+
+from conftest import FIXTURES, ROOT, corpus_params
 
 # Every test here runs on the NumPy path and again on the native kernels.
 pytestmark = pytest.mark.usefixtures("both_paths")

@@ -211,8 +211,7 @@ def _call(name: str, arg: str, value: Any) -> None:
 
 def test_the_valid_calls_work() -> None:
     """The table's valid arguments are valid: each error below comes from the one wrong argument."""
-    for name in CASES:
-        fn, valid, _ = CASES[name]
+    for name, (fn, valid, _) in CASES.items():
         if name == "Session":
             with fn(**valid):
                 pass
@@ -241,28 +240,28 @@ def test_wrong_kinds_get_a_library_error_naming_the_argument(data: Any) -> None:
 
 @pytest.mark.parametrize("call,error,message", [
     (lambda: tidl_io.pack(DESC, X), ArgumentTypeError,
-     "pack: tensor: expected a tidl_io.Tensor (desc.input(i) or desc.output(i)), found Descriptor; pick one of "
-     "its tensors, e.g. desc.input(0) or desc.output(0)"),
+     ("pack: tensor: expected a tidl_io.Tensor (desc.input(i) or desc.output(i)), found Descriptor; pick one of "
+     "its tensors, e.g. desc.input(0) or desc.output(0)")),
     (lambda: tidl_io.pack("images", X), ArgumentTypeError,
-     "pack: tensor: expected a tidl_io.Tensor (desc.input(i) or desc.output(i)), found str 'images'; for the "
-     "tensor named 'images' pass desc.input('images') or desc.output('images')"),
+     ("pack: tensor: expected a tidl_io.Tensor (desc.input(i) or desc.output(i)), found str 'images'; for the "
+     "tensor named 'images' pass desc.input('images') or desc.output('images')")),
     (lambda: tidl_io.validate("file.bin"), ArgumentTypeError,
-     "validate: desc: expected a tidl_io.Descriptor (tidl_io.load(path) or tidl_io.parse(data)), found str "
-     "'file.bin'; to read a file use tidl_io.load(path)"),
+     ("validate: desc: expected a tidl_io.Descriptor (tidl_io.load(path) or tidl_io.parse(data)), found str "
+     "'file.bin'; to read a file use tidl_io.load(path)")),
     (lambda: tidl_io.build(None), ArgumentTypeError, "build: desc: expected a tidl_io.Descriptor"),
     (lambda: tidl_io.alloc_input(T_IN, 0), ArgumentTypeError,
-     "alloc_input: desc: expected a tidl_io.Descriptor (tidl_io.load(path) or tidl_io.parse(data)), found "
-     "Tensor; this is one tensor: pass the Descriptor it belongs to"),
-    (lambda: tidl_io.get_input_details(T_IN), ArgumentTypeError, "get_input_details: desc: expected a "
-                                                                 "tidl_io.Descriptor"),
+     ("alloc_input: desc: expected a tidl_io.Descriptor (tidl_io.load(path) or tidl_io.parse(data)), found "
+     "Tensor; this is one tensor: pass the Descriptor it belongs to")),
+    (lambda: tidl_io.get_input_details(T_IN), ArgumentTypeError, ("get_input_details: desc: expected a "
+                                                                 "tidl_io.Descriptor")),
     (lambda: tidl_io.permute(np.zeros((2, 3)), None), ArgumentTypeError,
      "permute: perm: expected a sequence of integers (axes), found None"),
-    (lambda: DESC.input(1.5), ArgumentTypeError, "input: key: expected an input index (int) or name (str), "
-                                                 "found float 1.5"),
+    (lambda: DESC.input(1.5), ArgumentTypeError, ("input: key: expected an input index (int) or name (str), "
+                                                 "found float 1.5")),
     (lambda: tidl_io.unpack(T_OUT, BUF_OUT, squeeze="no"), ArgumentTypeError,
      "unpack: squeeze: expected True or False, found str 'no'"),
-    (lambda: tidl_io.load(b"\x00" * 8), ArgumentTypeError, "load: path: expected a path (str or os.PathLike), "
-                                                           "found bytes"),
+    (lambda: tidl_io.load(b"\x00" * 8), ArgumentTypeError, ("load: path: expected a path (str or os.PathLike), "
+                                                           "found bytes")),
 ])
 def test_the_issue_examples(call: Any, error: type, message: str) -> None:
     with pytest.raises(error) as err:
@@ -354,13 +353,13 @@ def test_tidlrt_runtime_wrong_kinds() -> None:
     nolib = {"library": "no/such/libvx_tidl_rt.so"}
     for kwargs, message in (
             ({"net": 3}, "net: expected a path (str or os.PathLike), found int 3; or the network's bytes"),
-            ({"version": 8.6}, "version: expected a TIDL release such as '08.06' or a layout family such as "
-                               "'T6P-d' (str), or None, found float 8.6"),
+            ({"version": 8.6}, ("version: expected a TIDL release such as '08.06' or a layout family such as "
+                               "'T6P-d' (str), or None, found float 8.6")),
             ({"core_num": "2"}, "core_num: expected an integer, found str '2'"),
             ({"target_priority": 1.0}, "target_priority: expected an integer, found float 1.0"),
             ({"trace_log_level": True}, "trace_log_level: expected an integer, found True"),
-            ({"max_pre_empt_delay": "soon"}, "max_pre_empt_delay: expected milliseconds (a number), found str "
-                                             "'soon'"),
+            ({"max_pre_empt_delay": "soon"}, ("max_pre_empt_delay: expected milliseconds (a number), found str "
+                                             "'soon'")),
             ({"trace_base_name": 3}, "trace_base_name: expected a path (str or os.PathLike), found int 3")):
         with pytest.raises(ArgumentTypeError) as err:
             tidl_io.TidlRtRuntime(desc, **{"net": b"1234", **nolib, **kwargs})  # type: ignore[arg-type]

@@ -47,7 +47,7 @@ def test_empty_folder_is_an_error(tmp_path: Path) -> None:
 def test_bad_file_one_line_error_exit_1(tmp_path: Path) -> None:
     bad = tmp_path / "bad_tidl_io_1.bin"
     bad.write_bytes(b"\0" * 100)
-    code, out, err = run("inspect", str(bad))
+    code, _out, err = run("inspect", str(bad))
     assert code == 1
     assert err.startswith("tidl-io: error: ") and err.count("\n") == 1 and "Traceback" not in err
     assert "size 100 bytes matches no known layout" in err
@@ -92,7 +92,7 @@ def test_validate_unparseable_file_reports_offset(tmp_path: Path) -> None:
 
 def test_python_dash_m_entry_point() -> None:
     proc = subprocess.run([sys.executable, "-m", "tidl_io", "inspect", str(EXAMPLES / "detector_tidl_io_1.bin")],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0 and "detections" in proc.stdout
 
 
@@ -115,7 +115,7 @@ def test_output_that_the_terminal_cannot_encode_is_escaped_not_a_crash(tmp_path:
     path.write_bytes(tidl_io.build(desc))
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
     proc = subprocess.run([sys.executable, "-m", "tidl_io", "inspect", str(path)], capture_output=True, env=env,
-                          timeout=60)
+                          timeout=60, check=False)
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
     assert b"bild_\\xfc_xxx" in proc.stdout and b"\\u2026" in proc.stdout  # the name's ü and the table's ellipsis
 
@@ -152,7 +152,7 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path: Path, command: str) -> None:
     os.mkfifo(fifo)
     # a process with a timeout: a regression would block forever in open()
     proc = subprocess.run([sys.executable, "-m", "tidl_io", command, str(fifo)], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "is a FIFO (named pipe), not a regular file; expected a TIDL I/O descriptor file" in proc.stdout + proc.stderr
 

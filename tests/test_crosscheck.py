@@ -31,10 +31,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES, FIXTURES, real_files
 from tidlrt_standin.client import PATHS, TSpec, pack_io
 
 import tidl_io
+
+from conftest import EXAMPLES, FIXTURES, real_files
 
 TidlRtRuntime = getattr(tidl_io, "TidlRtRuntime", None)
 pytestmark = pytest.mark.skipif(TidlRtRuntime is None, reason="the TIDL-RT binding is not in this tree yet")

@@ -43,7 +43,7 @@ def test_run_demo_reports_every_step_and_finds_the_boxes() -> None:
     assert "numDetObjects 4, objInfoSize 28, objInfoOffset 20" in text
     _, drawn = demo_image(96, 160)
     rows = re.findall(r"^\s+(\w+)\s+score ([\d.]+)\s+x\s+([\d.]+)\.\.\s*([\d.]+)\s+y\s+([\d.]+)\.\.\s*([\d.]+)\s+= drawn box",
-                      text, re.M)
+                      text, re.MULTILINE)
     assert len(rows) == len(drawn) == 4
     found = {name: tuple(float(v) for v in coords) for name, _score, *coords in rows}
     for label, x0, y0, x1, y1 in drawn:

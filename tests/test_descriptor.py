@@ -20,7 +20,6 @@ from tidl_io.descriptor import ElementType, make_descriptor
 
 from conftest import FIXTURES, REALDATA, SPECS, corpus, corpus_params, real_files
 
-
 # ---- round trip over the whole corpus ----------------------------------------------------
 
 @pytest.mark.parametrize("path", corpus_params())
@@ -55,16 +54,16 @@ def test_load_reads_a_path() -> None:
 def _provenance() -> dict[str, dict]:
     text = (REALDATA / "PROVENANCE.md").read_text()
     out: dict[str, dict] = {}
-    for block in re.split(r"^#### ", text, flags=re.M)[1:]:
+    for block in re.split(r"^#### ", text, flags=re.MULTILINE)[1:]:
         name = block.split("`")[1]
         reading = block.split("- reading:")[1]
         entry: dict = {"inputs": [], "outputs": [], "header": {}}
-        header = re.search(r"^header: (.*)$", reading, re.M)
+        header = re.search(r"^header: (.*)$", reading, re.MULTILINE)
         assert header is not None
         for kv in header.group(1).split(", "):
             k, v = kv.split("=")
             entry["header"][k] = int(v)
-        for kind, idx, tname, rest in re.findall(r"^(in|out)\[(\d+)\] '(.*)': (.*)$", reading, re.M):
+        for kind, idx, tname, rest in re.findall(r"^(in|out)\[(\d+)\] '(.*)': (.*)$", reading, re.MULTILINE):
             fields = dict(re.findall(r"(\S+)=(\S+)", rest))
             entry["inputs" if kind == "in" else "outputs"].append((int(idx), tname, fields))
         entry["layout"] = re.search(r"layout guess: (\S+)", reading).group(1)
@@ -120,17 +119,20 @@ def test_agrees_with_independent_decode(path: Path) -> None:
 # ---- an independent offset oracle for every layout ---------------------------------------
 
 # Member order transcribed from ../shared/spec/iobufdesc.md §2, not from schemas/.
-_IN_8 = ("inDataFormat inResizeType resizeWidth resizeHeight inWidth inHeight inNumChannels inChannelPitch "
-         "inNumBatches inPadL inPadT inPadR inPadB inPadCh rawDataInElementType inElementType inZeroPoint "
-         "inLayout inDataId inTensorScale inDataName").split()
-_OUT_8 = ("outWidth outHeight outNumChannels outChannelPitch outNumBatches outPadL outPadT outPadR outPadB "
-          "outPadCh outElementType outDataId outDataName outTensorScale outZeroPoint outLayout").split()
-_IN_L2 = ("inDataFormat inResizeType resizeWidth resizeHeight inWidth inHeight inNumChannels inDIM2 inDIM1 "
-          "inChannelPitch inNumBatches inPadL inPadT inPadR inPadB inPadCh rawDataInElementType inElementType "
-          "inZeroPoint inLayout inDataId inTensorScale inDataName").split()
-_OUT_L2 = ("outWidth outHeight outDIM2 outDIM1 outNumChannels outChannelPitch outNumBatches outPadL outPadT "
-           "outPadR outPadB outPadCh outElementType outDataId outDataName outTensorScale outZeroPoint "
-           "outLayout").split()
+_IN_8 = ["inDataFormat", "inResizeType", "resizeWidth", "resizeHeight", "inWidth", "inHeight",
+         "inNumChannels", "inChannelPitch", "inNumBatches", "inPadL", "inPadT", "inPadR", "inPadB",
+         "inPadCh", "rawDataInElementType", "inElementType", "inZeroPoint", "inLayout", "inDataId",
+         "inTensorScale", "inDataName"]
+_OUT_8 = ["outWidth", "outHeight", "outNumChannels", "outChannelPitch", "outNumBatches", "outPadL",
+          "outPadT", "outPadR", "outPadB", "outPadCh", "outElementType", "outDataId", "outDataName",
+          "outTensorScale", "outZeroPoint", "outLayout"]
+_IN_L2 = ["inDataFormat", "inResizeType", "resizeWidth", "resizeHeight", "inWidth", "inHeight",
+          "inNumChannels", "inDIM2", "inDIM1", "inChannelPitch", "inNumBatches", "inPadL", "inPadT",
+          "inPadR", "inPadB", "inPadCh", "rawDataInElementType", "inElementType", "inZeroPoint", "inLayout",
+          "inDataId", "inTensorScale", "inDataName"]
+_OUT_L2 = ["outWidth", "outHeight", "outDIM2", "outDIM1", "outNumChannels", "outChannelPitch",
+           "outNumBatches", "outPadL", "outPadT", "outPadR", "outPadB", "outPadCh", "outElementType",
+           "outDataId", "outDataName", "outTensorScale", "outZeroPoint", "outLayout"]
 
 
 def _spec_offsets(family: str, cores: int) -> tuple[dict[str, tuple[int, int]], int]:
@@ -424,13 +426,6 @@ def test_public_names_resolve() -> None:
         _ = tidl_io.nope  # type: ignore[attr-defined]
 
 
-def test_find_io_files_both_namings(tmp_path: Path) -> None:
-    for name in ("a_tidl_io_1.bin", "tidl_io_net_1.bin", "x_tidl_io_onnx_y_1.bin", "a_tidl_net.bin"):
-        (tmp_path / name).write_bytes(b"")
-    assert [p.name for p in tidl_io.find_io_files(tmp_path)] == ["a_tidl_io_1.bin", "tidl_io_net_1.bin",
-                                                                 "x_tidl_io_onnx_y_1.bin"]
-
-
 # ---- paths (issue 11) ------------------------------------------------------------------------
 
 def test_load_of_a_missing_file_or_a_folder_is_a_located_library_error(tmp_path: Path) -> None:
@@ -469,21 +464,6 @@ def test_load_of_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) 
     assert isinstance(exc, tidl_io.PathError) and not isinstance(exc, FileNotFoundError)
     assert str(exc) == f"{fifo}: is a FIFO (named pipe), not a regular file; expected a TIDL I/O descriptor file " \
                        f"(*_tidl_io_1.bin)"
-
-
-def test_locate_io_files_finds_a_model_folders_artifacts(tmp_path: Path) -> None:
-    from tidl_io.descriptor import locate_io_files
-
-    art = tmp_path / "model" / "artifacts"
-    art.mkdir(parents=True)
-    (art / "a_tidl_io_1.bin").write_bytes(b"")
-    assert locate_io_files(tmp_path / "model") == (art, [art / "a_tidl_io_1.bin"])
-    assert locate_io_files(art) == (art, [art / "a_tidl_io_1.bin"])
-    assert locate_io_files(art / "a_tidl_io_1.bin") == (art, [art / "a_tidl_io_1.bin"])
-    with pytest.raises(FileNotFoundError, match=r"no \*_tidl_io_1.bin file in this folder \(nor in .*artifacts\)"):
-        locate_io_files(tmp_path)
-    with pytest.raises(tidl_io.PathError, match="no such file or folder"):
-        locate_io_files(tmp_path / "gone")
 
 
 def test_tensor_hash_is_cached_per_object_and_never_pickled() -> None:

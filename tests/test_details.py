@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from conftest import FIXTURES
-from test_buffers import RNG
 
 import tidl_io
 from tidl_io.buffers import alloc_output, pack, unpack, view
 from tidl_io.details import get_input_details, get_output_details
+
+from conftest import FIXTURES
+from test_buffers import RNG
 
 
 def test_details_in_tflite_shape(realdata: Path) -> None:

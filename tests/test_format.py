@@ -18,7 +18,7 @@ from tidl_io._format import SCHEMA_VERSION, descriptor_to_dict, document, dumps_
 from conftest import GOLDEN, ROOT, corpus_params
 
 sys.path.insert(0, str(ROOT / "tools"))
-from regen_golden import render  # noqa: E402
+from regen_golden import render
 
 
 @pytest.mark.parametrize("path", corpus_params())
@@ -88,10 +88,8 @@ def test_unknown_element_type_shows_without_crashing() -> None:
 
 # ---- dumps_json: indented skeleton, one record per line, same JSON value as json.dumps ----
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
-from tidl_io._format import finding_to_dict  # noqa: E402
+from tidl_io._format import finding_to_dict
 
 _json_scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
                  | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=12))
@@ -117,8 +115,8 @@ def test_dumps_json_puts_each_tensor_on_one_line(path: Path) -> None:
                for t in d["inputs"] + d["outputs"]]
     lines = text.splitlines()
     for t in tensors:  # each tensor record is one line holding exactly that record
-        (line,) = [ln for ln in lines if ln.strip().startswith('{"index": %d, "name": %s,' % (t["index"],
-                                                                                          json.dumps(t["name"])))
+        start = f'{{"index": {t["index"]:d}, "name": {json.dumps(t["name"])},'
+        (line,) = [ln for ln in lines if ln.strip().startswith(start)
                    and json.loads(ln.strip().rstrip(",")) == t][:1]
         assert line
     assert len(lines) < 40 + 2 * len(tensors)

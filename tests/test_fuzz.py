@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES, ROOT, fixture_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,6 +35,8 @@ import tidl_io
 from tidl_io import buffers
 from tidl_io._format import descriptor_to_dict, format_descriptor
 from tidl_io.validate import geometry_problems
+
+from conftest import EXAMPLES, ROOT, fixture_files
 
 sys.path.insert(0, str(ROOT / "tools"))
 import fuzz

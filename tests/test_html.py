@@ -40,7 +40,7 @@ class Page(HTMLParser):
         self._cell: list[str] | None = None
         self.feed(text)
         self.close()
-        self.svgs = re.findall(r"<svg .*?</svg>", text, flags=re.S)
+        self.svgs = re.findall(r"<svg .*?</svg>", text, flags=re.DOTALL)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))

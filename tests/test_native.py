@@ -9,6 +9,7 @@ fixture in conftest.py); here the two paths are compared directly, over the real
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import platform
 import shlex
@@ -20,16 +21,17 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import ROOT, corpus_params
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_buffers import corpus_tensors, geometries, make_tensor, user_data
 
 import tidl_io
 from tidl_io import _native, buffers, quant
 from tidl_io.buffers import pack, unpack
 from tidl_io.permute import permute
 from tidl_io.reorg import MODES, reorg, reorg_inverse
+
+from conftest import ROOT, corpus_params
+from test_buffers import corpus_tensors, geometries, make_tensor, user_data
 
 REQUIRED = os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1"
 
@@ -78,7 +80,7 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("TIDL_IO_")}
     full.update(env)
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=full, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, check=False)
 
 
 def test_info_says_which_path_and_why() -> None:
@@ -113,7 +115,7 @@ def test_standalone_build_and_stale_detection(tmp_path: Path) -> None:
     if _native._build_module().find_compiler() is None and os.environ.get("TIDL_IO_REQUIRE_CC") != "1":
         pytest.skip("no C compiler here (cross-built library, e.g. under qemu)")
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_native.py"), "--out", str(tmp_path)],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     lib = tmp_path / "libtidl_io_native.so"
     show = "import tidl_io; i = tidl_io.native_info(); print(i['active'], i['path'])"
@@ -162,11 +164,10 @@ def test_quantize_equals_numpy(dtype: str, src: str, rounding: str) -> None:
     for scale in SCALES:
         for zp in (0, 3, -7, 200):
             t = _tensor(dtype, scale, zp)
-            ref, got = both(lambda: quant.quantize(t, x, rounding=rounding, nan="zero"))
+            ref, got = both(functools.partial(quant.quantize, t, x, rounding=rounding, nan="zero"))
             same(ref, got)
-            with pytest.raises(tidl_io.BufferMismatchError, match="NaN"):
-                with _native.forced(True):
-                    quant.quantize(t, x, rounding=rounding)
+            with pytest.raises(tidl_io.BufferMismatchError, match="NaN"), _native.forced(True):
+                quant.quantize(t, x, rounding=rounding)
 
 
 @pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
@@ -191,7 +192,7 @@ def test_quantize_rows_of_every_length(code: str, rounding: str, simd: bool) -> 
             for scale, zp in ((1.0, 0), (0.37, 3), (255.0, -2)):
                 qp = quant._QParams("t", np.dtype(code), False, scale, zp, int(info.min), int(info.max))
 
-                def run() -> np.ndarray:
+                def run(n: int = n, xn: np.ndarray = xn, qp: quant._QParams = qp) -> np.ndarray:
                     out = np.full((5, n + 3), 77, code)
                     quant._quantize_into(out[:, 1:n + 1], xn, qp, rounding, "zero", 1 << 20)
                     return out
@@ -216,7 +217,7 @@ def test_quantize_32_bit_codes_through_the_private_kernel(code: str) -> None:
         for zp in (0, -5, 1000):
             qp = quant._QParams("t", np.dtype(code), False, float(np.float32(scale)), zp, int(info.min),
                                 int(info.max))
-            def run() -> np.ndarray:
+            def run(qp: quant._QParams = qp) -> np.ndarray:
                 out = np.zeros(x.shape, code)
                 quant._quantize_into(out, x, qp, "trunc", "zero", 256)
                 return out
@@ -276,7 +277,7 @@ def test_outputs_that_overlap_their_input(n: int) -> None:
     for t, code in ((t8, np.uint8), (t16, np.int16)):
         expect = quant.quantize(t, x.copy(), nan="zero")
         for start in (0, 1):  # the codes over the first floats, or shifted by one code
-            def run() -> np.ndarray:
+            def run(t: tidl_io.Tensor = t, code: type = code, start: int = start) -> np.ndarray:
                 y = np.zeros(n + 8, np.float32)
                 y[:n] = x
                 return quant.quantize(t, y[:n], nan="zero", out=y.view(code)[start:start + n]).copy()
@@ -320,7 +321,7 @@ def test_dequantize_every_8_bit_code_over_many_scales() -> None:
         for scale in scales:
             for zp in (0, 5, -128, 255):
                 t = _tensor(dtype, float(scale), zp)
-                same(*both(lambda: quant.dequantize(t, codes)))
+                same(*both(functools.partial(quant.dequantize, t, codes)))
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16", "int16"])
@@ -334,7 +335,7 @@ def test_dequantize_power_of_two_scales(dtype: str) -> None:
         scale = np.float32(2.0 ** e)
         for zp in (0, 1, -128, 255, 1 << 23, -(1 << 23)):
             t = _tensor(dtype, float(scale), zp)
-            ref, got = both(lambda: quant.dequantize(t, codes))
+            ref, got = both(functools.partial(quant.dequantize, t, codes))
             same(ref, got)
             with np.errstate(over="ignore"):
                 expect = (codes.astype(np.int64) - zp).astype(np.float32) / scale
@@ -413,7 +414,7 @@ def test_dequantize_fma_every_16_bit_code(dtype: str) -> None:
             kind = _native.dequantize_kind(np.dtype(dtype), float(scale), zp)
             assert (kind == _native.DEQ_NARROW) == (zp in (lo - 1, hi + 1) or "fma" not in _native.info()["isa"])
             for simd in (True, False):
-                ref, got = both(lambda: quant.dequantize(t, codes), simd=simd)
+                ref, got = both(functools.partial(quant.dequantize, t, codes), simd=simd)
                 same(ref, got)
                 same(got, (codes.astype(np.int64) - zp).astype(np.float32) / np.float32(scale))
 
@@ -455,7 +456,7 @@ def test_dequantize_wide_codes(dtype: str) -> None:
     for scale in (1.0, 0.1, 1 / 3, 128.0, 1e-40, 7.7e37):
         for zp in (0, -9, 1 << 23, (1 << 23) + 1, -(1 << 30)):
             t = _tensor(dtype, scale, zp)
-            same(*both(lambda: quant.dequantize(t, codes)))
+            same(*both(functools.partial(quant.dequantize, t, codes)))
 
 
 def test_dequantize_strided_out_and_two_threads() -> None:
@@ -484,14 +485,15 @@ def test_corpus_tensors_pack_and_unpack(path: Path) -> None:
         for layout in ("NCHW", "NHWC"):
             xl = x if layout == "NCHW" else np.moveaxis(x, 3, 5).copy()
             for rounding in ("trunc", "nearest"):
-                ref, got = both(lambda: pack(t, xl, layout=layout, rounding=rounding, nan="zero"), threads=2)
+                ref, got = both(functools.partial(pack, t, xl, layout=layout, rounding=rounding, nan="zero"),
+                                threads=2)
                 same(ref, got)
             codes = rng.integers(0, 200, t.alloc_size).astype(t.dtype)
-            same(*both(lambda: unpack(t, codes, layout=layout, squeeze=False), threads=2))
+            same(*both(functools.partial(unpack, t, codes, layout=layout, squeeze=False), threads=2))
             if t.dtype.kind != "f":
                 ints = quant.quantize(t, x, nan="zero")
                 il = ints if layout == "NCHW" else np.moveaxis(ints, 3, 5).copy()
-                same(*both(lambda: pack(t, il, layout=layout)))
+                same(*both(functools.partial(pack, t, il, layout=layout)))
 
 
 @given(t=geometries(), data=st.data())
@@ -579,7 +581,7 @@ def test_transpose_tile_edges(rows: int, dtype: str, simd: bool) -> None:
     for cols in EDGES:
         x = _array(rng, (rows, cols), dtype)
         holder = np.zeros((cols + 2, rows + 3), dtype)
-        def run(x: np.ndarray = x, cols: int = cols) -> np.ndarray:
+        def run(x: np.ndarray = x, cols: int = cols, holder: np.ndarray = holder) -> np.ndarray:
             out = holder.copy()
             permute(x, (1, 0), out=out[1:cols + 1, 2:rows + 2])
             return out

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_buffers import make_tensor, spec_index, valid_mask
 
 import tidl_io
 from tidl_io import make_descriptor
 from tidl_io.buffers import alloc_output, unpack, view
 from tidl_io.padding import check_padding
+
+from test_buffers import make_tensor, spec_index, valid_mask
 
 # Every test here runs on the NumPy path and again on the native kernels.
 pytestmark = pytest.mark.usefixtures("both_paths")

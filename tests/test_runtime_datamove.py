@@ -9,6 +9,14 @@ import re
 
 import numpy as np
 import pytest
+
+from tidl_io import BufferMismatchError
+from tidl_io.runtime import (
+    MockC7xRuntime,
+    RtTensor,
+    alloc_shared_buffers,
+)
+
 from runtime_oracles import (
     PADDED,
     PADDED_OUT,
@@ -17,13 +25,6 @@ from runtime_oracles import (
     deq,
     pad_mask,
     valid_index,
-)
-
-from tidl_io import BufferMismatchError
-from tidl_io.runtime import (
-    MockC7xRuntime,
-    RtTensor,
-    alloc_shared_buffers,
 )
 
 # ---- TIDL-RT's conversions (reformat path) ------------------------------------------------
@@ -108,11 +109,16 @@ def test_reformat_nhwc_user_tensor_and_nhwc_descriptor() -> None:
     hwc = np.arange(5 * 7 * 3, dtype=np.uint8).reshape(1, 5, 7, 3)
     rt.invoke({"img": RtTensor.from_array("img", hwc, layout="NHWC")}, outs)
     np.testing.assert_array_equal(seen["img"], hwc.transpose(0, 3, 1, 2).astype(np.float64))
+    # one image in HWC and CHW (exactly three axes): the same values reach the model
+    rt.invoke({"img": RtTensor.from_array("img", hwc[0], layout="HWC")}, outs)
+    np.testing.assert_array_equal(seen["img"], hwc.transpose(0, 3, 1, 2).astype(np.float64))
+    rt.invoke({"img": RtTensor.from_array("img", hwc[0].transpose(2, 0, 1).copy(), layout="chw")}, outs)
+    np.testing.assert_array_equal(seen["img"], hwc.transpose(0, 3, 1, 2).astype(np.float64))
     nhwc = _small(inputs=[dict(inDataName="cam", inWidth=4, inHeight=3, inNumChannels=3, inLayout=1,
                                inElementType=0)], outputs=[PADDED_OUT])
     model, seen = _capture(nhwc)
     rt = MockC7xRuntime(nhwc, model=model)
-    ins, outs = alloc_shared_buffers(rt)
+    _ins, outs = alloc_shared_buffers(rt)
     x = np.arange(36, dtype=np.float32).reshape(1, 3, 3, 4)
     rt.invoke({"cam": RtTensor.from_array("cam", x)}, outs)
     dev = rt._inputs[0].internal

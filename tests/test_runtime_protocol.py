@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from runtime_oracles import (
-    PADDED,
-    PADDED_OUT,
-    _small,
-)
 
 import tidl_io
 from tidl_io import ArgumentTypeError, BufferMismatchError, TensorLayout
@@ -20,6 +15,12 @@ from tidl_io.runtime import (
     alloc_shared_buffers,
 )
 from tidl_io.runtime.protocol import _dense_pitches
+
+from runtime_oracles import (
+    PADDED,
+    PADDED_OUT,
+    _small,
+)
 
 
 def test_report_text_and_totals() -> None:
@@ -110,16 +111,41 @@ def test_dense_pitches_literal_for_two_batches() -> None:
 
 def test_from_array_refuses_other_layouts_and_too_many_axes() -> None:
     a = np.zeros((1, 3, 4, 5), np.uint8)
-    for bad in ("CHW", "hwc", "NCWH", ""):
+    for bad in ("NCWH", "", "CWH"):
         with pytest.raises(tidl_io.OptionError) as err:
             RtTensor.from_array("img", a, layout=bad)
-        assert str(err.value) == (f"RtTensor.from_array 'img': layout must be one of 'NCHW', 'NHWC' (any case), "
-                                  f"found {bad!r}")
+        assert str(err.value) == (f"RtTensor.from_array 'img': layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' "
+                                  f"(any case), found {bad!r}")
     with pytest.raises(ArgumentTypeError, match=r"^RtTensor.from_array 'img': layout: expected one of 'NCHW', "
-                                                r"'NHWC' \(any case\), found None"):
+                                                r"'NHWC', 'CHW', 'HWC' \(any case\), found None"):
         RtTensor.from_array("img", a, layout=None)  # type: ignore[arg-type]
+    for three in ("CHW", "hwc"):  # one image: exactly three axes
+        with pytest.raises(BufferMismatchError, match=rf"^'img': a {three.upper()} array has 3 axes .*found shape "
+                                                      r"\(1, 3, 4, 5\)"):
+            RtTensor.from_array("img", a, layout=three)
     with pytest.raises(BufferMismatchError, match=r"^'img': an NHWC array has at most 4 axes \(N, H, W, C\), found "
                                                   r"shape \(1, 1, 3, 4, 5\)"):
         RtTensor.from_array("img", a[None], layout="nhwc")
     with pytest.raises(BufferMismatchError, match=r"^'img': an NCHW array has at most 6 axes"):
         RtTensor.from_array("img", np.zeros((1,) * 7, np.uint8))
+
+
+@pytest.mark.parametrize("layout", ["CHW", "HWC", "chw", "hwc"])
+def test_from_array_takes_one_image_in_chw_and_hwc(layout: str) -> None:
+    """(C, H, W) = (3, 4, 5): CHW is NCHW with N = 1; HWC (4, 5, 3) is NHWC with N = 1. Every
+    element is found where a literal loop over the array says, through the stored pitches."""
+    hwc = layout.upper() == "HWC"
+    x = np.arange(3 * 4 * 5, dtype=np.uint8).reshape((4, 5, 3) if hwc else (3, 4, 5))
+    rt = RtTensor.from_array("img", x, layout=layout)
+    assert rt.dims == (1, 1, 1, 3, 4, 5)
+    assert rt.layout == (TensorLayout.NHWC if hwc else TensorLayout.NCHW)
+    assert np.shares_memory(rt.data, x) and rt.is_dense
+    flat = rt.data.reshape(-1)
+    for c, h, w in np.ndindex(3, 4, 5):
+        if hwc:  # channel step 1, pixel step C, line = pitches[4]
+            at, want = h * rt.pitches[4] + w * 3 + c, x[h, w, c]
+        else:
+            at, want = c * rt.pitches[3] + h * rt.pitches[4] + w, x[c, h, w]
+        assert flat[at] == want
+    same = RtTensor.from_array("img", x[None], layout="NHWC" if hwc else "NCHW")
+    assert (same.dims, same.pitches, same.layout) == (rt.dims, rt.pitches, rt.layout)

@@ -12,8 +12,9 @@ import struct
 
 import numpy as np
 import pytest
-from conftest import STANDIN_FAMILIES
 from tidlrt_standin.client import FAMILIES, PARAMS, PerfStats, Standin, Tensor4, Tensor6, TSpec, pack_io
+
+from conftest import STANDIN_FAMILIES
 
 GUARD = 0xCD
 FLT_MAX = struct.pack("<f", np.finfo(np.float32).max)

@@ -16,8 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import STANDIN_FAMILIES, corpus
-from runtime_oracles import IO_FAMILY, PADDED, PADDED_OUT, _small, descs_for, net_for, valid_index
 
 import tidl_io
 from tidl_io import (
@@ -33,6 +31,9 @@ from tidl_io import (
 from tidl_io.buffers import view
 from tidl_io.runtime import MemType, MockC7xRuntime, RtTensor, Runtime, alloc_shared_buffers
 from tidl_io.runtime.tidlrt import TidlRtRuntime
+
+from conftest import STANDIN_FAMILIES, corpus
+from runtime_oracles import IO_FAMILY, PADDED, PADDED_OUT, _small, descs_for, net_for, valid_index
 
 
 def make(lib: Path, family: str, desc, **kw) -> TidlRtRuntime:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import struct
 
 import pytest
-from runtime_oracles import descs_for, net_for
 
 from tidl_io import TidlRtError
 from tidl_io.runtime.tidlrt import TidlRtRuntime
+
+from runtime_oracles import descs_for, net_for
 
 
 def test_a_library_of_another_layout_is_refused_before_create(tidlrt_standin) -> None:

@@ -11,7 +11,12 @@ import pytest
 
 from tidl_io import _schema
 from tidl_io.runtime.tidlrt import _structs
-from tidl_io.runtime.tidlrt._structs import families, match_fingerprint, normalize_release, release_of_net_version
+from tidl_io.runtime.tidlrt._structs import (
+    families,
+    match_fingerprint,
+    normalize_release,
+    release_of_net_version,
+)
 
 # spec §4b: Params 88 (P-a), 104 (P-b), 104 (P-c), 1648 (P-d); Tensor 600 (T4), 616 (T6); PerfStats 48
 SIZES = {

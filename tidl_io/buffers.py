@@ -28,21 +28,32 @@ gives TFLite-style dicts; both are importable from here too.)
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import operator
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import _native
 from ._blocked import view_reshape
-from ._check import as_array, check_flag, check_kind, check_layout
-from ._errors import BufferMismatchError, GeometryError, check_out
+from ._check import as_array, check_flag, check_kind
+from ._errors import BufferMismatchError, check_out
+from ._layouts import parse_layout as _parse_layout
 from ._limits import check_alloc
+from ._plan import (
+    _CF,
+    _CL,
+    _check_user_shape,
+    _out_shape,
+    _Plan,
+    _plan,
+    _raw_bytes,
+    _reshape_view,
+    _typed,
+    _view6,
+)
 from .descriptor import Descriptor, Tensor
 from .permute import permute
 from .quant import (
@@ -58,7 +69,6 @@ from .quant import (
     _quantize_into,
     _scratch_elems,
 )
-from .validate import geometry_problems
 
 __all__ = [
     "ALIGNMENT",
@@ -75,66 +85,6 @@ __all__ = [
 ALIGNMENT = 64
 """Byte alignment of the buffers this module allocates (a cache line; TIDL's shared heap
 hands out at least this)."""
-
-_CL = (0, 1, 2, 4, 5, 3)  # (N, DIM1, DIM2, C, H, W) -> (N, DIM1, DIM2, H, W, C)
-_CF = (0, 1, 2, 3, 4, 5)
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """A tensor's buffer geometry, checked once (shapes and strides in elements)."""
-
-    label: str
-    dtype: np.dtype
-    shape: tuple[int, int, int, int, int, int]
-    strides: tuple[int, int, int, int, int, int]
-    first: int
-    required: int
-    size: int  # elements to allocate: Tensor.alloc_size
-    channels_last: bool
-
-    @property
-    def itemsize(self) -> int:
-        return self.dtype.itemsize
-
-    @property
-    def byte_strides(self) -> tuple[int, ...]:
-        return tuple(s * self.dtype.itemsize for s in self.strides)
-
-    @functools.cached_property
-    def forms(self) -> dict[bool, tuple[tuple[int, ...], ...]]:
-        """Accepted user shapes, channels first (False) and last (True)."""
-        return {cl: _accepted_shapes(self.shape, _CL if cl else _CF) for cl in (False, True)}
-
-    @functools.cached_property
-    def core(self) -> dict[bool, tuple[tuple[int, ...], tuple[int, ...]]]:
-        """(shape, byte strides) of the valid region in user axis order (channels first or
-        last) without its size-1 axes (at least one axis): the elementwise paths' view."""
-        result = {}
-        for cl in (False, True):
-            axes = [i for i in (_CL if cl else _CF) if self.shape[i] > 1] or [5]
-            result[cl] = (tuple(self.shape[i] for i in axes), tuple(self.strides[i] * self.itemsize for i in axes))
-        return result
-
-    @functools.cached_property
-    def native_packs(self) -> dict[tuple[Any, ...], Any]:
-        """Prepared native quantize calls of the same-layout pack, by user array geometry (_pack_native)."""
-        return {}
-
-
-@functools.lru_cache(maxsize=512)
-def _plan(tensor: Tensor) -> _Plan:
-    problems = geometry_problems(tensor)
-    if problems:
-        detail = "; ".join(f"{field}: {message}" for field, message in problems)
-        raise GeometryError(f"{tensor.label}: unusable buffer geometry: {detail}")
-    # The pitch of a size-1 axis is never used (and can be absurd, e.g. outPadCh near 2**31):
-    # 0 keeps the byte strides within NumPy's range.
-    strides = tuple(s if d > 1 else 0 for s, d in zip(tensor.strides, tensor.shape))
-    return _Plan(tensor.label, tensor.dtype, tensor.shape, strides,  # type: ignore[arg-type]
-                 tensor.first_offset, tensor.required_size, tensor.alloc_size,
-                 tensor.layout == "NHWC")
-
 
 # ---- allocation -------------------------------------------------------------------------
 
@@ -227,50 +177,7 @@ def _whole(value: Any, what: str, label: str) -> int:
     return number
 
 
-def _raw_bytes(memory: Any, label: str, what: str) -> np.ndarray:
-    try:
-        return np.frombuffer(memory, np.uint8)
-    except (TypeError, ValueError, BufferError) as exc:
-        raise BufferMismatchError(f"{label}: {what} of type {type(memory).__name__} is not a contiguous "
-                                  f"buffer: {exc}") from None
-
-
 # ---- views ------------------------------------------------------------------------------
-
-def _typed(plan: _Plan, buf: Any, what: str) -> np.ndarray:
-    """``buf`` as a flat contiguous array of the element dtype (a view, never a copy)."""
-    if not isinstance(buf, np.ndarray):
-        buf = _raw_bytes(buf, plan.label, what)
-    if buf.ndim != 1:
-        raise BufferMismatchError(f"{plan.label}: {what} must be a flat 1-D buffer (as alloc_input gives), "
-                                  f"found shape {buf.shape}")
-    if buf.dtype == plan.dtype:
-        typed = buf
-    elif buf.dtype == np.uint8:
-        if buf.size > 1 and buf.strides[0] != 1:
-            raise BufferMismatchError(f"{plan.label}: {what} must be contiguous, found a stride of "
-                                      f"{buf.strides[0]} bytes")
-        if buf.ctypes.data % plan.itemsize:
-            raise BufferMismatchError(f"{plan.label}: raw bytes of {what} are not aligned to the "
-                                      f"{plan.itemsize}-byte element size of {plan.dtype}")
-        typed = buf[:buf.size - buf.size % plan.itemsize].view(plan.dtype)
-    else:
-        raise BufferMismatchError(f"{plan.label}: {what} has dtype {buf.dtype}, expected {plan.dtype} "
-                                  f"(or raw uint8 bytes)")
-    if typed.size > 1 and typed.strides[0] != plan.itemsize:
-        raise BufferMismatchError(f"{plan.label}: {what} must be contiguous, found a stride of "
-                                  f"{typed.strides[0]} bytes for {plan.itemsize}-byte elements")
-    if typed.size < plan.required:
-        raise BufferMismatchError(f"{plan.label}: {what} holds {typed.size} elements of {plan.dtype}; the "
-                                  f"last valid element is at index {plan.required - 1} (buffer size "
-                                  f"{plan.size})")
-    return typed
-
-
-def _view6(plan: _Plan, typed: np.ndarray) -> np.ndarray:
-    return np.ndarray(plan.shape, plan.dtype, buffer=typed, offset=plan.first * plan.itemsize,
-                      strides=plan.byte_strides)
-
 
 def view(tensor: Tensor, buf: Any) -> np.ndarray:
     """The valid elements of a padded buffer as a 6-D (N, DIM1, DIM2, C, H, W) VIEW.
@@ -285,67 +192,6 @@ def view(tensor: Tensor, buf: Any) -> np.ndarray:
     """
     plan = _plan(check_kind(tensor, Tensor, "view", "tensor"))
     return _view6(plan, _typed(plan, buf, "buf"))
-
-
-def _reshape_view(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``a`` reshaped by adding or removing size-1 axes only: always a view."""
-    r = a.reshape(shape)
-    if r.size and not np.may_share_memory(r, a):  # pragma: no cover - numpy guarantees a view here
-        raise AssertionError("reshape copied")
-    return r
-
-
-# ---- user shapes ------------------------------------------------------------------------
-
-def _parse_layout(layout: str, label: str) -> tuple[str, bool, bool]:
-    """(canonical name, channels_last, rank-3 only) for a layout name in any case."""
-    name = check_layout(layout, label)
-    return name, name in ("NHWC", "HWC"), name in ("CHW", "HWC")
-
-
-def _accepted_shapes(shape6: tuple[int, ...], order: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """User shapes accepted for a tensor: the 6-D shape in user axis order, it without
-    leading size-1 axes, and the 4-D (N, C, H, W) / (N, H, W, C) form when DIM1 = DIM2 = 1."""
-    user = tuple(shape6[i] for i in order)
-    forms = [user]
-    for j in range(1, 6):
-        if user[j - 1] != 1:
-            break
-        forms.append(user[j:])
-    if shape6[1] == 1 and shape6[2] == 1:
-        forms.append((user[0],) + user[3:])
-    return tuple(dict.fromkeys(forms))
-
-
-def _check_user_shape(plan: _Plan, x: np.ndarray, channels_last: bool, rank3: bool, layout: str) -> None:
-    forms = plan.forms[channels_last]
-    if x.shape in forms and (not rank3 or x.ndim == 3):
-        return
-    order = _CL if channels_last else _CF
-    if rank3:
-        forms = tuple(f for f in forms if len(f) == 3)
-    names = "(N, DIM1, DIM2, H, W, C)" if channels_last else "(N, DIM1, DIM2, C, H, W)"
-    hint = "" if channels_last else "; for channels-last data pass layout='NHWC' (or 'HWC')"
-    raise BufferMismatchError(
-        f"{plan.label}: data of shape {x.shape} does not fit layout {layout!r}: the tensor is {names} = "
-        f"{tuple(plan.shape[i] for i in order)}; accepted shapes: "
-        f"{', '.join(map(str, forms)) or 'none of rank 3'}{hint}")
-
-
-def _out_shape(tensor: Tensor, squeeze: bool, channels_last: bool, rank3: bool = False) -> tuple[int, ...]:
-    """The shape unpack returns: 6-D, or squeezed as ``tensor.squeezed_shape`` says where
-    that only drops size-1 axes (a leading axis larger than 1 is kept), channels last on
-    request; (C, H, W) or (H, W, C) for ``rank3`` (one image: N = DIM1 = DIM2 = 1)."""
-    shape6 = tensor.shape
-    order = _CL if channels_last else _CF
-    if rank3:
-        if shape6[:3] != (1, 1, 1):
-            name = "HWC" if channels_last else "CHW"
-            raise BufferMismatchError(f"{tensor.label}: layout {name!r} is one image, but the tensor has "
-                                      f"(N, DIM1, DIM2) = {shape6[:3]}; use {'NHWC' if channels_last else 'NCHW'!r}")
-        return tuple(shape6[i] for i in order[3:])
-    kept = set(tensor.squeezed_axes) if squeeze else set(range(6))
-    return tuple(shape6[i] for i in order if i in kept)
 
 
 # ---- layout change ----------------------------------------------------------------------

@@ -200,7 +200,8 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         with Session(args.path, runtime="mock") as probe:  # names only: no device is touched
             names = probe.input_names
-    result = run_model(args.path, runtime=runtime, inputs=load_inputs(args.input or [], names), repeat=args.repeat)
+    result = run_model(args.path, runtime=runtime, inputs=load_inputs(args.input or [], names), repeat=args.repeat,
+                       isolate=True)  # TIDL-RT's first create in a child process: a crash there is an error
     out.write((dumps_json(run_to_dict(result)) if args.json else format_run(result)) + "\n")
     return EXIT_OK
 
@@ -266,7 +267,8 @@ def _parser() -> argparse.ArgumentParser:
                                    "given are random values of each input's range.")
     r.add_argument("path", metavar="PATH", help="an artifacts folder, a model folder holding artifacts/, or an io file")
     r.add_argument("--runtime", choices=("auto", "tidlrt", "mock"), default="auto",
-                   help="auto (default): TIDL-RT when its library loads, else the mock")
+                   help="auto (default): TIDL-RT when its library loads and can run here (its first create is "
+                        "tried in a child process), else the mock")
     r.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input array (repeatable)")
     r.add_argument("--repeat", type=_count, default=10, metavar="N", help="timed runs after one warm-up (default 10)")
     r.add_argument("--json", action="store_true", help="machine-readable timings (seconds) and summary")

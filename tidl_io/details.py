@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._check import check_kind
-from .buffers import _out_shape
+from ._plan import _out_shape
 from .descriptor import Descriptor, ElementType, Tensor
 
 __all__ = ["get_input_details", "get_output_details"]

@@ -61,10 +61,31 @@ def _layout() -> tuple[str, str]:
                               f"(from the library's defaults)")
 
 
+def _devices() -> tuple[str, str]:
+    from ._errors import TidlRtError
+    from .runtime.tidlrt import load_library
+    from .runtime.tidlrt._preflight import check_devices, library_needs
+
+    try:
+        lib = load_library()
+    except TidlRtError:
+        return "TIDL-RT devices", "no TIDL-RT library"
+    needs = library_needs(lib.path)
+    if not needs.board:
+        return "TIDL-RT devices", "none needed (a PC build: TI's emulation of the C7x)"
+    checks = check_devices(needs)
+    bad = [c for c in checks if not c.ok]
+    if not bad:
+        return "TIDL-RT devices", f"ready (TI's board runtime: {', '.join(c.name for c in checks)})"
+    return "TIDL-RT devices", ("missing (TI's board runtime; TIDL-RT cannot run here, tidl-io run uses the mock): "
+                               + "; ".join(f"{c.what}: {c.found}" for c in bad))
+
+
 def _shared_memory() -> tuple[str, str]:
     from ._errors import TidlRtError
     from .runtime.tidlrt import load_library
     from .runtime.tidlrt._library import alloc_shared
+    from .runtime.tidlrt._preflight import library_needs
 
     try:
         lib = load_library()
@@ -72,6 +93,9 @@ def _shared_memory() -> tuple[str, str]:
         return "shared memory", "no TIDL-RT library"
     if not (lib.has("TIDLRT_allocSharedMem") and lib.has("TIDLRT_freeSharedMem")):
         return "shared memory", "not offered by this library (older than 8.0): TIDL-RT copies every tensor"
+    if library_needs(lib.path).board:  # its heap exists only after a TIDLRT_create (appInit)
+        return "shared memory", ("not probed: TI's board runtime sets its heap up in TIDLRT_create, so an "
+                                 "allocation before one always fails; tidl-io run probes it after a trial create")
     try:
         registry: dict[int, int] = {}
         block = alloc_shared(lib, 4096, 128, registry)
@@ -94,7 +118,7 @@ def _native() -> tuple[str, str]:
     return "native kernels", f"active: {n['path']} ({n['isa']}, {n['threads']} thread(s))"
 
 
-PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _native, _library, _layout, _shared_memory]
+PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _native, _library, _layout, _devices, _shared_memory]
 
 
 def register(provider: Provider) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._check import check_kind
-from .buffers import _Plan, _plan, _typed
+from ._plan import _Plan, _plan, _typed
 from .descriptor import Tensor
 
 __all__ = ["PaddingReport", "check_padding"]

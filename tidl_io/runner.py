@@ -88,15 +88,48 @@ def _report_stages(rep: InvokeReport) -> dict[str, float]:
     return {"copy-in": cin, "device": rep.device_seconds, "copy-out": cout, "runtime": rep.overhead_seconds}
 
 
+def _first_create_apart(path: str | os.PathLike[str], runtime: str) -> tuple[str, list[str]]:
+    """``runtime`` "auto" or "tidlrt" with TIDL-RT's first create tried in a child process
+    first (:func:`~tidl_io.runtime.tidlrt.trial_create`): the runtime to use and notes.
+    "auto" falls back to the mock, with the reason, when the trial fails; "tidlrt" raises."""
+    from ._errors import TidlRtError
+    from .runtime.tidlrt import load_library, preflight, trial_create
+    from .session import find_artifacts
+
+    arts = find_artifacts(path)
+    try:
+        lib = load_library()  # dlopen and symbols only: TI's runtime starts in TIDLRT_create
+    except TidlRtError:
+        if runtime == "tidlrt":
+            raise
+        return runtime, []  # Session's "auto" says why it runs the mock
+    if None in arts.net_files:
+        return runtime, []  # Session names the missing net file ("auto": the mock)
+    try:
+        preflight(lib)  # in this process: no call into TI's library
+        notes = trial_create(arts.io_files, arts.net_files)
+    except TidlRtError as exc:
+        if runtime == "tidlrt":
+            raise
+        return "mock", [f"runtime: the host mock ({exc})"]
+    return "tidlrt", ([f"runtime: TIDL-RT ({lib.path}, {lib.how})"] if runtime == "auto" else []) + notes
+
+
 def run_model(path: str | os.PathLike[str], *, runtime: Any = "auto", inputs: Mapping[str, Any] | None = None,
-              repeat: int = 10, seed: int = 0, **session_kw: Any) -> RunResult:
+              repeat: int = 10, seed: int = 0, isolate: bool = False, **session_kw: Any) -> RunResult:
     """Open a :class:`~tidl_io.Session` on ``path``, run it ``repeat`` times with ``inputs``
     (missing ones random) and collect per-stage timings. The first run is a warm-up and is
-    not timed."""
+    not timed. ``isolate`` (``tidl-io run``): with ``runtime`` "auto" or "tidlrt", TIDL-RT's
+    first create runs in a child process first, so a crash inside TI's library becomes a
+    :class:`~tidl_io.TidlRtError` naming the signal and the call ("auto": the mock, with
+    that reason in ``notes``)."""
     from .session import Session
 
     check_int(repeat, "run_model", "repeat", 1, "a whole number")
     rng = np.random.default_rng(seed)
+    first: list[str] = []
+    if isolate and runtime in ("auto", "tidlrt") and not session_kw.get("model"):
+        runtime, first = _first_create_apart(path, runtime)
     with Session(path, runtime=runtime, **session_kw) as s:
         feeds = dict(inputs or {})
         image = s.params.input_mean is not None or s.params.task_type in ("classification", "detection",
@@ -127,7 +160,7 @@ def run_model(path: str | os.PathLike[str], *, runtime: Any = "auto", inputs: Ma
         summary = {k: {"shape": list(v.shape), "dtype": str(v.dtype),
                        "min": float(np.nanmin(v)) if v.size else None, "max": float(np.nanmax(v)) if v.size else None,
                        "mean": float(np.nanmean(v)) if v.size else None} for k, v in outs.items()}
-        return RunResult(str(path), kind, repeat, list(s.notes), stages, transfers, summary, generated)
+        return RunResult(str(path), kind, repeat, first + list(s.notes), stages, transfers, summary, generated)
 
 
 def _ms(v: float) -> str:

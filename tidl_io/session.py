@@ -49,23 +49,29 @@ need it: when it is missing the session still runs on the mock and says so in
 
 from __future__ import annotations
 
-import errno
 import os
-import re
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import yaml
 
-from ._check import as_array, check_flag, check_layout, check_path, layout_name, open_regular, wrong_kind
-from ._errors import BufferMismatchError, FormatError, PathError
+from ._check import as_array, check_flag, check_layout, check_path, open_regular, wrong_kind
+from ._errors import BufferMismatchError
+from ._layouts import canonical, detect
+from .artifacts import (
+    Artifacts,
+    ModelParams,
+    OnnxrtMetadata,
+    SubgraphInfo,
+    find_artifacts,
+    parse_onnxrt_metadata,
+    parse_param_yaml,
+)
 from .buffers import pack, unpack
-from .descriptor import Descriptor, Tensor, load, locate_io_files
-from .detection import Formatter, denormalize, rows_from_outputs, select
+from .descriptor import Descriptor, Tensor, load
+from .detection import denormalize, rows_from_outputs, select
 from .models import model_shape
 from .runtime import InvokeReport, MockC7xRuntime, Runtime, RuntimeFactory, alloc_shared_buffers
 
@@ -82,237 +88,6 @@ __all__ = [
     "parse_onnxrt_metadata",
     "parse_param_yaml",
 ]
-
-_METADATA = "onnxrtMetaData.txt"
-_PARAMS = "param.yaml"
-
-
-# ---- onnxrtMetaData.txt ----------------------------------------------------------------
-
-@dataclass(frozen=True)
-class SubgraphInfo:
-    """One subgraph of ``onnxrtMetaData.txt``: ``k:subGraphName``, ``k:inDataNames``, ...."""
-
-    index: int
-    name: str
-    input_names: tuple[str, ...] = ()
-    output_names: tuple[str, ...] = ()
-    input_idx: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class OnnxrtMetadata:
-    """``onnxrtMetaData.txt``: the ONNX graph's node count and the offloaded subgraphs."""
-
-    num_graph_nodes: int | None
-    subgraphs: tuple[SubgraphInfo, ...]
-
-    def subgraph(self, name: str) -> SubgraphInfo | None:
-        for s in self.subgraphs:
-            if s.name == name:
-                return s
-        return None
-
-
-def parse_onnxrt_metadata(text: str, source: str = _METADATA) -> OnnxrtMetadata:
-    """Parse the ``key=value`` lines of ``onnxrtMetaData.txt`` (``k:key=value`` per subgraph).
-
-    Unknown keys are ignored; a malformed line or a non-integer count raises FormatError
-    naming the line.
-    """
-    nodes: int | None = None
-    per: dict[int, dict[str, str]] = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line:
-            continue
-        key, sep, value = line.partition("=")
-        if not sep:
-            raise FormatError(source, f"line {lineno}: expected key=value, found {line!r}")
-        index, colon, name = key.partition(":")
-        if not colon:
-            if key == "numGraphNodes":
-                nodes = _int(value, source, lineno, key)
-            continue
-        per.setdefault(_int(index, source, lineno, "subgraph index"), {})[name] = value.strip()
-    subs = []
-    for k in sorted(per):
-        f = per[k]
-
-        def names(key: str, f: dict[str, str] = f) -> tuple[str, ...]:
-            return tuple(n for n in f.get(key, "").split(",") if n)
-
-        idx = tuple(_int(v, source, 0, f"{k}:inputIdx") for v in f.get("inputIdx", "").split(",") if v.strip())
-        subs.append(SubgraphInfo(k, f.get("subGraphName", str(k)), names("inDataNames"), names("outDataNames"), idx))
-    return OnnxrtMetadata(nodes, tuple(subs))
-
-
-def _int(value: str, source: str, lineno: int, what: str) -> int:
-    try:
-        return int(value.strip())
-    except ValueError:
-        where = f"line {lineno}: " if lineno else ""
-        raise FormatError(source, f"{where}{what}: expected an integer, found {value.strip()!r}") from None
-
-
-# ---- param.yaml ------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ModelParams:
-    """The facts a session needs from an edgeai ``param.yaml``; ``raw`` keeps the whole file.
-
-    ``input_mean``/``input_scale`` are edgeai's: normalised = (x - mean) * scale, per
-    channel. ``input_optimization`` true means TIDL folded them into the network.
-    """
-
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
-    input_mean: tuple[float, ...] | None = None
-    input_scale: tuple[float, ...] | None = None
-    input_data_layout: str | None = None
-    input_optimization: bool | None = None
-    reverse_channels: bool = False
-    formatter: Formatter | None = None
-    normalized_detections: bool | None = None
-    detection_threshold: float | None = None
-    task_type: str | None = None
-    source: str = _PARAMS
-
-    @property
-    def normalizes(self) -> bool:
-        """Whether the application must apply mean/scale itself (given, and not folded)."""
-        given = self.input_mean is not None or self.input_scale is not None
-        return given and not self.input_optimization
-
-
-def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> ModelParams:
-    """Read an edgeai ``param.yaml`` (text or an already-loaded mapping).
-
-    Reads ``session.input_mean/input_scale/input_data_layout/input_optimization``,
-    ``preprocess.reverse_channels`` (and ``data_layout`` when the session has none),
-    ``postprocess.formatter/normalized_detections/detection_threshold`` (or
-    ``detection_thr``) and ``task_type``. Values of the wrong kind raise FormatError.
-    """
-    if isinstance(text, Mapping):
-        raw: Any = text
-    else:
-        try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise FormatError(source, f"not valid YAML: {exc}") from None
-    raw = raw or {}
-    if not isinstance(raw, Mapping):
-        raise FormatError(source, f"expected a mapping at the top, found {type(raw).__name__}")
-    sess = _section(raw, "session", source)
-    pre = _section(raw, "preprocess", source)
-    post = _section(raw, "postprocess", source)
-    layout = sess.get("input_data_layout") or pre.get("data_layout")
-    if layout is not None and layout_name(layout) not in ("NCHW", "NHWC"):
-        raise FormatError(source, f"expected NCHW or NHWC, found {layout!r} (in any letter case)",
-                          field="session.input_data_layout")
-    formatter = None
-    if post.get("formatter"):
-        if not isinstance(post["formatter"], Mapping):
-            raise FormatError(source, f"expected a mapping, found {post['formatter']!r}", field="postprocess.formatter")
-        formatter = Formatter.from_mapping(post["formatter"], source)
-    threshold = post.get("detection_threshold", post.get("detection_thr"))
-    return ModelParams(
-        raw=raw,
-        input_mean=_floats(sess.get("input_mean"), source, "session.input_mean"),
-        input_scale=_floats(sess.get("input_scale"), source, "session.input_scale"),
-        input_data_layout=None if layout is None else layout_name(layout),
-        input_optimization=None if sess.get("input_optimization") is None else bool(sess["input_optimization"]),
-        reverse_channels=bool(pre.get("reverse_channels") or False),
-        formatter=formatter,
-        normalized_detections=None if post.get("normalized_detections") is None
-        else bool(post["normalized_detections"]),
-        detection_threshold=None if threshold is None else _float(threshold, source, "postprocess.detection_threshold"),
-        task_type=None if raw.get("task_type") is None else str(raw["task_type"]),
-        source=source,
-    )
-
-
-def _section(raw: Mapping[str, Any], name: str, source: str) -> Mapping[str, Any]:
-    value = raw.get(name) or {}
-    if not isinstance(value, Mapping):
-        raise FormatError(source, f"expected a mapping, found {value!r}", field=name)
-    return value
-
-
-def _float(value: Any, source: str, name: str) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise FormatError(source, f"expected a number, found {value!r}", field=name) from None
-
-
-def _floats(value: Any, source: str, name: str) -> tuple[float, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return (float(value),)
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        raise FormatError(source, f"expected a number or a list of numbers, found {value!r}", field=name)
-    return tuple(_float(v, source, name) for v in value)
-
-
-# ---- artifacts folder ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Artifacts:
-    """What :func:`find_artifacts` found: io files in run order, the net file beside each
-    (None when missing), and the sidecars."""
-
-    io_files: tuple[Path, ...]
-    net_files: tuple[Path | None, ...]
-    subgraph_names: tuple[str, ...]
-    metadata_file: Path | None = None
-    param_file: Path | None = None
-
-
-def _subgraph_name(io: Path) -> str:
-    name = io.name
-    if name.endswith("_tidl_io_1.bin"):
-        return name[: -len("_tidl_io_1.bin")]
-    m = re.fullmatch(r"tidl_io_(.*)_1\.bin", name)
-    return m.group(1) if m else name
-
-
-def _net_file(io: Path) -> Path | None:
-    name = io.name
-    if name.endswith("_tidl_io_1.bin"):
-        candidate = io.with_name(name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin")
-    else:
-        candidate = io.with_name("tidl_net_" + _subgraph_name(io) + ".bin")
-    if candidate.is_file():
-        return candidate
-    if candidate.exists():  # a folder or a FIFO under the net file's name: a runtime would fail or block on it
-        raise PathError(str(candidate), "is not a regular file; expected the network file beside "
-                        f"{io.name} (or nothing there)", errno.EINVAL)
-    return None
-
-
-def _natural(s: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
-
-
-def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
-    """Locate a model's files from an io file, an artifacts folder, or a model folder
-    holding ``artifacts/``. Subgraphs are ordered as ``onnxrtMetaData.txt`` lists them,
-    else by name (natural order). ``param.yaml`` is looked for beside the io files, then
-    in the parent folder (edgeai layout: ``model_dir/param.yaml``, ``model_dir/artifacts/``).
-    Raises :class:`~tidl_io.PathError` (a FileNotFoundError when nothing is there)."""
-    folder, ios = locate_io_files(path, "find_artifacts")
-    meta = folder / _METADATA
-    meta_file = meta if meta.is_file() else None
-    param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
-    order = {}
-    if meta_file is not None:
-        info = parse_onnxrt_metadata(meta_file.read_text(errors="replace"), str(meta_file))
-        order = {s.name: s.index for s in info.subgraphs}
-    ios = sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
-    return Artifacts(tuple(ios), tuple(_net_file(f) for f in ios), tuple(_subgraph_name(f) for f in ios),
-                     meta_file, param_file)
-
 
 # ---- the session -----------------------------------------------------------------------
 
@@ -646,7 +421,8 @@ def _choose_runtime(runtime: Any, model: Any, input_pads: str, artifacts: Artifa
 
 
 def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:
-    """runtime="auto": TIDL-RT when its library loads and every net file is there, else the mock."""
+    """runtime="auto": TIDL-RT when its library loads, every net file is there and the
+    machine has what TI's runtime needs (its preflight), else the mock."""
     if model is not None:
         notes.append("runtime: the host mock (model= given)")
         return "mock"
@@ -663,45 +439,33 @@ def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:
         notes.append(f"runtime: the host mock (TIDL-RT found at {lib.path}, but no net file beside "
                      f"{', '.join(missing)})")
         return "mock"
+    # TI's board runtime without its devices would crash in TIDLRT_create: the mock instead
+    from .runtime.tidlrt import preflight
+
+    try:
+        preflight(lib)
+    except TidlRtError as exc:
+        notes.append(f"runtime: the host mock ({exc})")
+        return "mock"
     notes.append(f"runtime: TIDL-RT ({lib.path}, {lib.how})")
     return "tidlrt"
 
 
-_LAYOUT_PERMS = {  # array layout -> axes to take for (N, C, H, W) (or (C, H, W))
-    "NCHW": (0, 1, 2, 3),
-    "NHWC": (0, 3, 1, 2),
-    "CHW": (0, 1, 2),
-    "HWC": (2, 0, 1),
-}
-_COMPATIBLE = {"NCHW": ("exact", "NCHW", "CHW"), "NHWC": ("NHWC", "HWC"), "CHW": ("CHW",), "HWC": ("HWC",)}
-
-
 def _to_logical(t: Tensor, x: np.ndarray, layout: str | None, hint: str | None = None) -> np.ndarray:
     """A view of ``x`` as the tensor's 6-D logical shape. The array's layout is whichever
-    of the tensor's exact shapes (6-D or squeezed), NCHW, CHW, NHWC, HWC its shape fits, in
-    that order of preference; ``layout`` insists on one, ``hint`` (param.yaml's) breaks ties."""
+    the resolver (:func:`tidl_io._layouts.detect`) finds its shape fits, channels first
+    (the tensor's exact shapes, NCHW, CHW) before channels last (NHWC, HWC); ``layout``
+    insists on one, ``hint`` (param.yaml's) breaks ties."""
     layout = None if layout is None else check_layout(layout, f"{t.label}: run")
     hint = None if hint is None else check_layout(hint, f"{t.label}: param.yaml input_data_layout")
-    n, d1, d2, c, h, w = t.shape
-    candidates = []
-    if x.shape in (t.shape, model_shape(t)):
-        candidates.append("exact")
-    if d1 == d2 == 1:
-        for form, shape in (("NCHW", (n, c, h, w)), ("CHW", (c, h, w)), ("NHWC", (n, h, w, c)), ("HWC", (h, w, c))):
-            if x.shape == shape and (form in ("NCHW", "NHWC") or n == 1):
-                candidates.append(form)
-    if layout is not None:
-        candidates = [f for f in candidates if f in _COMPATIBLE[layout]]
-    elif hint is not None:
-        candidates = [f for f in candidates if f in _COMPATIBLE[hint]] or candidates
-    if not candidates:
+    found = detect(t.shape, x.shape, layout, hint)
+    if found is None:
+        n, _, _, c, h, w = t.shape
         forms = [f"NCHW {(n, c, h, w)}", f"NHWC {(n, h, w, c)}"] + ([f"HWC {(h, w, c)}"] if n == 1 else [])
         given = f" with layout {layout!r}" if layout is not None else ""
         raise BufferMismatchError(f"{t.label}: array shape {x.shape}{given} fits none of {', '.join(forms)} nor "
                                   f"the tensor's shape {model_shape(t)}")
-    form = candidates[0]
-    y = x if form == "exact" else x.transpose(_LAYOUT_PERMS[form])
-    return y.reshape(t.shape)
+    return canonical(x, t.shape, found[1])
 
 
 def _as_values(t: Tensor, x: np.ndarray) -> np.ndarray:

@@ -25,7 +25,6 @@ Geometry as in the real files: pads L1 T1 R0 B2, channel pitch (H+padT+padB-1)*l
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 import tracemalloc
@@ -40,8 +39,8 @@ import numpy as np
 
 from tidl_io import _native, make_descriptor
 from tidl_io.buffers import alloc_input, alloc_output, pack, unpack, view
-from tidl_io.padding import check_padding
 from tidl_io.descriptor import Descriptor
+from tidl_io.padding import check_padding
 
 CODES = {"uint8": 0, "int8": 1, "uint16": 2, "int16": 3, "float32": 6}
 

@@ -26,11 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import construct  # noqa: E402
-import numpy as np  # noqa: E402
+import construct
+import numpy as np
 
-import tidl_io  # noqa: E402
-from tidl_io._schema import Layout  # noqa: E402
+import tidl_io
+from tidl_io._schema import Layout
 
 
 def plain_struct(layout: Layout) -> construct.Struct:

@@ -19,10 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from headless import Browser, find_chromium, png_pixels  # noqa: E402
+from tidl_io._atomic import write_bytes_atomic
+from tidl_io.cli import main as cli_main
 
-from tidl_io._atomic import write_bytes_atomic  # noqa: E402
-from tidl_io.cli import main as cli_main  # noqa: E402
+from headless import Browser, find_chromium, png_pixels
 
 DEST = ROOT / "docs" / "detector_input.png"
 

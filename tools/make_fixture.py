@@ -38,9 +38,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import tidl_io  # noqa: E402
-from tidl_io._atomic import write_bytes_atomic  # noqa: E402
-from tidl_io.descriptor import make_descriptor  # noqa: E402
+import tidl_io
+from tidl_io._atomic import write_bytes_atomic
+from tidl_io.descriptor import make_descriptor
 
 HEADER_DEFAULTS = {"numCores": 1, "numVirtualCores": 1, "numSuperBatches": 1, "inferenceMode": 0}
 

@@ -22,10 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import GOLDEN, corpus  # noqa: E402
+from tidl_io._atomic import write_bytes_atomic
+from tidl_io.cli import main as cli_main
 
-from tidl_io._atomic import write_bytes_atomic  # noqa: E402
-from tidl_io.cli import main as cli_main  # noqa: E402
+from conftest import GOLDEN, corpus
 
 
 def render(path: Path) -> dict[str, str]:

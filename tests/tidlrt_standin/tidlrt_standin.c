@@ -10,6 +10,12 @@
  *                                           L2/L3: C7x core counts 1, 2 and 4, L3 also the 11.x container)
  *   -DSTANDIN_NO_SHARED                     no allocSharedMem/freeSharedMem/isSharedMem/getDdrStats
  *   -DSTANDIN_NO_SHARED_MEM                 no allocSharedMem/freeSharedMem/isSharedMem (pre-8.0 library)
+ *   -DSTANDIN_BOARD                         a board build, failing as TI's 8.4 does without its devices:
+ *                                           create runs appInit (opens /dev/mem, the vision_apps DMA heap,
+ *                                           /dev/dma-buf-phys, /dev/rpmsg_ctrl0; failures printed, not
+ *                                           returned), allocates in that heap (NULL: "MEM: ERROR: Alloc
+ *                                           failed with status = errno") and writes there: SIGSEGV.
+ *                                           allocSharedMem allocates in the heap too (no init: descriptor 0)
  *
  * Behaviour (TIDL-RT 11.01 as the spec describes it):
  * - create parses the io descriptor bytes here, in C, with one struct per io layout, and refuses
@@ -557,7 +563,88 @@ static int identity_fits(const handle_t *h) {
     return 1;
 }
 
+/* ---- a board build: TI's vision_apps start-up (appInit) and its DMA heap -------------------------- */
+
+#if defined(STANDIN_BOARD)
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define STANDIN_DMA_HEAP "/dev/dma_heap/vision_apps_shared-memories"
+#define STANDIN_DMA_HEAP_IOCTL_ALLOC 0xc0184800UL /* _IOWR('H', 0, struct dma_heap_allocation_data) */
+
+struct standin_dma_heap_allocation_data {
+    uint64_t len;
+    uint32_t fd, fd_flags;
+    uint64_t heap_flags;
+};
+
+static int g_heap_fd;  /* 0 until appInit opens the heap, as in TI's zero-initialised memory object */
+static int g_app_init; /* 0 not tried, 1 done, -1 failed */
+
+static void board_log(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+}
+
+static int board_open(const char *path, int flags, const char *error) {
+    int fd = open(path, flags | O_CLOEXEC);
+    if (fd < 0) board_log("%s\n", error);
+    return fd;
+}
+
+int32_t appIpcInit(void) { /* rpmsg to the remote cores */
+    int fd = board_open("/dev/rpmsg_ctrl0", O_RDWR, "IPC: ERROR: Unable to open /dev/rpmsg_ctrl0 !!!");
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+}
+
+int32_t appInit(void) {
+    if (g_app_init) return g_app_init > 0 ? 0 : -1;
+    int32_t status = 0;
+    board_log("APP: Init ... !!!\n");
+    int fd = board_open("/dev/mem", O_RDWR | O_SYNC, "APP_LOG: ERROR: Unable to open /dev/mem !!!");
+    if (fd < 0) status = -1;
+    else close(fd);
+    fd = board_open(STANDIN_DMA_HEAP, O_RDONLY, "MEM: ERROR: Failed to initialize DMA HEAP [" STANDIN_DMA_HEAP "] !!!");
+    g_heap_fd = fd; /* -1 when it failed, as TI's appMemInit leaves it */
+    if (fd < 0) status = -1;
+    fd = board_open("/dev/dma-buf-phys", O_RDONLY, "MEM: ERROR: /dev/dma-buf-phys open failed !!!");
+    if (fd < 0) status = -1;
+    else close(fd);
+    if (appIpcInit() != 0) {
+        board_log("APP: ERROR: IPC init failed !!!\n");
+        status = -1;
+    }
+    board_log("APP: Init ... Done !!!\n");
+    g_app_init = status == 0 ? 1 : -1;
+    return status;
+}
+
+static void *board_heap_alloc(size_t size) {
+    struct standin_dma_heap_allocation_data d = {size, 0, O_RDWR | O_CLOEXEC, 0};
+    if (ioctl(g_heap_fd, STANDIN_DMA_HEAP_IOCTL_ALLOC, &d) < 0) {
+        board_log("MEM: ERROR: Alloc failed with status = %d !!!\n", errno);
+        return NULL;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)d.fd, 0);
+    close((int)d.fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+#endif
+
 int32_t TIDLRT_create(sTIDLRT_Params_t *prms, void **handle) {
+#if defined(STANDIN_BOARD)
+    appInit(); /* as TIDL-RT 8.4: its status is not looked at */
+    volatile int32_t *context = board_heap_alloc(4096);
+    context[0] = 0; /* NULL when the heap is not up: a real SIGSEGV, as TI's create */
+#endif
     int64_t forced = env_int("TIDLRT_STANDIN_CREATE_STATUS", 0);
     if (forced) return (int32_t)forced;
     if (prms == NULL || handle == NULL) return fail("create: params or handle pointer is NULL");
@@ -1133,7 +1220,7 @@ int32_t TIDLRT_getDdrStats(uint64_t *read_bytes, uint64_t *write_bytes) {
 typedef struct {
     void *raw;
     uint8_t *start;
-    size_t size;
+    size_t size, raw_size;
 } shared_block_t;
 
 static shared_block_t g_shared[STANDIN_MAX_SHARED];
@@ -1145,7 +1232,11 @@ void *TIDLRT_allocSharedMem(int32_t alignment, int32_t size) {
     }
     for (int k = 0; k < STANDIN_MAX_SHARED; k++) {
         if (g_shared[k].raw != NULL) continue;
+#if defined(STANDIN_BOARD)
+        void *raw = board_heap_alloc((size_t)size + (size_t)alignment);
+#else
         void *raw = malloc((size_t)size + (size_t)alignment);
+#endif
         if (!raw) return NULL;
         uintptr_t a = ((uintptr_t)raw + (uintptr_t)alignment - 1) & ~(uintptr_t)(alignment - 1);
         uint8_t *p = (uint8_t *)a;
@@ -1153,6 +1244,7 @@ void *TIDLRT_allocSharedMem(int32_t alignment, int32_t size) {
         g_shared[k].raw = raw;
         g_shared[k].start = p;
         g_shared[k].size = (size_t)size;
+        g_shared[k].raw_size = (size_t)size + (size_t)alignment;
         return p;
     }
     fail("allocSharedMem: all %d shared blocks in use", STANDIN_MAX_SHARED);
@@ -1162,7 +1254,11 @@ void *TIDLRT_allocSharedMem(int32_t alignment, int32_t size) {
 void TIDLRT_freeSharedMem(void *ptr) {
     for (int k = 0; k < STANDIN_MAX_SHARED; k++) {
         if (g_shared[k].raw != NULL && g_shared[k].start == (uint8_t *)ptr) {
+#if defined(STANDIN_BOARD)
+            munmap(g_shared[k].raw, g_shared[k].raw_size);
+#else
             free(g_shared[k].raw);
+#endif
             g_shared[k].raw = NULL;
             g_shared[k].start = NULL;
             g_shared[k].size = 0;

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._check import as_array, check_layout, wrong_kind
 from .._errors import BufferMismatchError
+from .._layouts import dims_of
 from ..buffers import as_buffer
 from ..descriptor import Descriptor, ElementType, Tensor, TensorLayout
 
@@ -96,7 +97,11 @@ class RtTensor:
           5 axes are (DIM1, DIM2, C, H, W) with N = 1: the 6-D shape without its leading
           axis, as :func:`tidl_io.buffers.pack` accepts it and ``Tensor.squeezed_shape``
           gives it for a 5-D tensor;
-        - "NHWC", at most 4 axes (N, H, W, C) -> (N, 1, 1, C, H, W), fewer axes leading 1s.
+        - "NHWC", at most 4 axes (N, H, W, C) -> (N, 1, 1, C, H, W), fewer axes leading 1s;
+        - "CHW" / "HWC": one image, exactly 3 axes, as NCHW / NHWC with N = 1.
+
+        (The same layout names and resolver as :func:`tidl_io.buffers.pack`:
+        :func:`tidl_io._layouts.dims_of`.)
 
         >>> RtTensor.from_array("img", np.zeros((2, 3, 4, 5), np.uint8)).dims
         (2, 1, 1, 3, 4, 5)
@@ -107,19 +112,14 @@ class RtTensor:
         if not isinstance(name, str):
             raise wrong_kind(func, "name", name, "a str (the tensor's name in the io descriptor, or '')")
         a = as_array(array, func, "array")
-        code = check_layout(layout, f"{func} {name!r}", ("NCHW", "NHWC"))
+        code = check_layout(layout, f"{func} {name!r}")
         if not isinstance(scale, (int, float, np.integer, np.floating)) or isinstance(scale, bool):
             raise wrong_kind(func, "scale", scale, "a number")
         if not isinstance(zero_point, (int, np.integer)) or isinstance(zero_point, bool):
             raise wrong_kind(func, "zero_point", zero_point, "an integer")
         etype = _element_type_of(a.dtype, name)
-        limit = 4 if code == "NHWC" else 6
-        if a.ndim > limit:
-            axes = "(N, H, W, C)" if code == "NHWC" else "(N, DIM1, DIM2, C, H, W)"
-            raise BufferMismatchError(f"{name!r}: an {code} array has at most {limit} axes {axes}, found shape "
-                                      f"{a.shape}")
-        dims = _dims_of(a.shape, code)
-        layout_code = TensorLayout.NHWC if code == "NHWC" else TensorLayout.NCHW
+        dims, channels_last = dims_of(a.shape, code, repr(name))
+        layout_code = TensorLayout.NHWC if channels_last else TensorLayout.NCHW
         return cls(name, a, etype, dims, _dense_pitches(dims, layout_code), (0, 0, 0, 0), int(layout_code),
                    float(scale), int(zero_point), mem_type, int(a.size))
 
@@ -133,16 +133,6 @@ class RtTensor:
         a dense array of ``dims`` in ``layout`` (-1 meaning exactly that)."""
         dense = _dense_pitches(self.dims, self.layout)
         return self.pads == (0, 0, 0, 0) and self.pitches[3] in (-1, dense[3]) and self.pitches[4] in (-1, dense[4])
-
-
-def _dims_of(shape: tuple[int, ...], layout: str) -> tuple[int, int, int, int, int, int]:
-    """(N, DIM1, DIM2, C, H, W) of a dense array of ``shape`` in ``layout`` (see
-    :meth:`RtTensor.from_array`)."""
-    if len(shape) <= 4:
-        n, a, b, c = (1,) * (4 - len(shape)) + tuple(shape)
-        return (n, 1, 1, c, a, b) if layout == "NHWC" else (n, 1, 1, a, b, c)
-    n, d1, d2, c, h, w = (1,) * (6 - len(shape)) + tuple(shape)
-    return (n, d1, d2, c, h, w)
 
 
 def _dense_pitches(dims: tuple[int, ...], layout: int) -> tuple[int, int, int, int, int]:

@@ -5,15 +5,19 @@
 - :mod:`._library`: finding and loading the library, its functions, guarded structs and
   shared-heap blocks;
 - :mod:`._select`: choosing the layout family for a library and a model;
+- :mod:`._preflight`: what TI's board runtime needs (devices, remote cores), checked first;
+- :mod:`._trial`: the first ``TIDLRT_create`` in a child process, a crash there an error;
 - :mod:`.runtime`: :class:`TidlRtRuntime`, the :class:`~tidl_io.runtime.Runtime` over it.
 """
 
 from __future__ import annotations
 
 from ._library import ENV_LIBRARY, ENV_VERSION, Library, load_library
+from ._preflight import ENV_PREFLIGHT, preflight
 from ._select import probe, select_family
 from ._structs import Family, families, releases
+from ._trial import trial_create
 from .runtime import TidlRtRuntime, is_available
 
-__all__ = ["ENV_LIBRARY", "ENV_VERSION", "Family", "Library", "TidlRtRuntime", "families", "is_available",
-           "load_library", "probe", "releases", "select_family"]
+__all__ = ["ENV_LIBRARY", "ENV_PREFLIGHT", "ENV_VERSION", "Family", "Library", "TidlRtRuntime", "families",
+           "is_available", "load_library", "preflight", "probe", "releases", "select_family", "trial_create"]

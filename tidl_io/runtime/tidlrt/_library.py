@@ -235,8 +235,12 @@ def alloc_shared(lib: Library, size: int, alignment: int, registry: dict[int, in
     with lib.lock:
         ptr = lib.fn("TIDLRT_allocSharedMem")(alignment, max(size, 1))
     if not ptr:
-        raise TidlRtError(f"TIDLRT_allocSharedMem({alignment}, {size}) returned NULL: the shared heap is full or "
-                          f"its table (128 blocks in TI's runtime) is used up; free buffers you no longer need",
+        raise TidlRtError(f"TIDLRT_allocSharedMem({alignment}, {size}) returned NULL. TI's board runtime sets its "
+                          f"shared heap up in TIDLRT_create: before a create, or when its heap device or the remote "
+                          f"cores are missing, every allocation fails, and TI prints 'MEM: ERROR: Alloc failed with "
+                          f"status = N' where N is the errno of its DMA-heap ioctl (25 ENOTTY or 9 EBADF: heap not "
+                          f"opened; 38 ENOSYS: no DMA heaps here, e.g. qemu; 12 ENOMEM: heap full). Otherwise the "
+                          f"heap or its table (128 blocks) is full: free buffers you no longer need",
                           call="TIDLRT_allocSharedMem")
     if ptr % alignment:
         raise TidlRtError(f"TIDLRT_allocSharedMem({alignment}, {size}) returned {ptr:#x}, not {alignment}-aligned",

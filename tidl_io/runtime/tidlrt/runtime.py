@@ -7,8 +7,9 @@ TI's bit-exact PC emulation), through ``ctypes``.
 ...     ins, outs = alloc_shared_buffers(rt)       # TIDL-RT's shared heap: zero copy
 ...     report = rt.invoke(ins, outs)
 
-Safety, in order: the library is found in a fixed search order (:mod:`._library`); the
-layout of its structs is chosen from the version and confirmed by the library's own
+Safety, in order: the library is found in a fixed search order (:mod:`._library`); what
+TI's board runtime needs from the machine (its devices, running remote cores) is checked
+before any call that could crash (:mod:`._preflight`); the layout of its structs is chosen from the version and confirmed by the library's own
 defaults (:mod:`._select`); every struct handed to it sits between guard bands checked
 after each call; every buffer and struct it may touch stays referenced while it may touch
 it (PerfStats and the io descriptor for the handle's life); calls on one handle are
@@ -61,6 +62,7 @@ from ..protocol import (
     Transfer,
 )
 from ._library import Guarded, Library, alloc_shared, load_library, owner_of
+from ._preflight import preflight
 from ._select import Selection, select_family
 from ._structs import FLT_MAX, Family
 
@@ -128,6 +130,7 @@ class TidlRtRuntime:
         self.subgraph = Path(desc.source).name
         net_bytes = _read_net(net, desc)
         self.lib: Library = load_library(library)
+        preflight(self.lib)  # TI's board runtime without its devices: TIDLRT_create would crash (SIGSEGV)
         self.selection: Selection = select_family(self.lib, desc, net_bytes, version)
         self.family: Family = self.selection.family
         note = f"TIDL-RT {self.lib.path} ({self.lib.how}); layout {self.family.describe()}: {self.selection.how}"

@@ -1,0 +1,310 @@
+"""A model's files: io descriptors, network files and the sidecars beside them.
+
+Where a model's files are and what its text sidecars say, with no runtime involved:
+
+- :func:`find_io_files` / :func:`locate_io_files`: the ``*_tidl_io_1.bin`` files of a folder
+  (or of its ``artifacts/`` subfolder), what ``tidl-io inspect`` and :class:`~tidl_io.Session` open;
+- :func:`find_artifacts`: io files in run order, the ``*_tidl_net.bin`` beside each,
+  ``onnxrtMetaData.txt`` and ``param.yaml`` (:class:`Artifacts`);
+- :func:`parse_onnxrt_metadata` / :func:`parse_param_yaml`: those two sidecars.
+
+(All still importable from :mod:`tidl_io.session`; the io-file finders also from
+:mod:`tidl_io.descriptor`.)
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ._check import check_path, layout_name
+from ._errors import FormatError, PathError, PathNotFoundError
+from .detection import Formatter
+
+__all__ = [
+    "IO_FILE_PATTERNS",
+    "Artifacts",
+    "ModelParams",
+    "OnnxrtMetadata",
+    "SubgraphInfo",
+    "find_artifacts",
+    "find_io_files",
+    "locate_io_files",
+    "parse_onnxrt_metadata",
+    "parse_param_yaml",
+]
+
+_EXPECTED_FILE = "a TIDL I/O descriptor file (*_tidl_io_1.bin)"
+
+
+# ---- io files --------------------------------------------------------------------------
+
+# <net>_tidl_io_1.bin (edgeai-tidl-tools) and tidl_io_<net>_1.bin (RTOS SDK test vectors)
+IO_FILE_PATTERNS = ("*tidl_io_1.bin", "*tidl_io_*_1.bin")
+
+
+def find_io_files(folder: str | os.PathLike[str]) -> list[Path]:
+    """The io descriptor files directly inside ``folder``, sorted by name."""
+    base = Path(check_path(folder, "find_io_files", "folder"))
+    return sorted({p for pattern in IO_FILE_PATTERNS for p in base.glob(pattern) if p.is_file()})
+
+
+def locate_io_files(path: str | os.PathLike[str], who: str = "locate_io_files") -> tuple[Path, list[Path]]:
+    """The folder and io files that ``path`` names: an io file itself; the io files of a
+    folder; else those of its ``artifacts/`` subfolder (an edgeai model folder holds
+    ``param.yaml`` and ``artifacts/``). What ``tidl-io inspect`` and :class:`Session` both
+    use. Raises :class:`~tidl_io.PathError` (PathNotFoundError when nothing is there)."""
+    p = Path(check_path(path, who, "path"))
+    if p.is_dir():
+        files = find_io_files(p)
+        if not files and (p / "artifacts").is_dir():
+            files = find_io_files(p / "artifacts")
+            if files:
+                return p / "artifacts", files
+        if not files:
+            raise PathNotFoundError(str(p), f"no *_tidl_io_1.bin file in this folder (nor in {p / 'artifacts'})",
+                                    errno.ENOENT)
+        return p, files
+    if p.is_file():
+        return p.parent, [p]
+    if p.exists():
+        raise PathError(str(p), f"not a regular file or a folder; expected {_EXPECTED_FILE} or a folder of them")
+    raise PathNotFoundError(str(p), "no such file or folder", errno.ENOENT)
+
+
+_METADATA = "onnxrtMetaData.txt"
+_PARAMS = "param.yaml"
+
+
+# ---- onnxrtMetaData.txt ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SubgraphInfo:
+    """One subgraph of ``onnxrtMetaData.txt``: ``k:subGraphName``, ``k:inDataNames``, ...."""
+
+    index: int
+    name: str
+    input_names: tuple[str, ...] = ()
+    output_names: tuple[str, ...] = ()
+    input_idx: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class OnnxrtMetadata:
+    """``onnxrtMetaData.txt``: the ONNX graph's node count and the offloaded subgraphs."""
+
+    num_graph_nodes: int | None
+    subgraphs: tuple[SubgraphInfo, ...]
+
+    def subgraph(self, name: str) -> SubgraphInfo | None:
+        for s in self.subgraphs:
+            if s.name == name:
+                return s
+        return None
+
+
+def parse_onnxrt_metadata(text: str, source: str = _METADATA) -> OnnxrtMetadata:
+    """Parse the ``key=value`` lines of ``onnxrtMetaData.txt`` (``k:key=value`` per subgraph).
+
+    Unknown keys are ignored; a malformed line or a non-integer count raises FormatError
+    naming the line.
+    """
+    nodes: int | None = None
+    per: dict[int, dict[str, str]] = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            raise FormatError(source, f"line {lineno}: expected key=value, found {line!r}")
+        index, colon, name = key.partition(":")
+        if not colon:
+            if key == "numGraphNodes":
+                nodes = _int(value, source, lineno, key)
+            continue
+        per.setdefault(_int(index, source, lineno, "subgraph index"), {})[name] = value.strip()
+    subs = []
+    for k in sorted(per):
+        f = per[k]
+
+        def names(key: str, f: dict[str, str] = f) -> tuple[str, ...]:
+            return tuple(n for n in f.get(key, "").split(",") if n)
+
+        idx = tuple(_int(v, source, 0, f"{k}:inputIdx") for v in f.get("inputIdx", "").split(",") if v.strip())
+        subs.append(SubgraphInfo(k, f.get("subGraphName", str(k)), names("inDataNames"), names("outDataNames"), idx))
+    return OnnxrtMetadata(nodes, tuple(subs))
+
+
+def _int(value: str, source: str, lineno: int, what: str) -> int:
+    try:
+        return int(value.strip())
+    except ValueError:
+        where = f"line {lineno}: " if lineno else ""
+        raise FormatError(source, f"{where}{what}: expected an integer, found {value.strip()!r}") from None
+
+
+# ---- param.yaml ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelParams:
+    """The facts a session needs from an edgeai ``param.yaml``; ``raw`` keeps the whole file.
+
+    ``input_mean``/``input_scale`` are edgeai's: normalised = (x - mean) * scale, per
+    channel. ``input_optimization`` true means TIDL folded them into the network.
+    """
+
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    input_mean: tuple[float, ...] | None = None
+    input_scale: tuple[float, ...] | None = None
+    input_data_layout: str | None = None
+    input_optimization: bool | None = None
+    reverse_channels: bool = False
+    formatter: Formatter | None = None
+    normalized_detections: bool | None = None
+    detection_threshold: float | None = None
+    task_type: str | None = None
+    source: str = _PARAMS
+
+    @property
+    def normalizes(self) -> bool:
+        """Whether the application must apply mean/scale itself (given, and not folded)."""
+        given = self.input_mean is not None or self.input_scale is not None
+        return given and not self.input_optimization
+
+
+def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> ModelParams:
+    """Read an edgeai ``param.yaml`` (text or an already-loaded mapping).
+
+    Reads ``session.input_mean/input_scale/input_data_layout/input_optimization``,
+    ``preprocess.reverse_channels`` (and ``data_layout`` when the session has none),
+    ``postprocess.formatter/normalized_detections/detection_threshold`` (or
+    ``detection_thr``) and ``task_type``. Values of the wrong kind raise FormatError.
+    """
+    if isinstance(text, Mapping):
+        raw: Any = text
+    else:
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise FormatError(source, f"not valid YAML: {exc}") from None
+    raw = raw or {}
+    if not isinstance(raw, Mapping):
+        raise FormatError(source, f"expected a mapping at the top, found {type(raw).__name__}")
+    sess = _section(raw, "session", source)
+    pre = _section(raw, "preprocess", source)
+    post = _section(raw, "postprocess", source)
+    layout = sess.get("input_data_layout") or pre.get("data_layout")
+    if layout is not None and layout_name(layout) not in ("NCHW", "NHWC"):
+        raise FormatError(source, f"expected NCHW or NHWC, found {layout!r} (in any letter case)",
+                          field="session.input_data_layout")
+    formatter = None
+    if post.get("formatter"):
+        if not isinstance(post["formatter"], Mapping):
+            raise FormatError(source, f"expected a mapping, found {post['formatter']!r}", field="postprocess.formatter")
+        formatter = Formatter.from_mapping(post["formatter"], source)
+    threshold = post.get("detection_threshold", post.get("detection_thr"))
+    return ModelParams(
+        raw=raw,
+        input_mean=_floats(sess.get("input_mean"), source, "session.input_mean"),
+        input_scale=_floats(sess.get("input_scale"), source, "session.input_scale"),
+        input_data_layout=None if layout is None else layout_name(layout),
+        input_optimization=None if sess.get("input_optimization") is None else bool(sess["input_optimization"]),
+        reverse_channels=bool(pre.get("reverse_channels") or False),
+        formatter=formatter,
+        normalized_detections=None if post.get("normalized_detections") is None
+        else bool(post["normalized_detections"]),
+        detection_threshold=None if threshold is None else _float(threshold, source, "postprocess.detection_threshold"),
+        task_type=None if raw.get("task_type") is None else str(raw["task_type"]),
+        source=source,
+    )
+
+
+def _section(raw: Mapping[str, Any], name: str, source: str) -> Mapping[str, Any]:
+    value = raw.get(name) or {}
+    if not isinstance(value, Mapping):
+        raise FormatError(source, f"expected a mapping, found {value!r}", field=name)
+    return value
+
+
+def _float(value: Any, source: str, name: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise FormatError(source, f"expected a number, found {value!r}", field=name) from None
+
+
+def _floats(value: Any, source: str, name: str) -> tuple[float, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return (float(value),)
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise FormatError(source, f"expected a number or a list of numbers, found {value!r}", field=name)
+    return tuple(_float(v, source, name) for v in value)
+
+
+# ---- artifacts folder ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Artifacts:
+    """What :func:`find_artifacts` found: io files in run order, the net file beside each
+    (None when missing), and the sidecars."""
+
+    io_files: tuple[Path, ...]
+    net_files: tuple[Path | None, ...]
+    subgraph_names: tuple[str, ...]
+    metadata_file: Path | None = None
+    param_file: Path | None = None
+
+
+def _subgraph_name(io: Path) -> str:
+    name = io.name
+    if name.endswith("_tidl_io_1.bin"):
+        return name[: -len("_tidl_io_1.bin")]
+    m = re.fullmatch(r"tidl_io_(.*)_1\.bin", name)
+    return m.group(1) if m else name
+
+
+def _net_file(io: Path) -> Path | None:
+    name = io.name
+    if name.endswith("_tidl_io_1.bin"):
+        candidate = io.with_name(name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin")
+    else:
+        candidate = io.with_name("tidl_net_" + _subgraph_name(io) + ".bin")
+    if candidate.is_file():
+        return candidate
+    if candidate.exists():  # a folder or a FIFO under the net file's name: a runtime would fail or block on it
+        raise PathError(str(candidate), "is not a regular file; expected the network file beside "
+                        f"{io.name} (or nothing there)", errno.EINVAL)
+    return None
+
+
+def _natural(s: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
+    """Locate a model's files from an io file, an artifacts folder, or a model folder
+    holding ``artifacts/``. Subgraphs are ordered as ``onnxrtMetaData.txt`` lists them,
+    else by name (natural order). ``param.yaml`` is looked for beside the io files, then
+    in the parent folder (edgeai layout: ``model_dir/param.yaml``, ``model_dir/artifacts/``).
+    Raises :class:`~tidl_io.PathError` (a FileNotFoundError when nothing is there)."""
+    folder, ios = locate_io_files(path, "find_artifacts")
+    meta = folder / _METADATA
+    meta_file = meta if meta.is_file() else None
+    param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
+    order = {}
+    if meta_file is not None:
+        info = parse_onnxrt_metadata(meta_file.read_text(errors="replace"), str(meta_file))
+        order = {s.name: s.index for s in info.subgraphs}
+    ios = sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
+    return Artifacts(tuple(ios), tuple(_net_file(f) for f in ios), tuple(_subgraph_name(f) for f in ios),
+                     meta_file, param_file)

@@ -1,0 +1,23 @@
+"""The fuzz corpus: the real files in ``../shared/realdata``, ``tests/fixtures`` and the bundled examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def default_corpus_dirs() -> list[Path]:
+    return [ROOT.parent / "shared" / "realdata", ROOT / "tests" / "fixtures", ROOT / "tidl_io" / "examples"]
+
+
+def load_corpus(dirs: list[Path]) -> list[tuple[str, bytes]]:
+    files: list[tuple[str, bytes]] = []
+    for d in dirs:
+        if d.is_file():
+            files.append((d.name, d.read_bytes()))
+        elif d.is_dir():
+            files += [(p.name, p.read_bytes()) for p in sorted(d.glob("*.bin"))]
+    if not files:
+        raise SystemExit("fuzz: no corpus files found")
+    return files
