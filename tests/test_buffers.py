@@ -488,11 +488,14 @@ def test_view_accepts_raw_bytes_and_refuses_bad_buffers() -> None:
                                                    f"valid element is at index {t.required_size - 1}")),
         (np.zeros(2 * t.buffer_size, np.int16)[::2], "buf must be contiguous, found a stride of 4 bytes"),
         (raw[1:], "raw bytes of buf are not aligned to the 2-byte element size of int16"),
-        (object(), "buf of type object is not a contiguous buffer"),
     ]
     for buf, message in cases:
         with pytest.raises(BufferMismatchError, match=message):
             view(t, buf)
+    for wrong in (object(), None, "buf", [0, 1]):  # no buffer at all: a wrong kind of argument
+        with pytest.raises(tidl_io.ArgumentTypeError, match=r"^view: buf: expected a numpy array or a bytes-like "
+                                                            r"buffer .*, found .*\(input 0 't'\)$"):
+            view(t, wrong)
 
 
 # ---- allocation --------------------------------------------------------------------------
@@ -582,7 +585,8 @@ def test_as_buffer_over_caller_memory() -> None:
     assert as_buffer(t, block, offset=start, align=64).ctypes.data % 64 == 0
     with pytest.raises(BufferMismatchError, match="is not 64-byte aligned \\(it is 2 bytes past a boundary\\)"):
         as_buffer(t, block, offset=start + 2, align=64)
-    with pytest.raises(BufferMismatchError, match="memory of type int is not a contiguous buffer"):
+    with pytest.raises(tidl_io.ArgumentTypeError, match="^as_buffer: memory: expected a numpy array or a bytes-like "
+                                                        "buffer .*, found int 5"):
         as_buffer(t, 5)
 
 
@@ -598,15 +602,16 @@ def test_bench_buffers_quick_prints_every_case() -> None:
 
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"offset": 1.5}, "offset must be a whole number of bytes, found 1.5"),
-    ({"offset": "1"}, "offset must be a whole number of bytes, found '1'"),
-    ({"offset": -8}, "offset must be >= 0, found -8"),
-    ({"align": 64.0}, "align must be a whole number of bytes, found 64.0"),
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"offset": 1.5}, tidl_io.ArgumentTypeError, "offset: expected a whole number of bytes >= 0, found float 1.5"),
+    ({"offset": "1"}, tidl_io.ArgumentTypeError, "offset: expected a whole number of bytes >= 0, found str '1'"),
+    ({"offset": -8}, OptionError, "offset must be >= 0, found -8"),
+    ({"align": 64.0}, tidl_io.ArgumentTypeError, ("align: expected a whole number of bytes (or None) >= 0, found "
+                                                  "float 64.0")),
 ])
-def test_as_buffer_refuses_bad_offsets_and_alignments(kwargs: dict, message: str) -> None:
+def test_as_buffer_refuses_bad_offsets_and_alignments(kwargs: dict, error: type, message: str) -> None:
     t = make_tensor("input")
-    with pytest.raises(BufferMismatchError, match=re.escape(message)):
+    with pytest.raises(error, match=re.escape(f"as_buffer: input 0 't': {message}")):
         as_buffer(t, bytearray(4096), **kwargs)
 
 

@@ -81,16 +81,15 @@ def test_quantize_rounding_none_is_a_wrong_kind() -> None:
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda: tidl_io.quantize(T_IN, X, rounding="up"), "quantize: rounding must be one of 'trunc', 'nearest', "
-                                                       "found 'up'"),
+    (lambda: tidl_io.quantize(T_IN, X, rounding="up"), "quantize: rounding must be one of 'trunc', 'nearest'"),
     (lambda: tidl_io.pack(T_IN, X, nan="ignore"), "pack: nan must be one of 'error', 'zero', found 'ignore'"),
-    (lambda: tidl_io.pack(T_IN, X, layout="HWX"), "layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' (any case), "
-                                                  "found 'HWX'"),
+    (lambda: tidl_io.pack(T_IN, X, layout="HWX"), ("layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' (any case), "
+                                                   "found 'HWX'")),
     (lambda: tidl_io.reorg(np.zeros((1, 4, 2, 2)), 0), "reorg: stride must be >= 1, found 0"),
-    (lambda: tidl_io.reorg(np.zeros((1, 4, 2, 2)), 2, mode="x"), "reorg: mode must be one of 'darknet', 'dcr', "
-                                                                 "'crd', found 'x'"),
-    (lambda: tidl_io.alloc_input(DESC, 0, max_bytes=-1), "alloc_input: max_bytes must be a whole number of bytes "
-                                                         ">= 0, found -1"),
+    (lambda: tidl_io.reorg(np.zeros((1, 4, 2, 2)), 2, mode="x"), ("reorg: mode must be one of 'darknet', 'dcr', "
+                                                                  "'crd', found 'x'")),
+    (lambda: tidl_io.alloc_input(DESC, 0, max_bytes=-1), ("alloc_input: max_bytes must be a whole number of bytes "
+                                                          ">= 0, found -1")),
     (lambda: tidl_io.MockC7xRuntime(DESC).alloc_shared(8, 3), "alloc_shared: alignment must be a power of two"),
 ])
 def test_a_bad_option_value_is_an_option_error_not_a_buffer_mismatch(call, message: str) -> None:
@@ -206,8 +205,9 @@ def test_tidl_io_threads_not_understood_warns_and_uses_the_default(value: str,
 def test_tidl_io_threads_warning_at_import_names_the_variable() -> None:
     """The real path: the variable is read when tidl_io is imported (a subprocess, warnings shown)."""
     env = {**os.environ, "TIDL_IO_THREADS": "banana", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-W", "always", "-c", "import tidl_io; print(tidl_io.native_info()"
-                           "['threads'])"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    code = "import tidl_io; print(tidl_io.native_info()['threads'])"
+    proc = subprocess.run([sys.executable, "-W", "always", "-c", code], check=False, capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "TidlIoWarning: TIDL_IO_THREADS='banana' is not understood" in proc.stderr
     assert int(proc.stdout) == max(1, min(2, os.cpu_count() or 1))
@@ -233,14 +233,14 @@ def _bad_file(tmp_path: Path) -> Path:
 
 def test_inspect_html_of_only_bad_files_writes_no_page(tmp_path: Path) -> None:
     page = tmp_path / "x.html"
-    code, out, err = cli("inspect", "--html", "-o", str(page), str(_bad_file(tmp_path)))
+    code, _, err = cli("inspect", "--html", "-o", str(page), str(_bad_file(tmp_path)))
     assert code == 1 and not page.exists()
     assert "matches no known layout" in err and f"nothing written to {page}" in err
 
 
 def test_inspect_svg_of_only_bad_files_leaves_no_folder(tmp_path: Path) -> None:
     folder = tmp_path / "DIR"
-    code, out, err = cli("inspect", "--svg", "-o", str(folder), str(_bad_file(tmp_path)))
+    code, out, _ = cli("inspect", "--svg", "-o", str(folder), str(_bad_file(tmp_path)))
     assert code == 1 and not folder.exists() and "picture(s) written" not in out
 
 
@@ -285,13 +285,19 @@ def test_inspect_table_shows_an_nhwc_tensor_channels_last() -> None:
     assert "1x3x96x160" in out
 
 
-def test_cli_messages_name_options_not_python_arguments(tmp_path: Path) -> None:
+def test_cli_messages_name_options_not_python_arguments(tmp_path: Path, tidlrt_standin,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine with TIDL-RT (the stand-in) and a model folder without its net file: the
+    message names the file, not the Python argument net=."""
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tidlrt_standin("T6P-d")))  # the example is TIDL 10.x
     art = tmp_path / "artifacts"
     art.mkdir()
     shutil.copy(EXAMPLES / "detector_tidl_io_1.bin", art / "det_tidl_io_1.bin")  # no det_tidl_net.bin
     code, _, err = cli("run", "--runtime", "tidlrt", str(art))
     assert code == 1 and "net=" not in err
-    assert "det_tidl_net.bin" in err and "TIDL-RT needs" in err, err
+    assert f"{art / 'det_tidl_net.bin'}: no such file; TIDL-RT needs the network file beside det_tidl_io_1.bin" in err
+    with pytest.raises(tidl_io.PathNotFoundError, match="TIDL-RT needs the network file"):
+        tidl_io.Session(art, runtime="tidlrt")
 
 
 # ---- 5. README --------------------------------------------------------------------------------------
@@ -313,7 +319,7 @@ def test_readme_explains_the_io_file_naming() -> None:
 def test_readme_python_snippets_run_on_the_bundled_example() -> None:
     """The Python, buffer and mock/session snippets, run in order as written: every name is defined
     before use (out_buf), and the mock example works on the bundled example (not model="identity")."""
-    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    blocks = re.findall(r"```python\n(.*?)```", README, re.DOTALL)
     runnable = [b for b in blocks if "TidlRtRuntime(" not in b]  # the board's snippet needs TI's library
     assert len(runnable) == 3 and "MockC7xRuntime(" in runnable[2] and "out_buf =" in runnable[1]
     namespace: dict[str, object] = {}
@@ -331,7 +337,7 @@ def test_realdata_tests_skip_cleanly_without_it(tmp_path: Path) -> None:
              "tests/test_tidlrt_runtime.py::test_older_library_without_shared_memory_degrades"]
     env = {**os.environ, "TIDL_IO_TEST_REALDATA": str(tmp_path / "absent")}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *nodes],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+                          check=False, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "failed" not in proc.stdout and "error" not in proc.stdout.lower().replace("errors", "")
     assert proc.stdout.count("realdata not present") >= 1, proc.stdout[-2000:]

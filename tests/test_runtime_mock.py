@@ -290,7 +290,7 @@ def test_sequence_of_rt_tensors_matches_by_name_then_position() -> None:
     assert (seen["a"] == 1).all() and (seen["b"] == 2).all()
     with pytest.raises(BufferMismatchError, match="input 1 'b' given twice"):
         rt.invoke([RtTensor.from_array("b", b), RtTensor.from_array("", a)], outs)  # "" at position 1 is 'b'
-    with pytest.raises(ArgumentTypeError, match="a sequence must hold RtTensor objects, item 0 is ndarray"):
+    with pytest.raises(ArgumentTypeError, match="expected a sequence of RtTensor objects .*found ndarray at item 0"):
         rt.invoke([a], outs)
 
 

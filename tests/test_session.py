@@ -310,7 +310,7 @@ def test_run_errors(tmp_path: Path) -> None:
                 s.run({"a": z, "b": bad})
             assert str(err.value) == (f"Session.run: feeds['b']: expected an array (a numpy array or nested lists of "
                                       f"numbers), found {found}")
-    with pytest.raises(BufferMismatchError, match="Session: model= is for the default mock runtime and runtime= "
+    with pytest.raises(tidl_io.OptionError, match="Session: model= is for the default mock runtime and runtime= "
                                                   "replaces it; expected one of them, found both"):
         Session(path, model="ramp", runtime=MockC7xRuntime)
 
@@ -382,16 +382,16 @@ def test_runtime_choices_and_notes(tmp_path: Path, monkeypatch) -> None:
     mine = MockC7xRuntime(desc, model="ramp")
     with Session(art, runtime=mine) as s:  # a Runtime instance for a one-subgraph model
         assert s.runtimes == (mine,)
-    with pytest.raises(BufferMismatchError, match="runtime must be 'auto', 'tidlrt', 'mock', a factory f\\(desc, "
+    with pytest.raises(tidl_io.OptionError, match="runtime must be 'auto', 'tidlrt', 'mock', a factory f\\(desc, "
                                                   "net\\) or a Runtime, found 'board'"):
         Session(art, runtime="board")
     with pytest.raises(tidl_io.ArgumentTypeError, match="^Session: runtime: expected 'auto', 'tidlrt', 'mock', a "
                                                        "factory f\\(desc, net\\) or a Runtime, found int 3$"):
         Session(art, runtime=3)  # type: ignore[arg-type]
-    with pytest.raises(BufferMismatchError, match="model= is for the host mock; TIDL-RT runs the compiled network"):
+    with pytest.raises(tidl_io.OptionError, match="model= is for the host mock; TIDL-RT runs the compiled network"):
         Session(art, runtime="tidlrt", model="ramp")
     shutil.copy(ex, art / "two_tidl_io_1.bin")
-    with pytest.raises(BufferMismatchError, match="a Runtime instance serves one subgraph, but .* has 2 \\(one, "
+    with pytest.raises(tidl_io.OptionError, match="a Runtime instance serves one subgraph, but .* has 2 \\(one, "
                                                   "two\\); pass a factory"):
         Session(art, runtime=mine)
 

@@ -158,7 +158,7 @@ def test_session_accepts_a_runtime_instance_for_one_subgraph(tidlrt_standin, tmp
         a, b = s.run(x)["feat"], m.run(x)["feat"]
         assert a.size == 60 and np.array_equal(a, b)
     (art / "two_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
-    with pytest.raises(BufferMismatchError, match="a Runtime instance serves one subgraph, but .* has 2 "
+    with pytest.raises(OptionError, match="a Runtime instance serves one subgraph, but .* has 2 "
                                                   r"\(one, two\); pass a factory"):
         Session(art, runtime=MockC7xRuntime(desc))
 

@@ -435,7 +435,7 @@ def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "
         check_alloc(xa.size * qp.dtype.itemsize, qp.label, max_bytes, "quantize")
         result = np.empty(xa.shape, qp.dtype)
     else:
-        result = check_out(out, xa.shape, (qp.dtype,), qp.label)
+        result = check_out(out, xa.shape, (qp.dtype,), f"quantize: {qp.label}")
         if np.may_share_memory(result, xa):  # out over x's own bytes: read x before writing codes
             xa = xa.copy()
     if how != "quantize":
@@ -465,7 +465,7 @@ def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
         check_alloc(qa.size * 4, qp.label, max_bytes, "dequantize")
         result = np.empty(qa.shape, np.float32)
     else:
-        result = check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), qp.label)
+        result = check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), f"dequantize: {qp.label}")
         if np.may_share_memory(result, qa):  # out over the codes' own bytes: read them first
             qa = qa.copy()
     _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))

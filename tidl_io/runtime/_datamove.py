@@ -205,8 +205,8 @@ def match_buffers(given: Tensors, slots: Sequence[Any], names: dict[str, int], k
         items = []
         for pos, rt in enumerate(given):
             if not isinstance(rt, RtTensor):
-                raise ArgumentTypeError(f"invoke: {kind}s: a sequence must hold RtTensor objects, item {pos} "
-                                        f"is {type(rt).__name__}; use a mapping name -> buffer")
+                raise ArgumentTypeError(f"invoke: {kind}s: expected a sequence of RtTensor objects (or a mapping "
+                                        f"name -> buffer), found {type(rt).__name__} at item {pos}")
             items.append((rt.name if rt.name else pos, rt))
     else:
         raise wrong_kind("invoke", f"{kind}s", given, "a mapping name -> buffer, or a sequence of RtTensor")

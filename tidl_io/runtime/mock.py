@@ -238,6 +238,14 @@ class _Slot:
         return np.ndarray(self.shape, self.dtype, buffer=buf, offset=self.offset, strides=self.strides)
 
 
+def check_model_kind(model: Any, func: str) -> None:
+    """``model=``: None, a callable, a built-in model name or a model spec; an
+    ArgumentTypeError naming ``func`` for anything else."""
+    if model is not None and not (callable(model) or isinstance(model, (str, Mapping))):
+        raise wrong_kind(func, "model", model, "a callable, a built-in model name or a model spec "
+                         "(mapping or YAML text; see tidl_io.models)")
+
+
 class MockC7xRuntime:
     """A host stand-in for TIDL-RT on the C7x (see the module docstring).
 
@@ -258,9 +266,7 @@ class MockC7xRuntime:
             raise GeometryError(f"{desc.source}: cannot run this descriptor: " + "; ".join(problems))
         self._desc = desc
         self.net_nbytes = _check_net(net)
-        if model is not None and not (callable(model) or isinstance(model, (str, Mapping))):
-            raise wrong_kind("MockC7xRuntime", "model", model, "a callable, a built-in model name or a model spec "
-                             "(mapping or YAML text; see tidl_io.models)")
+        check_model_kind(model, "MockC7xRuntime")
         self.model: Model = resolve_model(model, desc)
         self._inputs = [_Slot(t) for t in desc.inputs]
         self._outputs = [_Slot(t) for t in desc.outputs]
