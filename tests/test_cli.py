@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tidl_io.cli import main
 
@@ -182,3 +186,58 @@ def test_inspect_marks_a_nan_scale_and_exits_0(tmp_path: Path) -> None:
     assert f"! error: {path}, offset " in out and "outTensorScale: tensor scale must be finite and > 0, found nan" in out
     code, out, _ = run("validate", str(path))
     assert code == 1 and "outTensorScale: tensor scale must be finite and > 0, found nan" in out
+
+
+# ---- every command fed arbitrary argument lists (Hypothesis) ---------------------------------------
+
+def _commands() -> dict[str, list[str]]:
+    """Every subcommand of the parser with its options (new commands join the test by themselves)."""
+    import argparse
+
+    from tidl_io.cli import _parser
+
+    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {name: sorted({o for a in p._actions for o in a.option_strings if o not in ("-h", "--help")})
+            for name, p in sub.choices.items()}
+
+
+COMMANDS = _commands()
+# Python argument names a command-line user never typed: a message naming one (``repeat: ...``,
+# ``max_bytes=``) speaks Python to a shell user.
+PYTHON_NAMES = re.compile(r"(?<![-\w.])(repeat|max_bytes|net|runtime|core_num|layout|rounding)(=|: )")
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_every_command_exits_0_1_or_2_with_a_one_line_error(data: Any) -> None:
+    """Any argument list: exit 0 (ok), 1 (a file or model that does not work) or 2 (usage), the
+    diagnostic on stderr in tidl-io's own words (never a traceback), naming options as typed."""
+    import contextlib
+    import tempfile
+
+    command = data.draw(st.sampled_from(sorted(COMMANDS)), label="command")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        bad = root / "bad_tidl_io_1.bin"
+        bad.write_bytes(b"\x01" * 37)
+        (root / "folder").mkdir()
+        shutil.copy(bad, root / "folder" / bad.name)
+        values = st.sampled_from([str(EXAMPLES), str(EXAMPLES / "detector_tidl_io_1.bin"), str(bad),
+                                  str(root / "folder"), str(root / "missing"), str(root / "out.html"), "0", "-1",
+                                  "3", "x", "mock", "tidlrt", "auto", "images=" + str(bad), ""])
+        tokens = st.one_of(st.sampled_from(COMMANDS[command] + ["--bogus"]) if COMMANDS[command] else values,
+                           values, st.text(alphabet="abc-=/ 1", max_size=5))
+        argv = [command] + data.draw(st.lists(tokens, max_size=4), label="arguments")
+        if "--repeat" not in argv and command == "run":
+            argv += ["--repeat", "1"]  # keep the timed loop short
+        out, err, usage = io.StringIO(), io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(usage), contextlib.redirect_stdout(io.StringIO()):  # argparse's own
+            code = main(argv, out=out, err=err)
+    text = err.getvalue() + usage.getvalue()
+    assert code in (0, 1, 2), (argv, code, text)
+    assert "Traceback" not in text + out.getvalue(), (argv, text)
+    if code == 2 and "-h" not in argv:
+        assert "error:" in text, (argv, text)
+    if code == 1:  # a one-line error, or the command's own report (validate: "invalid")
+        assert any(line.startswith("tidl-io") for line in text.splitlines()) or out.getvalue().strip(), (argv, text)
+    assert not PYTHON_NAMES.search(text), (argv, text)

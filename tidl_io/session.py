@@ -59,7 +59,7 @@ import numpy as np
 import yaml
 
 from ._check import as_array, check_choice, check_flag, check_layout, check_path, open_regular, wrong_kind
-from ._errors import BufferMismatchError, OptionError, PathNotFoundError
+from ._errors import BufferMismatchError, FormatError, OptionError, PathNotFoundError, TensorNotFoundError
 from ._layouts import canonical, detect
 from .artifacts import (
     Artifacts,
@@ -288,7 +288,7 @@ class Session:
         for key, value in feeds.items():
             name = key if key in self.input_names else aliases.get(key, key)
             if name not in self.input_names:
-                raise BufferMismatchError(f"unknown input {key!r}: this model's inputs are "
+                raise TensorNotFoundError(f"unknown input {key!r}: this model's inputs are "
                                           f"{', '.join(repr(n) for n in self.input_names)}")
             if name in given:
                 raise BufferMismatchError(f"input {name!r} given twice (under two names)")
@@ -347,8 +347,8 @@ class Session:
             scale = np.asarray(p.input_scale if p.input_scale is not None else (1.0,), np.float64)
             for what, arr in (("input_mean", mean), ("input_scale", scale)):
                 if arr.size not in (1, c):
-                    raise BufferMismatchError(f"{t.label}: param.yaml session.{what} has {arr.size} values for "
-                                              f"{c} channels")
+                    raise FormatError(p.source, f"{what} has {arr.size} values for the {c} channels of {t.label}",
+                                      field=f"session.{what}")
             x6 = (x6.astype(np.float64) - mean.reshape(-1, 1, 1)) * scale.reshape(-1, 1, 1)
         return x6
 
