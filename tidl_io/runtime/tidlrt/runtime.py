@@ -73,8 +73,8 @@ __all__ = ["TidlRtRuntime"]
 
 _PERF = struct.Struct("<6Q")  # sTIDLRT_PerfStats_t: six uint64 (every layout)
 
-_TRACE_HINT = ("run again with TidlRtRuntime(..., trace_log_level=2, trace_write_level=1) (tidl-io run: "
-               "--trace) to see TIDL-RT's own messages and per-layer traces")
+_TRACE_HINT = ("run again with tracing on to see TIDL-RT's own messages and per-layer traces (tidl-io run --trace; "
+               "from Python TidlRtRuntime(..., trace_log_level=2, trace_write_level=1))")
 
 
 class _Slot:
