@@ -141,3 +141,42 @@ def test_a_broken_page_is_caught(browser: Browser, tmp_path: Path) -> None:
     browser.load(page)
     problems = browser.console_problems()
     assert problems and "Content Security Policy" in problems[0]
+
+
+NET_PROBE = """(() => {
+  const s = document.querySelector('svg.tidl-io-net');
+  const r = s ? s.getBoundingClientRect() : null;
+  return {nets: document.querySelectorAll('svg.tidl-io-net').length,
+          layers: s ? s.querySelectorAll('g[data-layer]').length : 0,
+          edges: s ? s.querySelectorAll('path[data-edge]').length : 0,
+          box: r ? [r.left + window.scrollX, r.top + window.scrollY, r.width, Math.min(r.height, 800)] : null,
+          xml: s ? new XMLSerializer().serializeToString(s) : null,
+          scripts: document.querySelectorAll('script').length,
+          resources: performance.getEntriesByType('resource').length};
+})()"""
+
+
+def test_net_report_draws_the_layer_graph(browser: Browser, tmp_path: Path) -> None:
+    """``inspect --html`` of an artifacts folder: the io tensors and the net's layer graph."""
+    from net_fixtures import V1101, sample_layers
+
+    from tidl_io.net import load_net
+    from tidl_io.net._build import build_net
+
+    folder = tmp_path / "artifacts"
+    folder.mkdir()
+    (folder / "m_tidl_net.bin").write_bytes(build_net(V1101, sample_layers(V1101), cores=1))
+    desc = make_descriptor("10.x", inputs=[{"width": 48, "height": 32, "num_channels": 3, "channel_pitch": 1536,
+                                            "num_batches": 1, "dim1": 1, "dim2": 1}])
+    (folder / "m_tidl_io_1.bin").write_bytes(build(desc))
+    net = load_net(folder / "m_tidl_net.bin")
+    browser.load(report(tmp_path, folder))
+    found = browser.evaluate(NET_PROBE)
+    assert browser.console_problems() == []
+    assert (found["nets"], found["scripts"], found["resources"]) == (1, 0, 0)
+    assert found["layers"] == len(net.layers) and found["edges"] == len(set(net.edges))
+    ET.fromstring(found["xml"])
+    x, y, w, h = found["box"]
+    assert w > 300 and h > 300
+    png = browser.screenshot(clip={"x": x, "y": y, "width": w, "height": h})
+    assert distinct_colours(png) >= 8

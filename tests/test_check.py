@@ -127,6 +127,7 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "get_input_details": (tidl_io.get_input_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
     "get_output_details": (tidl_io.get_output_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
     "load": (tidl_io.load, {"path": EXAMPLES / "detector_tidl_io_1.bin"}, {"path": ("path", ("path",))}),
+    "load_net": (tidl_io.load_net, {"path": EXAMPLES / "detector_tidl_net.bin"}, {"path": ("path", ("path",))}),
     "make_descriptor": (tidl_io.make_descriptor, {"family": "10.x"},
                         {"family": ("family", ("family",)), "cores": ("cores", ("cores",)),
                          "inputs": ("specs", ("inputs",)), "outputs": ("specs", ("outputs",)),
@@ -138,6 +139,8 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
               "nan": ("nan", ("nan",)), "max_bytes": ("bytes_count", ("max_bytes",))}),
     "parse": (tidl_io.parse, {"data": (EXAMPLES / "detector_tidl_io_1.bin").read_bytes()},
               {"data": ("buffer", ("bytes",)), "source": ("str", ("source",))}),
+    "parse_net": (tidl_io.parse_net, {"data": (EXAMPLES / "detector_tidl_net.bin").read_bytes()},
+                  {"data": ("buffer", ("bytes",)), "source": ("str", ("source",))}),
     "parse_od": (tidl_io.parse_od, {"data": np.frombuffer(_OD_HEADER, np.float32)},  # no objects
                  {"data": ("buffer", ("data",))}),
     "permute": (tidl_io.permute, {"x": np.zeros((2, 3)), "perm": (1, 0)},
@@ -210,6 +213,8 @@ EXCLUDED = {
     # values, not entry points
     "Descriptor": "built by parse/load/make_descriptor",
     "Tensor": "built by Descriptor",
+    "Network": "built by load_net/parse_net",
+    "Layer": "built by Network",
     "ElementType": "an IntEnum",
     "TensorLayout": "an IntEnum",
     "Finding": "a record validate returns",

@@ -36,10 +36,11 @@ def test_inspect_folder_takes_every_io_file(tmp_path: Path) -> None:
     for name in ("a_tidl_io_1.bin", "tidl_io_net_1.bin"):
         shutil.copy(FIXTURES / "v8_batch_tidl_io_1.bin", tmp_path / name)
     (tmp_path / "a_tidl_net.bin").write_bytes(b"net")
-    code, out, _ = run("inspect", "--json", str(tmp_path))
+    code, out, err = run("inspect", "--json", str(tmp_path))
     doc = json.loads(out)
-    assert code == 0 and [Path(d["path"]).name for d in doc["descriptors"]] == ["a_tidl_io_1.bin",
-                                                                                 "tidl_io_net_1.bin"]
+    assert [Path(d["path"]).name for d in doc["descriptors"]] == ["a_tidl_io_1.bin", "tidl_io_net_1.bin"]
+    # a folder shows each io file's net too: this one is 3 bytes, a located one-line error and exit 1
+    assert code == 1 and err.count("\n") == 1 and "a_tidl_net.bin, offset 0x0, netVersion: truncated" in err
 
 
 def test_empty_folder_is_an_error(tmp_path: Path) -> None:

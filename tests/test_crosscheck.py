@@ -35,7 +35,7 @@ from tidlrt_standin.client import PATHS, TSpec, pack_io
 
 import tidl_io
 
-from conftest import EXAMPLES, FIXTURES, real_files
+from conftest import FIXTURES, example_files, real_files
 
 TidlRtRuntime = getattr(tidl_io, "TidlRtRuntime", None)
 pytestmark = pytest.mark.skipif(TidlRtRuntime is None, reason="the TIDL-RT binding is not in this tree yet")
@@ -389,7 +389,7 @@ def _family_of(desc: tidl_io.Descriptor) -> str | None:
 
 
 def _end_to_end_files() -> list:
-    files = real_files() + sorted(FIXTURES.glob("*.bin")) + sorted(EXAMPLES.glob("*.bin"))
+    files = real_files() + sorted(FIXTURES.glob("*.bin")) + example_files()
     return [pytest.param(p, id=p.name[:60]) for p in files]
 
 

@@ -36,7 +36,7 @@ from tidl_io import buffers
 from tidl_io._format import descriptor_to_dict, format_descriptor
 from tidl_io.validate import geometry_problems
 
-from conftest import EXAMPLES, ROOT, fixture_files
+from conftest import EXAMPLES, ROOT, example_files, fixture_files
 
 sys.path.insert(0, str(ROOT / "tools"))
 import fuzz
@@ -48,7 +48,7 @@ CAP = 1 << 20  # per-call max_bytes in these properties
 
 @functools.cache
 def _corpus() -> list[tuple[str, bytes]]:
-    files = [p for p in fixture_files() if "container" not in p.name] + sorted(EXAMPLES.glob("*.bin"))
+    files = [p for p in fixture_files() if "container" not in p.name] + example_files()
     return [(p.name, p.read_bytes()) for p in files]
 
 
@@ -304,8 +304,9 @@ def test_smoke_run_is_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert not failures, "\n".join(failures)
     ops = checker.stats.ops
     for op in ("parse", "validate", "build", "format", "to_dict+json", "cli inspect", "alloc", "view", "pack",
-               "unpack", "check_padding", "as_buffer"):
+               "unpack", "check_padding", "as_buffer", "net parse_net", "net load_net", "net format", "net layers"):
         assert sum(ops[op]) > 0, op
+    assert ops["net parse_net"][1] > 0  # mutated nets are refused, with located errors, too
 
 
 def test_crash_hang_and_slow_inputs_are_reported_with_their_index(tmp_path: Path) -> None:

@@ -61,6 +61,8 @@ def test_planar_view_matches_a_padded_buffer(seed: int) -> None:
     assert g.padded_size == buf.size and g.nbytes == 4 * buf.size
     assert g.size == data.size
     assert g.pads == (case["pad_l"], case["pad_t"], case["pad_r"], case["pad_b"])
+    assert g.padded_plane == (case["shape"][5] + case["pad_l"] + case["pad_r"]) * \
+        (case["shape"][4] + case["pad_t"] + case["pad_b"])
 
 
 def _loop_offsets(shape, first, pitches) -> dict:
@@ -191,6 +193,9 @@ def test_tensor_geometry_matches_the_formulas(path: Path) -> None:
             assert t.required_size == max(corners) + 1
             assert t.alloc_size == max(t.buffer_size, max(corners) + 1)
             assert t.size == int(np.prod(t.shape))
+            assert t.padded_plane == (t.width + t.pad_l + t.pad_r) * (t.height + t.pad_t + t.pad_b)
+            planes = c + (1 if t.kind == "input" else t.pad_ch)
+            assert t.computed_buf_size == t.num_batches * t.dim1 * t.dim2 * planes * t.padded_plane
             g = t.geometry
             assert g is t.geometry  # cached
             assert (g.shape, g.strides, g.first_offset, g.itemsize) == (t.shape, strides, first, t.itemsize)
@@ -216,3 +221,84 @@ def test_unknown_element_type_keeps_offsets_but_has_no_geometry() -> None:
     assert t.strides == (8, 8, 8, 8, 4, 1) and t.required_size == 8
     with pytest.raises(tidl_io.GeometryError, match="element type"):
         t.geometry  # noqa: B018
+
+
+# ---- padding blocks and overlap -----------------------------------------------------------
+
+def _random_pitched(seed: int) -> BufferGeometry:
+    rng = np.random.default_rng(3000 + seed)
+    case = _random_case(rng)
+    _, _, _, c, h, w = case["shape"]
+    line = (w + case["pad_l"] + case["pad_r"]) * (c if case["nhwc"] else 1)
+    plane = line * (h + case["pad_t"] + case["pad_b"])
+    chp = max(1, plane + int(rng.integers(-line - 2, 3)))  # sometimes inside the previous plane's pads
+    return BufferGeometry.planar(case["shape"], pad_l=case["pad_l"], pad_t=case["pad_t"], pad_r=case["pad_r"],
+                                 pad_b=case["pad_b"], channel_pitch=chp, pad_ch=case["pad_ch"], nhwc=case["nhwc"],
+                                 itemsize=8)
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_gaps_are_exactly_the_complement_of_the_valid_region(seed: int) -> None:
+    g = _random_pitched(seed)
+    offsets = g.view(np.arange(g.required_size, dtype=np.int64)).ravel()
+    duplicates = offsets.size != np.unique(offsets).size
+    if duplicates:  # two valid elements at one address: overlap() must say so
+        assert g.overlap() is not None
+    if g.overlap() is not None:
+        return
+    span = g.required_size + seed % 5
+    valid = np.zeros(span, bool)
+    valid[offsets] = True
+    seen = np.zeros(span, np.int64)
+    for start, shape, strides in g.gaps(span):
+        idx = start + sum(np.indices(shape)[k] * s for k, s in enumerate(strides))
+        flat = idx.ravel()
+        assert (np.diff(flat) > 0).all()  # ascending address order within a block
+        np.add.at(seen, flat, 1)
+    np.testing.assert_array_equal(seen, (~valid).astype(np.int64))  # every pad element once, nothing else
+
+
+def test_overlap_names_the_axis() -> None:
+    # (C, H, W) = (2, 3, 4) with a channel pitch of 5: plane 1 starts inside plane 0's valid rows
+    g = BufferGeometry.planar((1, 2, 3, 4), channel_pitch=5)
+    assert g.overlap() == (3, 5, 2 * 4 + 3 + 1)  # axis C, its step, the 12 elements H and W span
+    assert BufferGeometry.planar((1, 2, 3, 4), channel_pitch=12).overlap() is None
+    assert g.view(np.arange(g.required_size, dtype=np.uint8))[0, 0, 0, 1, 0, 0] == 5
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_merge_axes_walks_the_same_element_pairs(seed: int) -> None:
+    """Copying through the merged walk equals np.copyto on the original views (random axis orders in
+    memory, reversed axes, size-1 axes, a strided destination)."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from tidl_io.geometry import merge_axes
+
+    rng = np.random.default_rng(4000 + seed)
+    ndim = int(rng.integers(1, 6))
+    shape = tuple(int(v) for v in rng.integers(1, 4, ndim))
+
+    def strided(base: np.ndarray) -> np.ndarray:
+        """A view of ``base``'s memory with logical ``shape``, axes in a random memory order, some reversed."""
+        perm = tuple(int(i) for i in rng.permutation(ndim))
+        v = base.reshape(tuple(shape[i] for i in perm)).transpose(tuple(int(i) for i in np.argsort(perm)))
+        return v[tuple(slice(None, None, -1) if rng.random() < 0.3 else slice(None) for _ in range(ndim))]
+
+    size = int(np.prod(shape))
+    dst_mem = np.zeros(2 * size, np.int32)
+    src_mem = np.arange(1, 1 + size, dtype=np.int32)
+    dst, src = strided(dst_mem[::2]), strided(src_mem)
+    expect = dst_mem.copy()
+    np.copyto(np.ndarray(dst.shape, dst.dtype, expect, _at(dst, dst_mem), dst.strides), src)
+    m_shape, ds, ss, d_off, s_off = merge_axes(dst.shape, dst.strides, src.strides)
+    assert len(m_shape) <= ndim and all(d > 0 for d in ds) and list(ds) == sorted(ds, reverse=True)
+    d0 = np.ndarray((1,), dst.dtype, dst_mem, _at(dst, dst_mem) + d_off)
+    s0 = np.ndarray((1,), src.dtype, src_mem, _at(src, src_mem) + s_off)
+    np.copyto(as_strided(d0, m_shape, ds), as_strided(s0, m_shape, ss))
+    np.testing.assert_array_equal(dst_mem, expect)
+    assert int(np.count_nonzero(dst_mem)) == size
+
+
+def _at(view: np.ndarray, base: np.ndarray) -> int:
+    """Byte offset of ``view``'s first element in ``base``."""
+    return view.__array_interface__["data"][0] - base.__array_interface__["data"][0]

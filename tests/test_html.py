@@ -125,12 +125,13 @@ def test_svg_folder_one_file_per_tensor(tmp_path: Path) -> None:
     folder = tmp_path / "pics"
     code, out, err = run("inspect", "--svg", str(FIXTURES / "container_l3_c1_tidl_io_1.bin"),
                          str(EXAMPLES), "-o", str(folder))
-    assert code == 0 and err == "" and out.strip() == f"8 picture(s) written to {folder}"
+    assert code == 0 and err == "" and out.strip() == f"9 picture(s) written to {folder}"
     names = sorted(p.name for p in folder.iterdir())
     assert names == sorted(["container_l3_c1_tidl_io_1.input0.svg", "container_l3_c1_tidl_io_1.output0.svg",
                             "container_l3_c1_tidl_io_1.sg0.input0.svg", "container_l3_c1_tidl_io_1.sg0.output0.svg",
                             "container_l3_c1_tidl_io_1.sg1.input0.svg", "container_l3_c1_tidl_io_1.sg1.output0.svg",
-                            "detector_tidl_io_1.input0.svg", "detector_tidl_io_1.output0.svg"])
+                            "detector_tidl_io_1.input0.svg", "detector_tidl_io_1.output0.svg",
+                            "detector_tidl_net.graph.svg"])  # the folder's net: its layer graph
     root = ET.parse(folder / "detector_tidl_io_1.input0.svg").getroot()
     assert root.get("data-tensor") == "images" and root.get("data-first-offset") == "162"
 

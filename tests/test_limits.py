@@ -115,3 +115,14 @@ def test_any_size_is_compared_exactly_and_formats(nbytes: int, human: str) -> No
 def test_negative_size_is_refused() -> None:
     with pytest.raises(AllocationLimitError, match=r"output 1 'o': cannot allocate a negative size \(-8 bytes\)"):
         check_alloc(-8, "output 1 'o'")
+
+
+@pytest.mark.parametrize("alignment", [1, 8, 64, 128, 4096])
+@pytest.mark.parametrize("nbytes", [0, 1, 63, 1000])
+def test_aligned_zeros(nbytes: int, alignment: int) -> None:
+    from tidl_io._limits import aligned_zeros
+
+    a = aligned_zeros(nbytes, alignment)
+    assert a.dtype == np.uint8 and a.shape == (nbytes,) and not a.any()
+    assert nbytes == 0 or a.ctypes.data % alignment == 0  # (NumPy keeps the block's address for an empty slice)
+    assert a.base is not None and a.base.nbytes == nbytes + alignment

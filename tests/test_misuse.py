@@ -332,7 +332,7 @@ def test_readme_python_snippets_run_on_the_bundled_example() -> None:
 # ---- 6. the tests that need ../shared/realdata skip without it -------------------------------------
 
 def test_realdata_tests_skip_cleanly_without_it(tmp_path: Path) -> None:
-    nodes = ["tests/test_descriptor.py::test_tensor_hash_is_cached_per_object_and_never_pickled",
+    nodes = ["tests/test_tensor.py::test_tensor_hash_is_cached_per_object_and_never_pickled",
              "tests/test_tidlrt_runtime.py::test_session_runs_on_tidlrt_and_auto_says_which",
              "tests/test_tidlrt_runtime.py::test_older_library_without_shared_memory_degrades"]
     env = {**os.environ, "TIDL_IO_TEST_REALDATA": str(tmp_path / "absent")}

@@ -649,3 +649,61 @@ def test_square_inplace_two_threads() -> None:
     ref, got = both(run, threads=2)
     same(ref, got)
     same(got, x.T)
+
+
+# ---- the ctypes signatures against the C header ----------------------------------------------------
+
+def _header_exports() -> dict[str, tuple[str, list[str]]]:
+    """name -> (return type, parameter types) of every TIO_EXPORT prototype in tidl_io_native.h, read
+    from the text (comments removed, prototypes joined across lines)."""
+    import re
+
+    text = (ROOT / "tidl_io" / "_native" / "tidl_io_native.h").read_text()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
+    text = re.sub(r"//[^\n]*", " ", text)
+    found = {}
+    for m in re.finditer(r"^TIO_EXPORT\s+([^;(]*?)\b(\w+)\s*\(([^)]*)\)\s*;", text, flags=re.MULTILINE):
+        ret, name, params = " ".join(m[1].split()), m[2], " ".join(m[3].split())
+        types = [] if params in ("void", "") else [re.sub(r"\s*\b\w+$", "", p.strip()) for p in params.split(",")]
+        found[name] = (ret, types)
+    return found
+
+
+# C type -> ctypes: pointers to int64 are int64 arrays, a returned char pointer is a C string, every other
+# pointer is passed as an address (c_void_p)
+def _ctype(c: str, returned: bool = False) -> Any:
+    c = c.replace("const ", "").strip()
+    if c == "void" and returned:
+        return None
+    if c.endswith("*"):
+        base = c[:-1].strip()
+        if base == "int64_t":
+            return ctypes.POINTER(ctypes.c_int64)
+        if base == "char" and returned:
+            return ctypes.c_char_p
+        return ctypes.c_void_p
+    return {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "float": ctypes.c_float, "double": ctypes.c_double}[c]
+
+
+def test_ctypes_signatures_match_the_header() -> None:
+    exports = _header_exports()
+    assert len(exports) >= 9 and "tio_quantize" in exports  # the parser found the prototypes
+    assert exports["tio_dequantize"][1][:2] == ["float *", "const void *"]  # (a literal reading of one)
+    assert sorted(_native.SIGNATURES) == sorted(exports), "SIGNATURES and the header export different functions"
+    for name, (ret, params) in exports.items():
+        restype, argtypes = _native.SIGNATURES[name]
+        assert restype == _ctype(ret, returned=True), f"{name}: restype {restype} for C {ret!r}"
+        assert list(argtypes) == [_ctype(p) for p in params], f"{name}: argtypes {argtypes} for C {params}"
+        if _native.LIB is not None:  # and the loaded library was prototyped from the table
+            fn = getattr(_native.LIB, name)
+            assert fn.restype == restype and list(fn.argtypes) == list(argtypes)
+
+
+def test_the_header_check_sees_a_wrong_signature() -> None:
+    """Planted faults: a float for a double, one argument short."""
+    exports = _header_exports()
+    _, params = exports["tio_quantize"]
+    wrong = list(_native.SIGNATURES["tio_quantize"][1])
+    wrong[8] = ctypes.c_float
+    assert wrong != [_ctype(p) for p in params]
+    assert list(_native.SIGNATURES["tio_copy"][1])[:-1] != [_ctype(p) for p in exports["tio_copy"][1]]

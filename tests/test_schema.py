@@ -85,3 +85,15 @@ def test_a_missing_schemas_folder_is_the_missing_file_error(tmp_path, monkeypatc
     assert err.value.filename == str(tmp_path / "pkg" / "schemas")
     assert str(err.value) == (f"{tmp_path / 'pkg' / 'schemas'}: no such folder; expected the layout schemas "
                               f"installed with tidl_io (a broken installation: reinstall tidl-io)")
+
+
+def test_io_layouts_name_their_releases() -> None:
+    # iobufdesc.md's table: 8.x (8.2, 8.6 seen), 9.0, 9.1/9.2, 10.0 - 11.x; each release of the TIDL-RT
+    # table (schemas/tidlrt/versions.yaml) writes exactly one io layout family
+    from tidl_io.runtime.tidlrt import releases
+
+    by_family = {lay.family: lay.releases for lay in _schema.layouts()}
+    assert by_family == {"8.x": ("08.00", "08.01", "08.02", "08.04", "08.05", "08.06"), "9.0": ("09.00",),
+                         "9.1": ("09.01", "09.02"), "10.x": ("10.00", "10.01", "11.00", "11.01")}
+    flat = [r for rels in by_family.values() for r in rels]
+    assert sorted(flat) == sorted(releases()) and len(set(flat)) == len(flat)

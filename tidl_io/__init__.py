@@ -1,4 +1,4 @@
-"""tidl-io: TI TIDL I/O buffer descriptors (``*_tidl_io_1.bin``) for Python.
+"""tidl-io: TI TIDL I/O buffer descriptors (``*_tidl_io_1.bin``) and networks (``*_tidl_net.bin``) for Python.
 
 The descriptor core (parse, build, validate) and rearrange (whose function names equal
 their module names, so they must be bound here) load eagerly; buffers, the mock runtime,
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._errors import (
     AllocationLimitError,
@@ -42,6 +42,16 @@ from .permute import PermutePlan, permute, plan_permute
 from .reorg import reorg, reorg_inverse
 from .validate import Finding, validate
 
+if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (see _LAZY)
+    from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
+    from .details import get_input_details, get_output_details
+    from .detection import parse_od, rows_from_outputs
+    from .padding import PaddingReport, check_padding
+    from .quant import dequantize, quantize
+    from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
+    from .runtime.tidlrt import TidlRtRuntime
+    from .session import Session
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -54,8 +64,10 @@ __all__ = [
     "FormatError",
     "GeometryError",
     "InvokeReport",
+    "Layer",
     "LibraryNotFoundError",
     "MockC7xRuntime",
+    "Network",
     "OptionError",
     "PaddingReport",
     "PathError",
@@ -84,10 +96,12 @@ __all__ = [
     "get_input_details",
     "get_output_details",
     "load",
+    "load_net",
     "make_descriptor",
     "native_info",
     "pack",
     "parse",
+    "parse_net",
     "parse_od",
     "permute",
     "plan_permute",
@@ -111,6 +125,7 @@ _LAZY = {
     "Session": "session",
     "TidlRtRuntime": "runtime.tidlrt",
     "parse_od": "detection", "rows_from_outputs": "detection",
+    "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
 }
 
 

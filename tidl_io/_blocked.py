@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .geometry import merge_axes
+
 _LITTLE = bool(np.little_endian)
 
 __all__ = [
@@ -92,29 +94,14 @@ def view_reshape(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
 
 def _simplify(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Same-shape views of dst/src with size-1 axes dropped, dst strides positive and descending,
-    and neighbouring axes merged where both arrays allow it (NumPy's own loops do the same)."""
-    if any(n == 1 for n in dst.shape):
-        idx = tuple(0 if n == 1 else slice(None) for n in dst.shape)
-        dst, src = dst[idx], src[idx]
-    if any(st < 0 for st in dst.strides):
+    and neighbouring axes merged where both arrays allow it (:func:`tidl_io.geometry.merge_axes`)."""
+    if any(st < 0 for st in dst.strides):  # start both at the element merge_axes starts from
         idx = tuple(slice(None, None, -1) if st < 0 else slice(None) for st in dst.strides)
         dst, src = dst[idx], src[idx]
-    order = sorted(range(dst.ndim), key=lambda i: (-dst.strides[i], -abs(src.strides[i])))
-    shape: list[int] = []
-    ds: list[int] = []
-    ss: list[int] = []
-    for i in order:
-        n, d, s = dst.shape[i], dst.strides[i], src.strides[i]
-        if shape and ds[-1] == n * d and ss[-1] == n * s:
-            shape[-1] *= n
-            ds[-1], ss[-1] = d, s
-        else:
-            shape.append(n)
-            ds.append(d)
-            ss.append(s)
-    if len(shape) == dst.ndim and order == list(range(dst.ndim)):
+    shape, ds, ss, _, _ = merge_axes(dst.shape, dst.strides, src.strides)
+    if shape == dst.shape and ds == dst.strides and ss == src.strides:
         return dst, src
-    return as_strided(dst, tuple(shape), tuple(ds)), as_strided(src, tuple(shape), tuple(ss))
+    return as_strided(dst, shape, ds), as_strided(src, shape, ss)
 
 
 def _fuse_runs(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

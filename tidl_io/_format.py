@@ -7,22 +7,29 @@ the first element, buffer size in elements and bytes, slack).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
 from .validate import Finding, own_findings
+
+if TYPE_CHECKING:
+    from .doctor import Diagnosis
 
 SCHEMA_VERSION = 1
 
 __all__ = [
     "SCHEMA_VERSION",
     "descriptor_to_dict",
+    "diagnosis_to_dict",
     "document",
     "dumps_json",
     "format_descriptor",
+    "format_diagnosis",
     "format_findings",
 ]
 
@@ -230,3 +237,42 @@ def format_findings(path: str, findings: list[Finding]) -> str:
 
 def finding_to_dict(f: Finding) -> dict[str, Any]:
     return {"level": f.level, "message": f.message, "field": f.field, "tensor": f.tensor, "offset": f.offset}
+
+
+# ---- doctor -------------------------------------------------------------------------------
+
+def _release_names(releases: Iterable[str]) -> str:
+    return "/".join(f"{int(r[:2])}.{int(r[3:5])}" for r in releases) or "unknown"
+
+
+def format_diagnosis(d: Diagnosis) -> str:
+    """``tidl-io doctor``'s text: what each subgraph's files say, then one line per finding
+    (``error: file, place: message``) and a verdict line."""
+    lines = [f"{d.folder}: TIDL {_release_names(d.releases)}, {len(d.subgraphs)} subgraph(s)"] if d.subgraphs else []
+    for s in d.subgraphs:
+        io = f"{Path(s.io_file).name} {s.io_title} ({s.io_size} bytes)" if s.io_title else Path(s.io_file).name
+        if s.net_version is not None:
+            net = f"{Path(s.net_file or '').name} netVersion {s.net_version:#010x} (TIDL {s.net_release}), " \
+                  f"{s.num_layers} layers"
+        else:
+            net = f"{Path(s.net_file).name} (unreadable)" if s.net_file else "no net file"
+        io_count = f"; {s.num_inputs} input(s), {s.num_outputs} output(s)" if s.num_inputs is not None else ""
+        lines.append(f"  subgraph {s.name!r}: {io}; {net}{io_count}")
+    if d.subgraphs:
+        lines.append(f"  TIDL-RT: {d.library or 'no library identified (see the notes)'}")
+    lines += [str(f) for f in d.findings]
+    errors, notes = len(d.errors), len(d.findings) - len(d.errors)
+    verdict = "all files agree" if d.ok else f"{errors} problem(s)"
+    lines.append(f"{d.folder}: {verdict} ({errors} error(s), {notes} note(s))")
+    return "\n".join(lines)
+
+
+def diagnosis_to_dict(d: Diagnosis) -> dict[str, Any]:
+    """``tidl-io doctor --json``: the subgraphs, the releases, the library and every finding."""
+    return {
+        "schema_version": SCHEMA_VERSION, "path": d.path, "folder": d.folder, "ok": d.ok,
+        "releases": list(d.releases), "library": d.library,
+        "subgraphs": [dataclasses.asdict(s) for s in d.subgraphs],
+        "findings": [{"level": f.level, "check": f.check, "source": f.source, "where": list(f.where),
+                      "subgraph": f.subgraph, "message": f.message} for f in d.findings],
+    }

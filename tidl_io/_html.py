@@ -10,11 +10,15 @@ name held markup (names are escaped anyway).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from . import __version__
 from ._format import _tensor_rows
 from .descriptor import Descriptor, Tensor
 from .picture import descriptor_parts, esc, tensor_svg
+
+if TYPE_CHECKING:
+    from .net import Network
 
 __all__ = ["render_html"]
 
@@ -30,6 +34,7 @@ th, td { border: 1px solid #cbd5e0; padding: 2px 8px; text-align: left; white-sp
 th { background: #edf2f7; } td.name { max-width: 360px; overflow: hidden; text-overflow: ellipsis; }
 figure { margin: 14px 0; } figcaption { font-size: 12px; color: #4a5568; word-break: break-all; }
 svg.tidl-io-tensor { border: 1px solid #e2e8f0; max-width: 100%; height: auto; }
+figure.net-graph { overflow-x: auto; } svg.tidl-io-net { border: 1px solid #e2e8f0; }
 p.note, p.error { font-size: 12px; } p.error { color: #c53030; }
 """
 
@@ -81,18 +86,44 @@ def _section(path: str, desc: Descriptor, counter: list[int]) -> str:
     return "".join(parts)
 
 
-def render_html(items: Iterable[tuple[str, Descriptor]], errors: Iterable[str] = ()) -> str:
-    """The report page for (path, descriptor) pairs; ``errors`` are files that could not
-    be read, listed at the top."""
-    counter = [0]
-    body = "".join(_section(path, desc, counter) for path, desc in items)
+def _net_section(path: str, net: Network, counter: list[int]) -> str:
+    """A net: its header line, sections, layer table and a picture of its layer graph."""
+    from .net._format import net_header_line, net_rows, sections_line
+    from .net._graph import net_svg
+
+    counter[1] += 1
+    rows = net_rows(net)
+    names = [la.name or "" for la in net.layers]
+    columns = list(range(len(rows[0])))
+    head = "".join(f"<th>{esc(c)}</th>" for c in rows[0])
+    body = []
+    for row, name in zip(rows[1:], names):
+        cells = [f'<td class="name" title="{esc(name)}">{esc(c)}</td>' if i == 2 else f"<td>{esc(c)}</td>"
+                 for i, c in zip(columns, row)]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<section class="net" data-path="{esc(path)}"><h2>{esc(path)}</h2>'
+            f'<p class="note">{esc(net_header_line(net, path))}; {esc(sections_line(net))}</p>'
+            f"<h3>{len(net.layers)} layer(s), execution order</h3>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f'<h3>layer graph</h3><figure class="net-graph" data-net="{esc(path)}">'
+            f"{net_svg(net, f'n{counter[1]}')}<figcaption>{esc(path)}: {len(net.layers)} layers, "
+            f"{len(net.edges)} edges (top: inputs)</figcaption></figure></section>")
+
+
+def render_html(items: Iterable[tuple[str, Descriptor | Network]], errors: Iterable[str] = ()) -> str:
+    """The report page for (path, descriptor or net) pairs; ``errors`` are files that could
+    not be read, listed at the top."""
+    counter = [0, 0]
+    body = "".join(_section(path, item, counter) if isinstance(item, Descriptor) else _net_section(path, item, counter)
+                   for path, item in items)
     problems = "".join(f'<p class="error">{esc(e)}</p>' for e in errors)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "style-src 'unsafe-inline'\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>tidl-io buffer report</title><style>{_CSS}</style></head>"
-            f'<body data-tidl-io-report="{counter[0]}"><h1>TIDL I/O buffers</h1>'
+            f'<body data-tidl-io-report="{counter[0]}" data-tidl-io-nets="{counter[1]}"><h1>TIDL I/O buffers'
+            f"{' and networks' if counter[1] else ''}</h1>"
             f'<p class="note">tidl-io {esc(__version__)} · each picture: channel plane 0 with its pads, '
             "the top-left corner element by element, and the whole buffer to scale; numbers in elements "
             f"and bytes (B).</p>{problems}{body}</body></html>\n")

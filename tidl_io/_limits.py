@@ -19,10 +19,13 @@ import operator
 import os
 import re
 
+import numpy as np
+
 from ._check import found
 from ._errors import AllocationLimitError, ArgumentTypeError, OptionError
 
-__all__ = ["DEFAULT_MAX_ALLOC_BYTES", "ENV_MAX_ALLOC_BYTES", "check_alloc", "max_alloc_bytes", "parse_size"]
+__all__ = ["DEFAULT_MAX_ALLOC_BYTES", "ENV_MAX_ALLOC_BYTES", "aligned_zeros", "check_alloc", "max_alloc_bytes",
+           "parse_size"]
 
 DEFAULT_MAX_ALLOC_BYTES = 1 << 30
 ENV_MAX_ALLOC_BYTES = "TIDL_IO_MAX_ALLOC_BYTES"
@@ -92,3 +95,13 @@ def check_alloc(nbytes: int, what: str, max_bytes: int | None = None, func: str 
             f"{what}: allocating {nbytes} bytes ({_human(nbytes)}) exceeds the limit of "
             f"{limit} bytes ({source}); raise it with max_bytes= or {ENV_MAX_ALLOC_BYTES}"
         )
+
+
+def aligned_zeros(nbytes: int, alignment: int) -> np.ndarray:
+    """A NEW zero-filled 1-D uint8 array of ``nbytes`` whose address is a multiple of ``alignment``
+    (a power of two); its ``base`` is the whole block (calloc: pages are zeroed lazily). The one
+    aligned allocator: buffers' and the runtimes' shared memory on the host. The caller checks the
+    size against the cap first (:func:`check_alloc`)."""
+    block = np.zeros(nbytes + alignment, np.uint8)
+    start = -block.ctypes.data % alignment
+    return block[start:start + nbytes]

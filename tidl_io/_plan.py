@@ -14,6 +14,7 @@ import numpy as np
 from ._check import wrong_kind
 from ._errors import BufferMismatchError, GeometryError
 from ._layouts import CF, CL, check_shape
+from .geometry import BufferGeometry
 from .tensor import Tensor
 from .validate import geometry_problems
 
@@ -27,11 +28,12 @@ class _Plan:
     label: str
     dtype: np.dtype
     shape: tuple[int, int, int, int, int, int]
-    strides: tuple[int, int, int, int, int, int]
+    strides: tuple[int, int, int, int, int, int]  # 0 for size-1 axes (BufferGeometry.used_strides)
     first: int
     required: int
-    size: int  # elements to allocate: Tensor.alloc_size
+    size: int  # elements to allocate: Tensor.alloc_size (the geometry's padded size)
     channels_last: bool
+    geometry: BufferGeometry
 
     @property
     def itemsize(self) -> int:
@@ -63,12 +65,9 @@ def _plan(tensor: Tensor) -> _Plan:
     if problems:
         detail = "; ".join(f"{field}: {message}" for field, message in problems)
         raise GeometryError(f"{tensor.label}: unusable buffer geometry: {detail}")
-    # The pitch of a size-1 axis is never used (and can be absurd, e.g. outPadCh near 2**31):
-    # 0 keeps the byte strides within NumPy's range.
-    strides = tuple(s if d > 1 else 0 for s, d in zip(tensor.strides, tensor.shape))
-    return _Plan(tensor.label, tensor.dtype, tensor.shape, strides,  # type: ignore[arg-type]
-                 tensor.first_offset, tensor.required_size, tensor.alloc_size,
-                 tensor.layout == "NHWC")
+    g = tensor.geometry  # (its used_strides: 0 for size-1 axes, whose pitch can be absurd, e.g. outPadCh near 2**31)
+    return _Plan(tensor.label, tensor.dtype, g.shape, g.used_strides, g.first_offset, g.required_size, g.padded_size,
+                 tensor.layout == "NHWC", g)
 
 
 # ---- caller memory ----------------------------------------------------------------------

@@ -75,6 +75,7 @@ class Layout:
     in_slots: int
     out_slots: int
     schema_file: str
+    releases: tuple[str, ...] = ()  # TIDL releases ("MM.NN", keys of tidlrt/versions.yaml) writing it
     _by_name: dict[str, Member] = field(repr=False, compare=False, hash=False, default_factory=dict)
     _by_kind: dict[str, tuple[Member, ...]] = field(repr=False, compare=False, hash=False, default_factory=dict)
 
@@ -212,6 +213,7 @@ def _compile(doc: dict[str, Any], cores: int, schema_file: str) -> Layout:
         in_slots=env["IN"],
         out_slots=env["OUT"],
         schema_file=schema_file,
+        releases=tuple(str(r) for r in doc.get("releases") or ()),
     )
 
 

@@ -42,7 +42,6 @@ __all__ = [
     "find_artifacts",
     "find_io_files",
     "locate_io_files",
-    "net_file_for",
     "parse_onnxrt_metadata",
     "parse_param_yaml",
 ]
@@ -288,9 +287,8 @@ def _subgraph_name(io: Path) -> str:
     return m.group(1) if m else name
 
 
-def net_file_for(io: Path) -> Path:
-    """Where the network file of io file ``io`` belongs: ``<name>_tidl_net.bin`` beside
-    ``<name>_tidl_io_1.bin``, ``tidl_net_<name>.bin`` beside ``tidl_io_<name>_1.bin``."""
+def _net_candidate(io: Path) -> Path:
+    """Where the network file of io file ``io`` is (whether or not it exists)."""
     name = io.name
     if name.endswith("_tidl_io_1.bin"):
         return io.with_name(name[: -len("_tidl_io_1.bin")] + "_tidl_net.bin")
@@ -298,7 +296,7 @@ def net_file_for(io: Path) -> Path:
 
 
 def _net_file(io: Path) -> Path | None:
-    candidate = net_file_for(io)
+    candidate = _net_candidate(io)
     if candidate.is_file():
         return candidate
     if candidate.exists():  # a folder or a FIFO under the net file's name: a runtime would fail or block on it

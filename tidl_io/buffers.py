@@ -40,7 +40,7 @@ from ._blocked import view_reshape
 from ._check import as_array, check_flag, check_int, check_kind, wrong_kind
 from ._errors import BufferMismatchError, check_out
 from ._layouts import parse_layout as _parse_layout
-from ._limits import check_alloc
+from ._limits import aligned_zeros, check_alloc
 from ._plan import (
     _CF,
     _CL,
@@ -89,10 +89,7 @@ hands out at least this)."""
 # ---- allocation -------------------------------------------------------------------------
 
 def _aligned_zeros(count: int, dtype: np.dtype) -> np.ndarray:
-    nbytes = count * dtype.itemsize
-    block = np.zeros(nbytes + ALIGNMENT, np.uint8)  # calloc: pages are zeroed lazily
-    start = -block.ctypes.data % ALIGNMENT
-    return block[start:start + nbytes].view(dtype)
+    return aligned_zeros(count * dtype.itemsize, ALIGNMENT).view(dtype)
 
 
 def _alloc(plan: _Plan, max_bytes: int | None, func: str) -> np.ndarray:

@@ -1,4 +1,7 @@
-"""``tidl-io`` command line: ``inspect``, ``validate``, ``demo``, ``run`` and ``info``. No logic lives here.
+"""``tidl-io`` command line: ``inspect``, ``validate``, ``demo``, ``run``, ``info`` and ``doctor``. No logic lives here.
+
+``inspect`` takes io descriptors (``*_tidl_io_1.bin``), nets (``*_tidl_net.bin``) and artifacts
+folders (each subgraph's io descriptor, then its net).
 
 Exit codes: 0 ok, 1 invalid or unsupported file, 2 usage error. Diagnostics go to stderr
 in one line, without a traceback.
@@ -11,23 +14,38 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from ._errors import TidlIoError
 from .descriptor import Descriptor, load, locate_io_files
 
+if TYPE_CHECKING:
+    from .net import Network
+
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 
 
-def _targets(path: str) -> Iterator[Path]:
+def _targets(path: str, nets: bool = False) -> Iterator[Path]:
+    """The files PATH names; for a folder its io files and, with ``nets``, each one's net after it."""
     p = Path(path)
     if p.is_dir():  # a folder of io files, or a model folder holding artifacts/ (as Session finds it)
         try:
-            yield from locate_io_files(p)[1]
+            files = locate_io_files(p)[1]
         except TidlIoError as exc:
             raise _Fail(str(exc)) from None
+        for io_file in files:
+            yield io_file
+            if nets:
+                from .artifacts import _net_file
+
+                try:
+                    net = _net_file(io_file)
+                except TidlIoError as exc:
+                    raise _Fail(str(exc)) from None
+                if net is not None:
+                    yield net
     else:
         yield p
 
@@ -47,6 +65,43 @@ def _load(path: Path) -> Descriptor:
         raise _Fail(f"{path}: cannot read: {exc.strerror or exc}") from None
     except TidlIoError as exc:
         raise _Fail(str(exc)) from None
+
+
+def _load_any(path: Path) -> Descriptor | Network:
+    """A net file (``*tidl_net*.bin`` or a known netVersion) as a Network, else a descriptor."""
+    from .net._parse import load_net, looks_like_net
+
+    if not looks_like_net(path):
+        return _load(path)
+    try:
+        return load_net(path)
+    except FileNotFoundError:
+        raise _Fail(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise _Fail(f"{path}: is a folder") from None
+    except OSError as exc:
+        raise _Fail(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except TidlIoError as exc:
+        raise _Fail(str(exc)) from None
+
+
+def _items(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor | Network]]:
+    """Each descriptor and net of the PATH arguments (files; folders: each io file, then its
+    net), in order. A file that fails is reported on ``err`` in one line, appended to
+    ``failures`` and skipped."""
+    for path in paths:
+        try:
+            for target in _targets(path, nets=True):
+                try:
+                    item = _load_any(target)
+                except _Fail as exc:
+                    failures.append(str(exc))
+                    print(f"tidl-io: error: {exc}", file=err)
+                    continue
+                yield target, item
+        except _Fail as exc:
+            failures.append(str(exc))
+            print(f"tidl-io: error: {exc}", file=err)
 
 
 def _descriptors(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor]]:
@@ -74,17 +129,28 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print("tidl-io: error: -o/--output goes with --html or --svg", file=err)
         return EXIT_USAGE
     from ._format import descriptor_to_dict, document, dumps_json, format_descriptor
+    from .net._format import format_net, net_to_dict
 
-    items, texts = [], []
+    items, nets, texts = [], [], []
     failures: list[str] = []
-    for target, desc in _descriptors(args.paths, failures, err):
-        if args.json:
-            items.append(descriptor_to_dict(desc, str(target)))
+    for target, item in _items(args.paths, failures, err):
+        if isinstance(item, Descriptor):
+            if args.json:
+                items.append(descriptor_to_dict(item, str(target)))
+            else:
+                texts.append(format_descriptor(item, str(target), physical=args.physical))
+        elif args.json:
+            nets.append(net_to_dict(item, str(target)))
         else:
-            texts.append(format_descriptor(desc, str(target), physical=args.physical))
+            texts.append(format_net(item, str(target), physical=args.physical))
     status = EXIT_INVALID if failures else EXIT_OK
     if args.json:
-        out.write(dumps_json(document(items)) + "\n")
+        doc = document(items)
+        if nets:
+            doc["nets"] = nets
+            if not items:
+                del doc["descriptors"]
+        out.write(dumps_json(doc) + "\n")
     elif texts:
         out.write("\n\n".join(texts) + "\n")
     return status
@@ -101,7 +167,7 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print("tidl-io: error: --svg needs -o FOLDER (one .svg per tensor is written there)", file=err)
         return EXIT_USAGE
     errors: list[str] = []
-    items = [(str(target), desc) for target, desc in _descriptors(args.paths, errors, err)]
+    items = [(str(target), item) for target, item in _items(args.paths, errors, err)]
     status = EXIT_INVALID if errors else EXIT_OK
     dest = args.output
     if not items and dest not in (None, "-"):  # nothing to show: no error-only page, no empty folder
@@ -117,11 +183,13 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 write_bytes_atomic(dest, page.encode("utf-8"))
         else:
+            from .net._graph import net_svg_files
             from .picture import svg_files
 
             folder = Path(dest)
             folder.mkdir(parents=True, exist_ok=True)
-            files = svg_files(items)
+            files = svg_files((p, d) for p, d in items if isinstance(d, Descriptor))
+            files += net_svg_files((p, n) for p, n in items if not isinstance(n, Descriptor))
             for name, svg in files:
                 dest = str(folder / name)
                 write_bytes_atomic(dest, svg.encode("utf-8"))
@@ -224,6 +292,44 @@ def _count(text: str) -> int:
     return value
 
 
+# ---- doctor: do the files of a compiled model agree? (issue 16) ----------------------------
+
+def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ._format import diagnosis_to_dict, dumps_json, format_diagnosis
+    from .doctor import diagnose, parse_explain
+
+    try:
+        keys = [parse_explain(text) for text in args.explain or ()]
+    except TidlIoError as exc:
+        print(f"tidl-io: error: {exc}", file=err)
+        return EXIT_USAGE
+    if args.no_library and args.library is not None:
+        print("tidl-io: error: --library and --no-library exclude each other", file=err)
+        return EXIT_USAGE
+    found = diagnose(args.path, library=args.library, explain=keys, check_library=not args.no_library)
+    out.write((dumps_json(diagnosis_to_dict(found)) if args.json else format_diagnosis(found)) + "\n")
+    return EXIT_OK if found.ok else EXIT_INVALID
+
+
+def _add_doctor(sub: Any) -> None:
+    p = sub.add_parser("doctor", help="do the files of a compiled model agree? (releases, io <-> net, sidecars)",
+                       description="Check an artifacts folder (or a model folder holding artifacts/ and "
+                                   "param.yaml): which TIDL release built it (netVersion and io descriptor size "
+                                   "must agree), io descriptor against net (counts, dims, element types, scales "
+                                   "by dataId), onnxrtMetaData.txt / allowedNode.txt / param.yaml, and whether "
+                                   "the TIDL-RT library tidl-io would load is that release. Exit 0 when all "
+                                   "agree, 1 with one located line per problem, 2 for usage errors.")
+    p.add_argument("path", metavar="PATH", help="an artifacts folder, or a model folder holding artifacts/")
+    p.add_argument("--explain", action="append", metavar="MESSAGE",
+                   help="name what a TI message's number is: 'DIM Error - For Tensor 20' (dataId 20), "
+                        "'Layer 5', or a bare dataId (repeatable)")
+    p.add_argument("--library", metavar="LIB", help="the libvx_tidl_rt.so to compare with (default: the one "
+                                                     "tidl-io would load)")
+    p.add_argument("--no-library", action="store_true", help="skip the TIDL-RT library check")
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+    p.set_defaults(run=_cmd_doctor)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tidl-io",
@@ -233,16 +339,20 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("inspect", help="show tensors: logical view, or --physical buffer layout",
+    p = sub.add_parser("inspect", help="show tensors: logical view, or --physical buffer layout; a net's layers",
                        description="Show each tensor of descriptor files: name, dtype, shape, layout and "
-                                   "quantization; --physical adds pads, pitches, offsets and buffer sizes.")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="an io_1.bin file or an artifacts folder")
+                                   "quantization; --physical adds pads, pitches, offsets and buffer sizes. For a "
+                                   "net file (*_tidl_net.bin): its TIDL release and each layer in execution order "
+                                   "(type, name, inputs, dataId, element type, shape, scale, zero point, pads). "
+                                   "A folder shows each subgraph's io descriptor and net.")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="an io_1.bin file, a tidl_net.bin file or an artifacts folder")
     p.add_argument("--json", action="store_true", help="machine-readable output with every raw TI field")
     p.add_argument("--physical", action="store_true", help="add the physical buffer view to the table")
     pictures = p.add_mutually_exclusive_group()
     pictures.add_argument("--html", action="store_true",
                           help="one self-contained HTML page: the tables and a picture of every tensor's buffer "
-                               "(to -o FILE, else stdout)")
+                               "and of every net's layer graph (to -o FILE, else stdout)")
     pictures.add_argument("--svg", action="store_true",
                           help="only the pictures: one .svg per tensor into the folder -o FOLDER")
     p.add_argument("-o", "--output", metavar="OUT", help="where --html / --svg write (atomically)")
@@ -279,6 +389,7 @@ def _parser() -> argparse.ArgumentParser:
                        description="Report the TIDL-RT library (found or not, where), its layout and release, "
                                    "whether its shared memory works, and the Python and NumPy versions.")
     i.set_defaults(run=_cmd_info)
+    _add_doctor(sub)
     return parser
 
 

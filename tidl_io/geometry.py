@@ -24,7 +24,7 @@ import numpy as np
 
 from ._errors import BufferMismatchError, GeometryError
 
-__all__ = ["BufferGeometry"]
+__all__ = ["BufferGeometry", "merge_axes", "padded_plane"]
 
 Shape6 = tuple[int, int, int, int, int, int]
 
@@ -73,7 +73,7 @@ class BufferGeometry:
         if line_pitch is None:
             line_pitch = padded_w * c if nhwc else padded_w
         if channel_pitch is None:
-            channel_pitch = (padded_w if nhwc else line_pitch) * (h + pad_t + pad_b)
+            channel_pitch = padded_plane(w, h, (pad_l, pad_t, pad_r, pad_b))
         dim2_step = channel_pitch * (c + pad_ch)
         dim1_step = dim2_step * d2
         batch_step = dim1_step * d1
@@ -83,6 +83,12 @@ class BufferGeometry:
                    first, itemsize, buffer_size, (pad_l, pad_t, pad_r, pad_b))
 
     # ---- sizes ------------------------------------------------------------------------
+    @property
+    def padded_plane(self) -> int:
+        """Elements of one padded channel plane, ``(W + pad_l + pad_r) * (H + pad_t + pad_b)``
+        (from :attr:`pads`; the default channel pitch of :meth:`planar`)."""
+        return padded_plane(self.shape[5], self.shape[4], self.pads)
+
     @functools.cached_property
     def size(self) -> int:
         """Number of valid elements: the product of :attr:`shape`."""
@@ -115,6 +121,52 @@ class BufferGeometry:
         """:attr:`strides` with 0 for size-1 axes: a size-1 axis's pitch is never used (and
         can be absurd, e.g. a stored pad near 2**31), so views stay within NumPy's range."""
         return tuple(s if d > 1 else 0 for s, d in zip(self.strides, self.shape))  # type: ignore[return-value]
+
+    # ---- layout of the valid region ---------------------------------------------------
+    @functools.cached_property
+    def _axes(self) -> tuple[tuple[int, int, int], ...]:
+        """(stride, size, axis) of the axes larger than 1, finest stride first."""
+        return tuple(sorted((s, d, i) for i, (s, d) in enumerate(zip(self.strides, self.shape)) if d > 1))
+
+    def overlap(self) -> tuple[int, int, int] | None:
+        """Whether two valid elements can share an address: ``(axis, stride, span)`` of the first
+        axis (finest first) whose step is not beyond the ``span`` elements its finer axes cover,
+        else None. Each step beyond the finer span is sufficient, and exact for TIDL's strides."""
+        span = 0
+        for stride, dim, axis in self._axes:
+            if stride <= span:
+                return axis, stride, span + 1
+            span += stride * (dim - 1)
+        return None
+
+    def gaps(self, span: int | None = None) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]:
+        """The padding: the elements of ``[0, span)`` (default :attr:`padded_size`) outside the
+        valid region, as strided blocks ``(start, shape, strides)`` in elements, each in
+        ascending address order; for a geometry without :meth:`overlap`.
+
+        With the axes larger than 1 sorted by stride, the block of the finer axes spans
+        ``ext`` elements; between consecutive steps of the next axis lie ``stride - ext`` pad
+        elements, repeated over every index of the coarser axes. Plus the head before the
+        first valid element and the tail after the last.
+        """
+        span = self.padded_size if span is None else span
+        axes = [(s, d) for s, d, _ in self._axes]
+        first = self.first_offset
+        gaps: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+        if first > 0:
+            gaps.append((0, (first,), (1,)))
+        ext = 1
+        for k, (stride, dim) in enumerate(axes):
+            gap = stride - ext
+            if gap > 0:
+                coarser = axes[:k:-1]
+                gaps.append((first + ext, tuple(d for _, d in coarser) + (dim - 1, gap),
+                             tuple(s for s, _ in coarser) + (stride, 1)))
+            ext += (dim - 1) * stride
+        end = first + ext
+        if end < span:
+            gaps.append((end, (span - end,), (1,)))
+        return tuple(gaps)
 
     # ---- memory -----------------------------------------------------------------------
     def is_dense(self) -> bool:
@@ -156,3 +208,44 @@ class BufferGeometry:
         return np.lib.stride_tricks.as_strided(buf[self.first_offset:], self.shape,
                                                tuple(s * step for s in self.used_strides),
                                                writeable=buf.flags.writeable)
+
+
+def padded_plane(w: int, h: int, pads: tuple[int, int, int, int]) -> int:
+    """Elements of one padded plane of W x H with ``pads`` (left, top, right, bottom)."""
+    pad_l, pad_t, pad_r, pad_b = pads
+    return (w + pad_l + pad_r) * (h + pad_t + pad_b)
+
+
+@functools.lru_cache(maxsize=4096)
+def merge_axes(shape: tuple[int, ...], a_strides: tuple[int, ...], b_strides: tuple[int, ...]
+               ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int]:
+    """The simplest equivalent walk of two same-shape strided arrays ``a`` and ``b`` (strides
+    in any unit, bytes usually): size-1 axes dropped, ``a``'s strides made positive (walking
+    such an axis from its far end, which moves both first elements), axes sorted by ``a``'s
+    stride, descending, and neighbours contiguous in both merged -- what NumPy's own loops do.
+
+    Returns ``(shape, a_strides, b_strides, a_offset, b_offset)``; the offsets (same unit) go
+    from each array's first element to the element the walk starts at. Pure and cached: used
+    by the native kernels' plans and the blocked copies.
+
+    >>> merge_axes((2, 1, 3), (-12, 99, 4), (-12, 0, 4))
+    ((6,), (4,), (4,), -12, -12)
+    """
+    a_off = b_off = 0
+    axes = []
+    for n, a, b in zip(shape, a_strides, b_strides):
+        if n == 1:
+            continue
+        if a < 0:
+            a_off += (n - 1) * a
+            b_off += (n - 1) * b
+            a, b = -a, -b
+        axes.append((n, a, b))
+    axes.sort(key=lambda x: (-x[1], -abs(x[2])))
+    merged: list[tuple[int, int, int]] = []
+    for n, a, b in axes:
+        if merged and merged[-1][1] == n * a and merged[-1][2] == n * b:
+            merged[-1] = (merged[-1][0] * n, a, b)
+        else:
+            merged.append((n, a, b))
+    return (tuple(m[0] for m in merged), tuple(m[1] for m in merged), tuple(m[2] for m in merged), a_off, b_off)

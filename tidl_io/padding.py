@@ -2,7 +2,8 @@
 
 :func:`check_padding` counts the non-zero elements of a buffer outside the tensor's valid
 region (pad rows and columns, gaps between planes, spare planes) and says where the first one
-is, reading only the padding (a few strided passes over the blocks :func:`_gaps` finds).
+is, reading only the padding (a few strided passes over the blocks
+:meth:`~tidl_io.geometry.BufferGeometry.gaps` finds).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._check import check_kind
-from ._plan import _Plan, _plan, _typed
+from ._plan import _plan, _typed
 from .descriptor import Tensor
 
 __all__ = ["PaddingReport", "check_padding"]
@@ -44,33 +45,6 @@ class PaddingReport:
                 f"buffer index {self.first_dirty}")
 
 
-def _gaps(plan: _Plan, span: int) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
-    """The complement of the valid region in ``[0, span)`` as strided blocks
-    ``(start, shape, strides)`` in elements, each in ascending address order.
-
-    With the axes of size > 1 sorted by stride, the block of the finer axes spans
-    ``ext`` elements; between consecutive steps of the next axis lie ``stride - ext``
-    pad elements, repeated over every index of the coarser axes. Plus the head before
-    the first valid element and the tail after the last.
-    """
-    axes = sorted((s, d) for s, d in zip(plan.strides, plan.shape) if d > 1)
-    gaps: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
-    if plan.first > 0:
-        gaps.append((0, (plan.first,), (1,)))
-    ext = 1
-    for k, (stride, dim) in enumerate(axes):
-        gap = stride - ext
-        if gap > 0:
-            coarser = axes[:k:-1]
-            gaps.append((plan.first + ext, tuple(d for _, d in coarser) + (dim - 1, gap),
-                         tuple(s for s, _ in coarser) + (stride, 1)))
-        ext += (dim - 1) * stride
-    end = plan.first + ext
-    if end < span:
-        gaps.append((end, (span - end,), (1,)))
-    return gaps
-
-
 def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
     """Count the non-zero padding elements of a buffer (reads only; no copy).
 
@@ -86,7 +60,7 @@ def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
     bits = typed[:span].view(np.dtype(f"u{plan.itemsize}"))
     checked = dirty = 0
     first: int | None = None
-    for start, shape, strides in _gaps(plan, span):
+    for start, shape, strides in tensor.geometry.gaps(span):
         block = np.ndarray(shape, bits.dtype, buffer=bits, offset=start * plan.itemsize,
                            strides=tuple(s * plan.itemsize for s in strides))
         checked += block.size

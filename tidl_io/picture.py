@@ -408,7 +408,7 @@ def _legend(svg: _Svg, t: Tensor, itemsize: int | None, y: float) -> int:
     ti = t.ti_name
     nhwc = t.layout_code == TensorLayout.NHWC
     pad_ch_note = "" if t.kind == "output" else " (ignored for inputs)"
-    plane = t.padded_height * (t.width + t.pad_l + t.pad_r)
+    plane = t.padded_plane
     extra_planes = 1 if t.kind == "input" else t.pad_ch
     tail = t.buffer_size - t.required_size
     entries: list[tuple[str, str, int, bool]] = [

@@ -66,9 +66,9 @@ from .artifacts import (
     ModelParams,
     OnnxrtMetadata,
     SubgraphInfo,
+    _net_candidate,
     check_one_model,
     find_artifacts,
-    net_file_for,
     parse_onnxrt_metadata,
     parse_param_yaml,
 )
@@ -153,7 +153,7 @@ class Session:
                                            self.artifacts.subgraph_names, descs):
                 if net is None and kind == "mock":
                     self.notes.append(f"{io.name}: no net file beside it; the mock runs without one (a board "
-                                      f"needs {net_file_for(io).name})")
+                                      f"needs {_net_candidate(io).name})")
                 meta = self.metadata.subgraph(name) if self.metadata is not None else None
                 self._subgraphs.append(_Subgraph(name, desc, factory(desc, net), meta))
         except BaseException:
@@ -446,7 +446,7 @@ def _check_net_files(artifacts: Artifacts) -> None:
     PathNotFoundError naming it, before TI's library is touched."""
     for io, net in zip(artifacts.io_files, artifacts.net_files):
         if net is None:
-            expected = net_file_for(io)
+            expected = _net_candidate(io)
             raise PathNotFoundError(str(expected), f"no such file; TIDL-RT needs the network file beside {io.name} "
                                     f"(only the host mock runs without one)", errno.ENOENT)
 

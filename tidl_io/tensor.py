@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import GeometryError
-from .geometry import BufferGeometry
+from .geometry import BufferGeometry, padded_plane
 
 __all__ = ["ElementType", "Tensor", "TensorLayout"]
 
@@ -231,6 +231,11 @@ class Tensor:
         return self.height + self.pad_t + self.pad_b
 
     @property
+    def padded_plane(self) -> int:
+        """Elements of one padded channel plane: (W + padL + padR) · (H + padT + padB)."""
+        return padded_plane(self.width, self.height, (self.pad_l, self.pad_t, self.pad_r, self.pad_b))
+
+    @property
     def dim2_pitch(self) -> int:
         """channelPitch · (C + outPadCh): one DIM2 step. Inputs have no channel padding in
         TIDL's geometry (spec §4): ``inPadCh`` is ignored here, and validate() warns when set."""
@@ -277,8 +282,7 @@ class Tensor:
         Both verified against the stored sizes of every real 10.x/11.x file.
         """
         planes = self.num_channels + (1 if self.kind == "input" else self.pad_ch)
-        plane = self.padded_height * (self.width + self.pad_l + self.pad_r)
-        return self.num_batches * self.dim1 * self.dim2 * planes * plane
+        return self.num_batches * self.dim1 * self.dim2 * planes * self.padded_plane
 
     @property
     def buffer_size(self) -> int:

@@ -101,7 +101,7 @@ def geometry_problems(t: Tensor) -> list[tuple[str, str]]:
         problems.append((t.ti_name("layout_code"), f"unknown layout {t.layout_code} (expected 0 NCHW or 1 NHWC)"))
     if problems:
         return problems
-    if t.layout_code == TensorLayout.NCHW and t.channel_pitch < t.width + t.pad_l + t.pad_r:
+    if t.layout_code == TensorLayout.NCHW and t.channel_pitch < t.line_pitch:
         problems.append((t.ti_name("channel_pitch"),
                          f"channel pitch {t.channel_pitch} is smaller than a line ({t.line_pitch} elements)"))
     overlap = _overlap(t)
@@ -123,18 +123,17 @@ _SHAPE_ATTRS = ("num_batches", "dim1", "dim2", "num_channels", "height", "width"
 _INDEX_MAX = int(np.iinfo(np.intp).max)
 
 
+_AXES = ("N", "DIM1", "DIM2", "C", "H", "W")
+
+
 def _overlap(t: Tensor) -> str | None:
-    """Whether two valid elements share an address: each axis's stride must exceed the
-    span of all finer axes (sufficient, and exact for the strides TIDL produces)."""
-    axes = sorted((s, d, name) for s, d, name in zip(t.strides, t.shape, ("N", "DIM1", "DIM2", "C", "H", "W"))
-                  if d > 1)
-    span = 0
-    for stride, dim, name in axes:
-        if stride <= span:
-            return (f"valid elements overlap: the {name} step ({stride} elements) is not beyond the "
-                    f"{span + 1} elements spanned by the finer axes")
-        span += stride * (dim - 1)
-    return None
+    """Whether two valid elements share an address (:meth:`BufferGeometry.overlap`), in words."""
+    found = t.geometry.overlap()
+    if found is None:
+        return None
+    axis, stride, span = found
+    return (f"valid elements overlap: the {_AXES[axis]} step ({stride} elements) is not beyond the "
+            f"{span} elements spanned by the finer axes")
 
 
 def _descriptor_findings(desc: Descriptor, subgraphs: bool = True) -> Iterator[Finding]:

@@ -6,6 +6,12 @@ cores, containers, NHWC, DIM1/DIM2 > 1, N > 1) and the bundled example.
     python tools/make_fixture.py SPEC.yaml OUT.bin
     python tools/make_fixture.py --all        # every tools/fixtures/*.yaml -> tests/fixtures/*.bin
 
+A spec with ``net_version`` is a network (``*_tidl_net.bin``) instead, built with
+``tidl_io.net._build.build_net``: ``cores``, ``section_sizes`` and ``layers`` (sTIDL_Layer_t
+members by TI's names; a layer's ``name`` goes to ``<net>.layer_info.txt`` beside it, written
+as TI's importer does). These specs live in ``tools/fixtures/net/``; only the example's:
+``net/example_<x>.yaml`` -> ``tidl_io/examples/<x>_tidl_net.bin``.
+
 A spec names TI fields verbatim. Fields left out get what TIDL's importer would write,
 computed here independently of the library's geometry code:
 
@@ -100,9 +106,24 @@ def descriptor_from_spec(spec: dict[str, Any], source: str = "<spec>") -> tidl_i
                            source=source)
 
 
+def make_net(spec: dict[str, Any], out_path: Path) -> int:
+    """A net file from a net spec, and its layer_info.txt (``layerId dataId name``)."""
+    from tidl_io.net._build import build_net
+
+    layers = [{k: v for k, v in layer.items() if k != "name"} for layer in spec["layers"]]
+    data = build_net(int(spec["net_version"]), layers, cores=spec.get("cores"), section_sizes=spec.get("section_sizes"))
+    write_bytes_atomic(out_path, data)
+    ids = [layer.get("outData", {}).get("dataId", 0) for layer in spec["layers"]]
+    info = "".join(f"{i} {d} {layer['name']} \n" for i, (d, layer) in enumerate(zip(ids, spec["layers"])))
+    write_bytes_atomic(out_path.with_name(out_path.name + ".layer_info.txt"), info.encode())
+    return len(data)
+
+
 def make(spec_path: Path, out_path: Path) -> int:
     with spec_path.open() as fh:
         spec = yaml.safe_load(fh)
+    if "net_version" in spec:
+        return make_net(spec, out_path)
     data = tidl_io.build(descriptor_from_spec(spec, spec_path.name))
     write_bytes_atomic(out_path, data)
     return len(data)
@@ -114,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", nargs="?", type=Path, help="output .bin")
     parser.add_argument("--all", action="store_true",
                         help="rebuild every tools/fixtures/*.yaml into tests/fixtures/ (example_* into "
-                             "tidl_io/examples/)")
+                             "tidl_io/examples/), and tools/fixtures/net/example_*.yaml into tidl_io/examples/")
     args = parser.parse_args(argv)
     if args.all:
         for spec in sorted((ROOT / "tools" / "fixtures").glob("*.yaml")):
@@ -122,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
                 out = ROOT / "tidl_io" / "examples" / f"{spec.stem[len('example_'):]}_tidl_io_1.bin"
             else:
                 out = ROOT / "tests" / "fixtures" / f"{spec.stem}_tidl_io_1.bin"
+            print(f"{spec.relative_to(ROOT)} -> {out.relative_to(ROOT)} ({make(spec, out)} bytes)")
+        for spec in sorted((ROOT / "tools" / "fixtures" / "net").glob("example_*.yaml")):
+            out = ROOT / "tidl_io" / "examples" / f"{spec.stem[len('example_'):]}_tidl_net.bin"
             print(f"{spec.relative_to(ROOT)} -> {out.relative_to(ROOT)} ({make(spec, out)} bytes)")
         return 0
     if args.spec is None or args.out is None:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .._env import env_flag, env_int
+from ..geometry import merge_axes
 
 HERE = Path(__file__).resolve().parent
 ABI = 1
@@ -78,24 +79,31 @@ def _threads_default() -> int:
     return min(8, env_int("TIDL_IO_THREADS", max(1, min(2, os.cpu_count() or 1))))
 
 
+_VP, _I64, _INT, _F32, _F64 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_float, ctypes.c_double
+
+# Every exported function of tidl_io_native.h: name -> (restype, argtypes), in the header's order.
+# The one place the C signatures are written in Python; tests/test_native.py checks it against the
+# header, parameter by parameter.
+SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+    "tio_abi": (_INT, []),
+    "tio_set_simd": (None, [_INT]),
+    "tio_source_hash": (ctypes.c_char_p, []),
+    "tio_isa": (ctypes.c_char_p, []),
+    "tio_quantize": (_I64, [_VP, _INT, _VP, _INT, _INT, _I64P, _I64P, _I64P, _F64, _F64, _F64, _F64, _INT, _INT]),
+    "tio_dequantize": (_INT, [_VP, _VP, _INT, _INT, _I64P, _I64P, _I64P, _F32, _I64, _INT]),
+    "tio_dequantize_kind": (_INT, [_INT, _F32, _I64]),
+    "tio_copy": (_INT, [_VP, _VP, _I64, _INT, _I64P, _I64P, _I64P, _INT]),
+    "tio_square_inplace": (_INT, [_VP, _I64, _I64, _I64, _INT]),
+}
+
+
 def _prototype(lib: ctypes.CDLL) -> None:
-    vp, i64, c_int = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
-    lib.tio_abi.restype = c_int
-    lib.tio_source_hash.restype = ctypes.c_char_p
-    lib.tio_isa.restype = ctypes.c_char_p
-    lib.tio_set_simd.restype = None
-    lib.tio_set_simd.argtypes = [c_int]
-    lib.tio_quantize.restype = i64
-    lib.tio_quantize.argtypes = [vp, c_int, vp, c_int, c_int, _I64P, _I64P, _I64P, ctypes.c_double,
-                                 ctypes.c_double, ctypes.c_double, ctypes.c_double, c_int, c_int]
-    lib.tio_dequantize.restype = c_int
-    lib.tio_dequantize.argtypes = [vp, vp, c_int, c_int, _I64P, _I64P, _I64P, ctypes.c_float, i64, c_int]
-    lib.tio_dequantize_kind.restype = c_int
-    lib.tio_dequantize_kind.argtypes = [c_int, ctypes.c_float, i64]
-    lib.tio_copy.restype = c_int
-    lib.tio_copy.argtypes = [vp, vp, i64, c_int, _I64P, _I64P, _I64P, c_int]
-    lib.tio_square_inplace.restype = c_int
-    lib.tio_square_inplace.argtypes = [vp, i64, i64, i64, c_int]
+    """Set every function's restype and argtypes from :data:`SIGNATURES` (AttributeError naming the
+    first symbol the library lacks)."""
+    for name, (restype, argtypes) in SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
 
 
 def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
@@ -186,34 +194,19 @@ def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tup
     from its far end) and sorted descending, neighbours that are contiguous in both merged (what
     NumPy's own loops do); None above MAXDIM axes. ``span`` = (dst lo, dst last, src lo, src last):
     the byte offsets of the lowest and highest element of each side from its first element (for
-    _disjoint). Pure and cached: no array is touched."""
+    _disjoint). The axes come from :func:`tidl_io.geometry.merge_axes`. Pure and cached: no array
+    is touched."""
     span = [0, 0, 0, 0]
     for n, d, s in zip(shape, dst_strides, src_strides):
         for k, stride in ((0, d), (2, s)):
             span[k + (stride > 0)] += (n - 1) * stride
-    d_off = s_off = 0
-    axes = []
-    for n, d, s in zip(shape, dst_strides, src_strides):
-        if n == 1:
-            continue
-        if d < 0:
-            d_off += (n - 1) * d
-            s_off += (n - 1) * s
-            d, s = -d, -s
-        axes.append((n, d, s))
-    axes.sort(key=lambda a: (-a[1], -abs(a[2])))
-    merged: list[tuple[int, int, int]] = []
-    for n, d, s in axes:
-        if merged and merged[-1][1] == n * d and merged[-1][2] == n * s:
-            merged[-1] = (merged[-1][0] * n, d, s)
-        else:
-            merged.append((n, d, s))
-    if not merged:
-        merged = [(1, 0, 0)]
-    if len(merged) > MAXDIM:
+    sizes, ds, ss, d_off, s_off = merge_axes(shape, dst_strides, src_strides)
+    if not sizes:
+        sizes, ds, ss = (1,), (0,), (0,)
+    if len(sizes) > MAXDIM:
         return None
-    k = len(merged)
-    arrays = [(ctypes.c_int64 * k)(*(a[i] for a in merged)) for i in range(3)]
+    k = len(sizes)
+    arrays = [(ctypes.c_int64 * k)(*axis) for axis in (sizes, ds, ss)]
     return (k, *arrays, d_off, s_off, tuple(span))
 
 
@@ -232,6 +225,22 @@ def _address(a: np.ndarray, _frombuf: Any = ctypes.c_char.from_buffer, _addresso
     if flags.c_contiguous and flags.writeable:
         return int(_addressof(_frombuf(a)))
     return int(a.__array_interface__["data"][0])
+
+
+def _pair_call(fn: Any, dst: np.ndarray, src: np.ndarray, head: tuple[Any, ...], tail: tuple[Any, ...]) -> bool:
+    """The one way the strided two-array kernels are called (tio_copy, tio_dequantize):
+    ``fn(dst, src, *head, ndim, shape, dst_strides, src_strides, *tail)`` over the arrays' _plan,
+    from each walk's first element; False when the plan or the overlap check declines, or the
+    kernel returns non-zero. (tio_quantize takes the same route, prepared once per geometry:
+    quantize_call / quantize_at.)"""
+    plan = _plan(dst.shape, dst.strides, src.strides)
+    if plan is None:
+        return False
+    k, shape, ds, ss, d_off, s_off, span = plan
+    dst_at, src_at = _address(dst), _address(src)
+    if not _disjoint(dst_at, dst.itemsize, src_at, src.itemsize, span):
+        return False
+    return fn(dst_at + d_off, src_at + s_off, *head, k, shape, ds, ss, *tail) == 0
 
 
 def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo: int, hi: int,
@@ -288,16 +297,8 @@ def dequantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int) 
     if lib is None or dst.dtype != np.float32 or src.dtype.kind not in "iu" or src.dtype.itemsize > 4 \
             or not (dst.dtype.isnative and src.dtype.isnative) or dst.size == 0:
         return False
-    plan = _plan(dst.shape, dst.strides, src.strides)
-    if plan is None:
-        return False
-    k, shape, ds, ss, d_off, s_off, span = plan
-    dst_at, src_at = _address(dst), _address(src)
-    if not _disjoint(dst_at, 4, src_at, src.itemsize, span):
-        return False
-    status = lib.tio_dequantize(dst_at + d_off, src_at + s_off, _CODES[src.dtype], k, shape, ds, ss,
-                                ctypes.c_float(scale), int(zero_point), THREADS)
-    return status == 0
+    return _pair_call(lib.tio_dequantize, dst, src, (_CODES[src.dtype],),
+                      (ctypes.c_float(scale), int(zero_point), THREADS))
 
 
 # How the kernel dequantizes (quant.c's TIO_DEQ_*): codes of at most 16 bits run in float32 with a
@@ -326,14 +327,7 @@ def copy(dst: np.ndarray, src: np.ndarray) -> bool:
     lib = active()
     if lib is None or dst.dtype.hasobject or dst.dtype != src.dtype or dst.size == 0:
         return False
-    plan = _plan(dst.shape, dst.strides, src.strides)
-    if plan is None:
-        return False
-    k, shape, ds, ss, d_off, s_off, span = plan
-    dst_at, src_at = _address(dst), _address(src)
-    if not _disjoint(dst_at, dst.itemsize, src_at, src.itemsize, span):
-        return False
-    return lib.tio_copy(dst_at + d_off, src_at + s_off, dst.itemsize, k, shape, ds, ss, THREADS) == 0
+    return _pair_call(lib.tio_copy, dst, src, (dst.itemsize,), (THREADS,))
 
 
 def square_inplace(a: np.ndarray) -> bool:

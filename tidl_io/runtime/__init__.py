@@ -4,12 +4,15 @@
   :class:`InvokeReport`, :class:`Transfer`, :func:`alloc_shared_buffers`;
 - :mod:`._datamove`: TIDL-RT's buffer rules (zero copy, copy/convert branches), shared by
   the mock and the binding;
-- :mod:`.mock`: :class:`MockC7xRuntime`, the host stand-in for the C7x.
+- :mod:`.mock`: :class:`MockC7xRuntime`, the host stand-in for the C7x (loaded on first
+  use of one of its names, like the lazily loaded names of :mod:`tidl_io`).
 """
 
 from __future__ import annotations
 
-from .mock import POISON_BYTE, POISON_FLOAT32_BITS, MockC7xRuntime, PaddingWarning, poison_value
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .protocol import (
     Buffer,
     InvokeReport,
@@ -22,6 +25,9 @@ from .protocol import (
     Transfer,
     alloc_shared_buffers,
 )
+
+if TYPE_CHECKING:  # what mypy and editors see; at run time __getattr__ imports them on first use
+    from .mock import POISON_BYTE, POISON_FLOAT32_BITS, MockC7xRuntime, PaddingWarning, poison_value
 
 __all__ = [
     "POISON_BYTE",
@@ -40,3 +46,19 @@ __all__ = [
     "alloc_shared_buffers",
     "poison_value",
 ]
+
+_LAZY = {name: "mock" for name in ("POISON_BYTE", "POISON_FLOAT32_BITS", "MockC7xRuntime", "PaddingWarning",
+                                   "poison_value")}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._check import check_int, wrong_kind
 from .._errors import ArgumentTypeError, BufferMismatchError, OptionError, TensorNotFoundError
-from .._limits import check_alloc
+from .._limits import aligned_zeros, check_alloc
 from ..descriptor import ElementType, Tensor, TensorLayout
 from .protocol import Buffer, RtTensor, Tensors
 
@@ -312,9 +312,7 @@ def aligned_block(size: Any, alignment: Any) -> np.ndarray:
     the whole block."""
     size, alignment = check_alloc_args(size, alignment)
     check_alloc(size + alignment, "alloc_shared")
-    block = np.zeros(size + alignment, np.uint8)
-    start = (-block.ctypes.data) % alignment
-    return block[start:start + size]
+    return aligned_zeros(size, alignment)
 
 
 def byte_bounds(a: np.ndarray) -> tuple[int, int]:

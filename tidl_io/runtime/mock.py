@@ -93,7 +93,6 @@ __all__ = ["POISON_BYTE", "POISON_FLOAT32_BITS", "MockC7xRuntime", "PaddingWarni
 
 POISON_BYTE = 0xA5
 POISON_FLOAT32_BITS = 0x7FC0A5A5  # a quiet NaN whose low bytes are the 0xA5 pattern
-_MAX_SLICES = 64  # pad plans with more planes than this fall back to whole-buffer passes
 
 
 class PaddingWarning(UserWarning):
@@ -114,56 +113,21 @@ def poison_value(dtype: np.dtype | str) -> np.generic:
 
 @dataclass(frozen=True)
 class _PadPlan:
-    """Where a tensor's non-valid buffer elements are, as blocks ``(start, count, stride,
-    length)``: elements ``[start + i*stride, start + i*stride + length)`` for i < count.
+    """Where a tensor's non-valid buffer elements are: the strided blocks
+    ``(start, shape, strides)`` of :meth:`tidl_io.geometry.BufferGeometry.gaps` up to
+    ``buffer_size`` (a few per tensor whatever its number of planes)."""
 
-    Built from the geometry alone: the valid region is a set of planes (every axis but
-    the two finest), each a run of rows; the gaps are the row pads inside each plane and
-    the spans between planes. ``blocks`` is None when there are too many planes to treat
-    one by one (whole-buffer passes are used then)."""
-
-    blocks: tuple[tuple[int, int, int, int], ...] | None
+    blocks: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
 
     @classmethod
     def of(cls, t: Tensor) -> _PadPlan:
-        axes = sorted((s, d) for s, d in zip(t.strides, t.shape) if d > 1)
-        run = 1
-        while axes and axes[0][0] == run:  # fold contiguous axes into one run
-            run *= axes.pop(0)[1]
-        row_stride, rows = axes.pop(0) if axes else (run, 1)
-        planes = int(np.prod([d for _, d in axes], dtype=np.int64)) if axes else 1
-        if planes > _MAX_SLICES:
-            return cls(None)
-        starts = np.array([t.first_offset], dtype=np.int64)
-        for s, d in axes:
-            starts = (starts[:, None] + s * np.arange(d, dtype=np.int64)[None, :]).ravel()
-        starts.sort()
-        extent = (rows - 1) * row_stride + run
-        blocks: list[tuple[int, int, int, int]] = []
-        pos = 0
-        for a in starts.tolist():
-            if a < pos:  # planes interleave: no simple block structure
-                return cls(None)
-            if a > pos:
-                blocks.append((pos, 1, a - pos, a - pos))
-            if rows > 1 and row_stride > run:
-                blocks.append((a + run, rows - 1, row_stride, row_stride - run))
-            pos = a + extent
-        if pos < t.buffer_size:
-            blocks.append((pos, 1, t.buffer_size - pos, t.buffer_size - pos))
-        return cls(tuple(blocks))
+        return cls(t.geometry.gaps(t.buffer_size))
 
     def views(self, buf: np.ndarray) -> list[np.ndarray]:
-        """The pad blocks of ``buf`` as views (1-D slices, or count x length arrays)."""
+        """The pad blocks of ``buf`` as views."""
         item = buf.itemsize
-        out = []
-        for start, count, stride, length in self.blocks or ():
-            if count == 1:
-                out.append(buf[start:start + length])
-            else:
-                out.append(np.ndarray((count, length), buf.dtype, buffer=buf, offset=start * item,
-                                      strides=(stride * item, item)))
-        return out
+        return [np.ndarray(shape, buf.dtype, buffer=buf, offset=start * item, strides=tuple(s * item for s in strides))
+                for start, shape, strides in self.blocks]
 
 
 def _bit_views(block: np.ndarray) -> list[np.ndarray]:
@@ -489,12 +453,7 @@ class MockC7xRuntime:
         return Transfer(slot.name, "output", path, nbytes, time.perf_counter() - t1, reasons)
 
     def _check_pads(self, slot: _Slot, buf: np.ndarray) -> None:
-        plan = slot.pad_plan
-        if plan.blocks is not None:
-            dirty = any(v.max() for v in slot.pad_bits(buf))
-        else:
-            bits = buf.view(f"u{buf.itemsize}")
-            dirty = np.count_nonzero(bits) != np.count_nonzero(slot.view(bits))
+        dirty = any(v.max() for v in slot.pad_bits(buf))
         if not dirty:
             return
         message = _pad_message(slot.tensor, buf)
@@ -539,11 +498,8 @@ def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _poison(slot: _Slot, buf: np.ndarray) -> None:
     value = poison_value(slot.tensor.dtype)
-    if slot.pad_plan.blocks is None:
-        buf.fill(value)  # the valid region is written right after
-    else:
-        for v in slot.pad_plan.views(buf):
-            v.fill(value)
+    for v in slot.pad_plan.views(buf):
+        v.fill(value)
 
 
 

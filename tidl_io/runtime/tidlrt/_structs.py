@@ -177,8 +177,7 @@ def family(key: str) -> Family:
 @functools.cache
 def _versions() -> dict[str, Any]:
     doc = _load_yaml(_dir() / "versions.yaml")
-    return {"releases": {str(k): v for k, v in doc["releases"].items()},
-            "net_versions": {int(k): str(v) for k, v in doc["net_versions"].items()}}
+    return {"releases": {str(k): v for k, v in doc["releases"].items()}}
 
 
 def releases() -> dict[str, str | None]:
@@ -187,8 +186,12 @@ def releases() -> dict[str, str | None]:
 
 
 def release_of_net_version(word: int) -> str | None:
-    """The release whose TIDL_NET_VERSION is ``word`` (the net file's first uint32), if known."""
-    return _versions()["net_versions"].get(int(word))
+    """The release whose TIDL_NET_VERSION is ``word`` (the net file's first uint32), if known: the
+    first release of its entry in the one net version table (``schemas/net/versions.yaml``)."""
+    from ...net._schema import net_versions
+
+    entry = net_versions().get(int(word))
+    return None if entry is None else entry.releases[0]
 
 
 def normalize_release(version: str) -> str | None:

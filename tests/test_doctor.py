@@ -1,0 +1,399 @@
+"""``tidl-io doctor`` (tidl_io.doctor): real artifacts folders, mixed releases, broken and foreign files,
+the TIDL-RT library of another release, --explain, --json and usage errors.
+
+Oracles: TI's own netLog and layer_info files beside the real nets, the first word of each net file
+read here with ``struct``, file sizes, the spec's version table (netbin.md) and PROVENANCE.md."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from tidl_io._schema import find_layout
+from tidl_io.cli import main
+from tidl_io.doctor import diagnose, parse_explain
+
+DEEPLAB, EAST, ZERO_DCE = "bbai64-deeplabv3-mnv2-8.2", "edgeai-tidl-east-9.0", "real-time-llve-zero-dce-10.0"
+MOBILENET_IO = "bbai64__go__model__TFL-CL-0000-mobileNetV1-mlperf__artifacts__87_tidl_io_1.bin"
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["doctor", *argv], out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def errors(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("error: ")]
+
+
+def first_word(path: Path) -> int:
+    return struct.unpack("<I", path.read_bytes()[:4])[0]
+
+
+def netlog(path: Path) -> list[list[str]]:
+    """TI's netLog rows: index, type, out name, group, #ins, #outs, inbufs, outbuf, in NCHW, out NCHW, MACs."""
+    rows = []
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) >= 11 and cells[0].isdigit():
+            rows.append(cells)
+    return rows
+
+
+def layer_info(path: Path) -> dict[int, tuple[int, str]]:
+    """dataId -> (layerId, name) from TI's ``layer_info.txt``."""
+    out = {}
+    for line in path.read_text().splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) >= 2 and parts[0].isdigit():
+            out[int(parts[1])] = (int(parts[0]), parts[2].strip() if len(parts) > 2 else "")
+    return out
+
+
+@pytest.fixture
+def net(realdata: Path) -> Path:
+    return realdata / "net"
+
+
+def copy_files(src: Path, dest: Path, *names: str) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copy(src / name, dest / name)
+    return dest
+
+
+# ---- the three real artifacts folders --------------------------------------------------
+
+def test_real_8_2_folder_agrees(net: Path) -> None:
+    folder = net / DEEPLAB
+    code, out, err = run("--no-library", str(folder))
+    assert (code, err, errors(out)) == (0, "", [])
+    layers = len(netlog(folder / "201_tidl_net.bin_netLog.txt"))
+    assert f"netVersion {first_word(folder / '201_tidl_net.bin'):#010x} (TIDL 8.2), {layers} layers" in out
+    assert out.rstrip().endswith("all files agree (0 error(s), 0 note(s))")
+
+
+def test_real_9_0_folder_lacks_subgraph_0(net: Path, tmp_path: Path) -> None:
+    # The copy holds only subgraph 1 ('625') of the two onnxrtMetaData.txt lists (PROVENANCE.md names
+    # every file copied): doctor must say so, and nothing else.
+    folder = net / EAST
+    provenance = (net / "PROVENANCE.md").read_text()
+    assert "| edgeai-tidl-east-9.0 | 625_tidl_io_1.bin |" in provenance and "Concat_616output_tidl_io" not in provenance
+    assert "0:subGraphName=onnx::Div_622onnx::Concat_616output" in (folder / "onnxrtMetaData.txt").read_text()
+    code, out, _ = run("--no-library", str(folder))
+    assert code == 1 and len(errors(out)) == 1
+    assert errors(out)[0].startswith(f"error: {folder / 'onnxrtMetaData.txt'}, subgraph 0 "
+                                     f"'onnx::Div_622onnx::Concat_616output': no onnx::Div_622onnx::Concat_616output"
+                                     f"_tidl_io_1.bin in the folder")
+    # the same folder with subgraph 1 alone in both sidecars: every file agrees
+    alone = copy_files(folder, tmp_path / "east", "625_tidl_net.bin", "625_tidl_io_1.bin")
+    (alone / "onnxrtMetaData.txt").write_text("numGraphNodes=121\n0:subGraphName=625\n0:numInputs=2\n0:numOutputs=1\n"
+                                              "0:inputIdx=0,1\n0:inDataNames=onnx::Concat_616,onnx::Concat_624\n"
+                                              "0:outDataNames=625\n")
+    (alone / "allowedNode.txt").write_text("1\n1\n120\n")
+    code, out, _ = run("--no-library", str(alone))
+    assert (code, errors(out)) == (0, [])
+    rows = netlog(folder / "tempDir" / "625_tidl_net.bin_netLog.txt")
+    assert f"{len(rows)} layers; 2 input(s), 1 output(s)" in out
+
+
+def test_real_10_0_param_yaml_names_the_input_as_output(net: Path, tmp_path: Path) -> None:
+    # A real disagreement: param.yaml's output_details repeats the input's name with a shape [1, 400].
+    # TI's netLog names the output data layer StatefulPartitionedCall_1:0, 1x1x1x3x400x600.
+    import yaml
+
+    model = net / ZERO_DCE
+    param = yaml.safe_load((model / "param.yaml").read_text())["session"]
+    assert param["output_details"][0]["name"] == param["input_details"][0]["name"] == "serving_default_args_0:0"
+    out_layer = next(r for r in netlog(model / "artifacts" / "tempDir" / "74_tidl_net.bin_netLog.txt") if r[5] == "-1")
+    assert out_layer[2] == "StatefulPartitionedCall_1:0" and out_layer[8].split() == ["1", "1", "1", "3", "400", "600"]
+    code, out, _ = run("--no-library", str(model))
+    assert code == 1 and len(errors(out)) == 1
+    assert errors(out)[0].startswith(f"error: {model / 'param.yaml'}, session.output_details[0]: "
+                                     f"'serving_default_args_0:0' [1, 400] is no output of the compiled model")
+    assert errors(out)[0].endswith(f"(its outputs: '{out_layer[2]}' 1x1x1x3x400x600); it is the model's input")
+    # the artifacts folder alone (no param.yaml beside it or above it): all agree
+    alone = copy_files(model / "artifacts", tmp_path / "a", "74_tidl_net.bin", "74_tidl_io_1.bin", "allowedNode.txt")
+    code, out, _ = run("--no-library", str(alone))
+    assert (code, errors(out)) == (0, [])
+    assert f"netVersion {first_word(alone / '74_tidl_net.bin'):#010x} (TIDL 10.0)" in out
+
+
+# ---- the Done-means cases: one located line each, never a traceback ---------------------
+
+def assert_one_error(code: int, out: str, err: str, starts: str) -> str:
+    assert code == 1 and err == "" and "Traceback" not in out
+    assert len(errors(out)) == 1, out
+    assert errors(out)[0].startswith(starts), errors(out)[0]
+    return errors(out)[0]
+
+
+def test_mixed_releases_8_2_net_with_9_0_io(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin")
+    shutil.copy(net / EAST / "625_tidl_io_1.bin", folder / "201_tidl_io_1.bin")
+    io_90, io_82 = (net / EAST / "625_tidl_io_1.bin").stat().st_size, (net / DEEPLAB / "201_tidl_io_1.bin").stat().st_size
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_io_1.bin'}, file size: ")
+    assert f"netVersion {first_word(folder / '201_tidl_net.bin'):#010x} (8.2)" in line
+    assert f'"Config file size ({io_90}) does not match size of sTIDL_IOBufDesc_t ({io_82})"' in line
+
+
+@pytest.mark.parametrize(("model", "sub", "cuts"), [
+    (DEEPLAB, "201", (3, 100_000)),  # 8.2 has no section table: only the structure part can be checked
+    (ZERO_DCE + "/artifacts", "74", (3, 100_000, -1)),  # 10.0: netBufInfo's last section ends at the file's end
+])
+def test_truncated_net(net: Path, tmp_path: Path, model: str, sub: str, cuts: tuple[int, ...]) -> None:
+    data = (net / model / f"{sub}_tidl_net.bin").read_bytes()
+    for cut in cuts:
+        folder = copy_files(net / model, tmp_path / str(cut), f"{sub}_tidl_io_1.bin")
+        (folder / f"{sub}_tidl_net.bin").write_bytes(data[:cut])
+        assert_one_error(*run("--no-library", str(folder)), f"error: {folder / f'{sub}_tidl_net.bin'}: ")
+
+
+def test_unknown_net_version(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / ZERO_DCE / "artifacts", tmp_path, "74_tidl_io_1.bin", "74_tidl_net.bin", "allowedNode.txt")
+    data = bytearray((folder / "74_tidl_net.bin").read_bytes())
+    data[:4] = struct.pack("<I", 0x20990101)
+    (folder / "74_tidl_net.bin").write_bytes(data)
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '74_tidl_net.bin'}")
+    assert "0x20990101" in line
+
+
+def test_io_descriptor_of_another_model(net: Path, realdata: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin")
+    shutil.copy(realdata / MOBILENET_IO, folder / "201_tidl_io_1.bin")  # 8.2 too: same release, other model
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_io_1.bin'}: ")
+    assert "no tensor of this io descriptor matches 201_tidl_net.bin" in line and "another model" in line
+
+
+def test_one_tensor_disagrees(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin", "201_tidl_io_1.bin")
+    data = bytearray((folder / "201_tidl_io_1.bin").read_bytes())
+    offset = find_layout("8.x").member("outTensorScale").offset
+    assert struct.unpack_from("<f", data, offset)[0] == 1.0  # PROVENANCE-style reading: ArgMax, scale 1
+    struct.pack_into("<f", data, offset, 2.0)
+    (folder / "201_tidl_io_1.bin").write_bytes(data)
+    line = assert_one_error(*run("--no-library", str(folder)),
+                            f"error: {folder / '201_tidl_io_1.bin'}, output 0 'ArgMax', outTensorScale: scale 2.0, but ")
+    out_id = struct.unpack_from("<i", data, find_layout("8.x").member("outDataId").offset)[0]
+    producer = next(r for r in netlog(net / DEEPLAB / "201_tidl_net.bin_netLog.txt") if r[7] == str(out_id))
+    assert f"{producer[1]} " in line and line.endswith("has 1.0")
+
+
+def test_subgraphs_of_two_releases(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin", "201_tidl_io_1.bin")
+    copy_files(net / ZERO_DCE / "artifacts", folder, "74_tidl_net.bin", "74_tidl_io_1.bin")
+    code, out, err = run("--no-library", str(folder))
+    # subgraphs in natural order of their names (74 before 201): the first one's release is the reference
+    line = assert_one_error(code, out, err, f"error: {folder / '201_tidl_net.bin'}: netVersion ")
+    words = first_word(folder / "201_tidl_net.bin"), first_word(folder / "74_tidl_net.bin")
+    assert f"{words[0]:#010x} (8.2) differs from 74_tidl_net.bin's {words[1]:#010x} (10.0)" in line
+    assert out.count("  subgraph ") == 2  # both checked, each on its own
+
+
+def test_header_disagrees(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / EAST, tmp_path, "625_tidl_net.bin", "625_tidl_io_1.bin")
+    data = bytearray((folder / "625_tidl_io_1.bin").read_bytes())
+    member = find_layout("9.0").member("inferenceMode")
+    assert struct.unpack_from("<i", data, member.offset)[0] == 0  # PROVENANCE.md's reading: inferenceMode=0
+    struct.pack_into("<i", data, member.offset, 2)
+    (folder / "625_tidl_io_1.bin").write_bytes(data)
+    assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '625_tidl_io_1.bin'}, inferenceMode: 2, "
+                                                        f"but 625_tidl_net.bin has inferenceMode 0")
+
+
+def test_io_files_of_two_releases_without_nets(net: Path, realdata: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_io_1.bin")  # 37256 bytes: TIDL 8.x
+    shutil.copy(net / ZERO_DCE / "artifacts" / "74_tidl_io_1.bin", folder / "74_tidl_io_1.bin")  # 94616: 10.x
+    found = diagnose(folder, check_library=False)
+    assert [f.check for f in found.errors] == ["files", "files", "release"]  # two missing nets, then this
+    assert str(found.errors[2]) == (f"error: {folder / '201_tidl_io_1.bin'}, file size: the TIDL 8.x io descriptor "
+                                    f"(37256 bytes) is of another release than 74_tidl_io_1.bin's layout (TIDL "
+                                    f"10.0/10.1/11.0/11.1): subgraphs of two TIDL releases")
+
+
+def test_missing_net_file(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_io_1.bin")
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_io_1.bin'}: ")
+    assert "no 201_tidl_net.bin beside it" in line
+
+
+def test_missing_param_yaml_in_a_model_folder(net: Path, tmp_path: Path) -> None:
+    copy_files(net / ZERO_DCE / "artifacts", tmp_path / "model" / "artifacts", "74_tidl_io_1.bin", "74_tidl_net.bin",
+               "allowedNode.txt")
+    line = assert_one_error(*run("--no-library", str(tmp_path / "model")), f"error: {tmp_path / 'model'}: ")
+    assert "no param.yaml in this model folder" in line
+
+
+def test_missing_allowed_nodes_and_metadata(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / EAST, tmp_path / "east", "625_tidl_net.bin", "625_tidl_io_1.bin")
+    (folder / "onnxrtMetaData.txt").write_text("numGraphNodes=121\n0:subGraphName=625\n"
+                                               "0:inDataNames=onnx::Concat_616,onnx::Concat_624\n0:outDataNames=625\n")
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder}: ")
+    assert "no allowedNode.txt" in line
+    model = tmp_path / "zero"
+    copy_files(net / ZERO_DCE / "artifacts", model / "artifacts", "74_tidl_io_1.bin", "74_tidl_net.bin",
+               "allowedNode.txt")
+    (model / "param.yaml").write_text("session:\n  session_name: onnxrt\n  artifacts_folder: artifacts\n")
+    line = assert_one_error(*run("--no-library", str(model)), f"error: {model / 'artifacts'}: ")
+    assert "no onnxrtMetaData.txt, but" in line and "session_name onnxrt" in line
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    assert_one_error(*run("--no-library", str(tmp_path / "nope")), f"error: {tmp_path / 'nope'}: ")
+
+
+# ---- the TIDL-RT library --------------------------------------------------------------------
+
+@pytest.fixture
+def zero_dce(net: Path, tmp_path: Path) -> Path:
+    return copy_files(net / ZERO_DCE / "artifacts", tmp_path / "zdce", "74_tidl_io_1.bin", "74_tidl_net.bin",
+                      "allowedNode.txt")
+
+
+def test_library_of_another_release(tidlrt_standin, zero_dce: Path) -> None:
+    lib = tidlrt_standin("T4P-b")  # the TIDL 8.0-8.5 layout; 8.2's netVersion is 0x20211201 (netbin.md)
+    code, out, err = run("--library", str(lib), str(zero_dce))
+    word = first_word(zero_dce / "74_tidl_net.bin")
+    line = assert_one_error(code, out, err, f"error: {lib.resolve()}: Network version - 0x{word:08X}, "
+                                            f"Expected version - 0x20211201: ")
+    assert "74_tidl_net.bin is 10.0" in line
+
+
+def test_library_of_the_same_layout_family(tidlrt_standin, zero_dce: Path) -> None:
+    code, out, _ = run("--library", str(tidlrt_standin("T6P-d")), str(zero_dce))
+    assert (code, errors(out)) == (0, [])
+    assert "TIDL-RT: " in out and "layout T6P-d" in out
+
+
+def test_library_asked_for_but_missing(zero_dce: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere" / "libvx_tidl_rt.so"
+    line = assert_one_error(*run("--library", str(missing), str(zero_dce)), f"error: {missing}: cannot load it: ")
+    assert "no such file" in line
+
+
+def test_no_library_is_a_note(monkeypatch, zero_dce: Path, tmp_path: Path) -> None:
+    monkeypatch.setenv("TIDL_IO_TIDLRT_LIBRARY", str(tmp_path / "none" / "libvx_tidl_rt.so"))
+    code, out, _ = run(str(zero_dce))
+    notes = [line for line in out.splitlines() if line.startswith("note: ")]
+    assert (code, errors(out)) == (0, []) and len(notes) == 1 and "no library found" in notes[0]
+
+
+# ---- --explain, --json, usage ---------------------------------------------------------------
+
+def test_explain_tensor_number(net: Path) -> None:
+    folder = net / DEEPLAB
+    layer_id, name = layer_info(folder / "201_tidl_net.bin.layer_info.txt")[20]
+    row = next(r for r in netlog(folder / "201_tidl_net.bin_netLog.txt") if r[7] == "20")
+    code, out, _ = run("--no-library", "--explain", "DIM Error - For Tensor 20", "--explain", "dataId 9999", str(folder))
+    notes = [line for line in out.splitlines() if line.startswith("note: ")]
+    assert code == 0 and len(notes) == 2
+    assert notes[0].startswith(f"note: {folder / '201_tidl_net.bin'}, layer {layer_id}: Tensor 20 is dataId 20, "
+                               f"the output of layer {layer_id} {row[1]} {name!r}: {'x'.join(row[9].split())} ")
+    assert notes[1].startswith(f"note: {folder / '201_tidl_net.bin'}: Tensor 9999: no layer produces dataId 9999")
+
+
+@pytest.mark.parametrize(("text", "key"), [("DIM Error - For Tensor 20", ("dataId", 20)), ("20", ("dataId", 20)),
+                                           ("tensor id 7", ("dataId", 7)), ("Layer 5 failed", ("layer", 5)),
+                                           ("dataId=3", ("dataId", 3))])
+def test_parse_explain(text: str, key: tuple[str, int]) -> None:
+    assert parse_explain(text) == key
+
+
+def test_json_structure(net: Path) -> None:
+    code, out, _ = run("--no-library", "--json", str(net / ZERO_DCE))
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False and doc["schema_version"] == 1
+    assert doc["releases"] == ["10.00"] and doc["folder"] == str(net / ZERO_DCE / "artifacts")
+    (sub,) = doc["subgraphs"]
+    assert sub["name"] == "74" and sub["net_version"] == first_word(net / ZERO_DCE / "artifacts" / "74_tidl_net.bin")
+    assert sub["io_size"] == (net / ZERO_DCE / "artifacts" / "74_tidl_io_1.bin").stat().st_size
+    (finding,) = doc["findings"]
+    assert set(finding) == {"level", "check", "source", "where", "subgraph", "message"}
+    assert (finding["level"], finding["check"], finding["where"]) == ("error", "param", ["session.output_details[0]"])
+
+
+def test_api_never_raises_for_what_it_finds(tmp_path: Path) -> None:
+    (tmp_path / "x_tidl_io_1.bin").write_bytes(b"\0" * 100)
+    found = diagnose(tmp_path, check_library=False)
+    assert not found.ok and [f.check for f in found.errors] == ["files", "files"]  # bad io, no net file
+    from tidl_io import ArgumentTypeError
+
+    with pytest.raises(ArgumentTypeError, match="diagnose: path: expected a path"):
+        diagnose(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("argv", [(), ("--explain", "no number", "."), ("--library", "x.so", "--no-library", "."),
+                                  ("--bogus", ".")])
+def test_usage_errors_exit_2(argv: tuple[str, ...]) -> None:
+    code, out, err = run(*argv)
+    assert code == 2 and out == "" and "Traceback" not in err
+
+
+# ---- the bundled example and the README ------------------------------------------------------
+
+def test_bundled_example_agrees_and_readme_shows_its_output(monkeypatch) -> None:
+    import shlex
+
+    from tidl_io import TidlRtError
+    from tidl_io.runtime.tidlrt import load_library
+
+    from conftest import ROOT
+
+    monkeypatch.delenv("TIDL_IO_TIDLRT_LIBRARY", raising=False)
+    monkeypatch.delenv("TIDL_TOOLS_PATH", raising=False)
+    monkeypatch.chdir(ROOT)
+    try:
+        load_library()
+        pytest.skip("a TIDL-RT library is installed here: the README shows the output without one")
+    except TidlRtError:
+        pass
+    readme = (ROOT / "README.md").read_text()
+    marker, shown = "<!-- readme-example: ", []
+    start = readme.find(marker)
+    while start >= 0:
+        argv = shlex.split(readme[start + len(marker):readme.index(" -->", start)])
+        body = readme.index("```text\n", start) + len("```text\n")
+        shown.append((argv[argv.index("tidl-io") + 1:], readme[body:readme.index("```\n", body)]))
+        start = readme.find(marker, body)
+    assert [a[0] for a, _ in shown] == ["doctor"]  # the inspect block: tests/test_net_format.py
+    for argv, text in shown:
+        out, err = io.StringIO(), io.StringIO()
+        assert (main(argv, out=out, err=err), err.getvalue()) == (0, "")
+        assert out.getvalue() == text, argv
+
+
+def test_mutated_folders_give_findings_never_exceptions(net: Path, tmp_path: Path) -> None:
+    """Seeded mutations of the real folders' files (bytes flipped, cut, replaced): diagnose
+    raises nothing, and every finding is one line."""
+    import random
+
+    rng = random.Random(16)
+    originals = {}
+    for model in (DEEPLAB, EAST, ZERO_DCE):
+        for f in (net / model).rglob("*"):
+            if f.is_file() and "tempDir" not in f.parts and f.suffix != ".tflite" and f.name != "PROVENANCE.md":
+                originals[f] = f.read_bytes()
+    for trial in range(40):
+        model = rng.choice([DEEPLAB, EAST, ZERO_DCE])
+        folder = tmp_path / str(trial)
+        mine = {f: data for f, data in originals.items() if model in f.parts}
+        victim = rng.choice(sorted(mine))
+        for f, data in mine.items():
+            out = bytearray(data)
+            if f == victim:
+                if rng.random() < 0.3:
+                    out = out[:rng.randrange(len(out) + 1)]
+                else:
+                    for _ in range(rng.randrange(1, 16)):
+                        out[rng.randrange(min(len(out), 20000))] = rng.randrange(256)
+            dest = folder / f.relative_to(net / model)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(bytes(out))
+        found = diagnose(folder, check_library=False, explain=["Tensor 3", "Layer 2"])
+        assert all("\n" not in str(f) for f in found.findings), victim

@@ -1,0 +1,154 @@
+"""Every real net in ../shared/realdata/net against TI's own logs: the importer's netLog
+(layer count, type, inputs, output dataId, output dims, MACs) and layer_info.txt (names,
+order). The logs are parsed here by a small parser of their own, not by tidl_io."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+import tidl_io
+from tidl_io.net import load_net
+
+from conftest import REALDATA
+
+NET_DIR = REALDATA / "net"
+
+
+def _nets() -> list:
+    files = sorted(NET_DIR.glob("*/*_tidl_net.bin")) + sorted(NET_DIR.glob("*/artifacts/*_tidl_net.bin"))
+    if not files:
+        return [pytest.param(None, marks=pytest.mark.skip(reason="../shared/realdata not present"), id="missing")]
+    return [pytest.param(p, id=p.parent.name if p.parent.name != "artifacts" else p.parent.parent.name)
+            for p in files]
+
+
+def _log(net: Path, suffix: str) -> Path:
+    for folder in (net.parent, net.parent / "tempDir"):
+        p = folder / (net.name + suffix)
+        if p.is_file():
+            return p
+    pytest.fail(f"no {suffix} beside {net}")
+
+
+def _netlog(path: Path) -> tuple[int, list[dict]]:
+    """TI's netLog table: one dict per row, cells as TI printed them."""
+    text = path.read_text()
+    count = int(re.search(r"Num of Layer Detected :\s*(\d+)", text).group(1))
+    rows = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) < 11 or not cells[0].isdigit():
+            continue
+        ids = [int(x) for x in cells[6].split() if x != "x"]
+        rows.append({"num": int(cells[0]), "type": cells[1], "ins": int(cells[4]), "outs": int(cells[5]),
+                     "inputs": ids, "out_id": int(cells[7]), "in_dims": [int(x) for x in cells[8].split()],
+                     "out_dims": [int(x) for x in cells[9].split()], "macs": int(cells[10])})
+    return count, rows
+
+
+def _release_of_folder(net: Path) -> str:
+    folder = net.parent.name if net.parent.name != "artifacts" else net.parent.parent.name
+    return folder.rsplit("-", 1)[1]  # PROVENANCE.md folders end in the TIDL release: "...-8.2"
+
+
+@pytest.mark.parametrize("path", _nets())
+def test_layers_match_netlog(path: Path) -> None:
+    net = load_net(path)
+    count, rows = _netlog(_log(path, "_netLog.txt"))
+    assert len(net.layers) == count == len(rows)
+    assert net.release.split("/")[0] == _release_of_folder(path)
+    producers = {la.data_id: la for la in net.layers if la.num_out > 0}
+    seen = set()
+    for row in rows:
+        if row["outs"] < 0:  # output data layer: produces nothing; match by what it reads
+            matches = [la for la in net.layers if la.num_out < 0 and list(la.inputs) == row["inputs"]]
+            assert len(matches) == 1, row
+            layer = matches[0]
+        else:
+            layer = producers[row["out_id"]]
+            assert list(layer.dims) == row["out_dims"], (layer, row)
+        seen.add(layer.index)
+        assert layer.type == row["type"], (layer, row)
+        assert list(layer.inputs) == row["inputs"], (layer, row)
+        assert (layer.num_in, layer.num_out) == (row["ins"], row["outs"]), (layer, row)
+    assert seen == set(range(count))
+
+
+@pytest.mark.parametrize("path", _nets())
+def test_conv_params_give_netlog_macs(path: Path) -> None:
+    """Kernel, groups and input channels, times the output size, are TI's MACs."""
+    net = load_net(path)
+    _, rows = _netlog(_log(path, "_netLog.txt"))
+    convs = [r for r in rows if r["type"] == "TIDL_ConvolutionLayer"]
+    if net.layout_key.startswith("9.0"):
+        assert not convs  # the 9.0 conv parameter layout is not established (no conv in the real file)
+        return
+    for row in convs:
+        p = net.layer_by_data_id(row["out_id"]).params
+        per_output = p["kernelW"] * p["kernelH"] * p["numInChannels"] // p["numGroups"]
+        assert math.prod(row["out_dims"]) * per_output == row["macs"], (row, p)
+        assert p["numInChannels"] == row["in_dims"][-3] and p["numOutChannels"] == row["out_dims"][-3]
+
+
+@pytest.mark.parametrize("path", _nets())
+def test_names_and_order_match_layer_info(path: Path) -> None:
+    net = load_net(path)
+    lines = [ln.split(" ", 2) for ln in _log(path, ".layer_info.txt").read_text().splitlines() if ln.strip()]
+    assert [int(a) for a, _, _ in lines] == list(range(len(net.layers)))
+    for layer_id, data_id, name in lines:
+        layer = net.layers[int(layer_id)]
+        if layer.num_out < 0:  # TI writes dataId 0 here; tidl-io names it after its input, as the netLog does
+            assert layer.name == net.layer_by_data_id(layer.inputs[0]).name
+            continue
+        assert layer.data_id == int(data_id)
+        assert layer.name == name.strip()
+        assert net.layer_by_name(layer.name).data_id == layer.data_id or layer.name in \
+            [la.name for la in net.layers[: layer.index]]
+
+
+@pytest.mark.parametrize("path", _nets())
+def test_sections_inside_file_and_disjoint(path: Path) -> None:
+    net = load_net(path)
+    size = path.stat().st_size
+    assert net.file_size == size
+    spans = sorted((s.offset, s.end) for s in net.sections if s.size)
+    assert spans[0][0] == 0 and all(a[1] <= b[0] for a, b in itertools.pairwise(spans)) and spans[-1][1] <= size
+    structure = net.sections[0]
+    assert structure.name == "structure" and structure.size % 64 == 0
+    assert structure.size - 64 < net.layout.header_size + len(net.layers) * net.layout.layer_size <= structure.size
+
+
+def test_ten_zero_sections_reach_the_end_of_the_file() -> None:
+    path = NET_DIR / "real-time-llve-zero-dce-10.0" / "artifacts" / "74_tidl_net.bin"
+    if not path.is_file():
+        pytest.skip("../shared/realdata not present")
+    net = load_net(path)
+    assert max(s.end for s in net.sections) == path.stat().st_size == 1551948
+
+
+@pytest.mark.parametrize("path", _nets())
+def test_link_io_finds_each_io_tensor(path: Path) -> None:
+    io = sorted(path.parent.glob("*_tidl_io_1.bin"))
+    desc = tidl_io.load(io[0])
+    net = load_net(path)
+    links = net.link_io(desc)
+    assert len(links) == desc.num_inputs + desc.num_outputs
+    for (kind, i), link in links.items():
+        assert link.ok, link.problems
+        t = desc.input(i) if kind == "input" else desc.output(i)
+        assert link.layer.data_id == t.data_id
+        if kind == "input":
+            assert link.layer in net.input_layers
+        else:  # the output data layer reads what this layer writes
+            assert any(link.layer.data_id in o.inputs for o in net.output_layers)
+
+
+def test_public_names() -> None:
+    assert tidl_io.load_net is load_net
+    for name in ("load_net", "parse_net", "Network", "Layer"):
+        assert name in tidl_io.__all__ and getattr(tidl_io, name) is not None

@@ -1,0 +1,444 @@
+"""``tidl-io doctor``: do the files of a compiled model agree with each other?
+
+:func:`diagnose` takes an artifacts folder (or a model folder holding ``artifacts/`` and
+``param.yaml``) and checks, per subgraph and for the model as a whole:
+
+- which TIDL release built it: the net file's ``netVersion`` and the io descriptor's size
+  must name the same release (artifacts of two releases is the classic "Config file size
+  (37272) does not match size of sTIDL_IOBufDesc_t (37256)");
+- io descriptor and net agree: as many inputs/outputs as the net has data layers, and each
+  io tensor's dims, element type and scale equal those of the net layer with its dataId;
+- ``onnxrtMetaData.txt``, ``allowedNode.txt`` and ``param.yaml`` agree with the io files;
+- whether the TIDL-RT library tidl-io would load serves that release (TI's words when not:
+  "Network version - 0x…, Expected version - 0x…"); no library is a note, not an error;
+- optionally, what TI's error numbers name: ``"DIM Error - For Tensor 20"`` is dataId 20.
+
+Nothing here prints: the result is a :class:`Diagnosis` holding located :class:`Finding`
+objects; ``tidl_io._format`` renders it as text or JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._errors import FormatError, LibraryNotFoundError, TensorNotFoundError, TidlIoError, TidlRtError
+from ._schema import Layout, layouts
+from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
+from .net import IoLink, Layer, Network, load_net
+
+__all__ = ["Diagnosis", "Finding", "SubgraphReport", "diagnose", "parse_explain"]
+
+ERROR, NOTE = "error", "note"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One located result. ``level`` is "error" (the files disagree: exit 1) or "note";
+    ``check`` names the check (files, release, io-net, metadata, allowed-nodes, param,
+    library, explain); ``source`` the file it is about; ``where`` the place inside it
+    (a tensor, a TI field, a layer, a line)."""
+
+    level: str
+    check: str
+    source: str
+    message: str
+    where: tuple[str, ...] = ()
+    subgraph: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.level}: {', '.join((self.source, *self.where))}: {self.message}"
+
+
+@dataclass(frozen=True)
+class SubgraphReport:
+    """What one subgraph's files say: io layout and release, net version and release."""
+
+    name: str
+    io_file: str
+    net_file: str | None
+    io_layout: str | None = None  # e.g. "10.x/c1"
+    io_title: str | None = None  # e.g. "TIDL 10.0-11.x"
+    io_size: int | None = None
+    net_version: int | None = None
+    net_release: str | None = None  # as the net reader names it, e.g. "9.0/9.1"
+    num_layers: int | None = None
+    num_inputs: int | None = None
+    num_outputs: int | None = None
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The result of :func:`diagnose`: the subgraphs found, the release(s) the artifacts
+    need, the library tidl-io would load (a description, or None) and every finding."""
+
+    path: str
+    folder: str
+    subgraphs: tuple[SubgraphReport, ...]
+    releases: tuple[str, ...]
+    library: str | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.level == ERROR)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+# ---- explain: TI's numbers -------------------------------------------------------------
+
+_EXPLAIN = (  # (pattern, what the number is)
+    (re.compile(r"\bdata\s*-?\s*id\s*[:=#-]?\s*(\d+)", re.IGNORECASE), "dataId"),
+    (re.compile(r"\btensor\s*(?:id\s*)?[:=#-]?\s*(\d+)", re.IGNORECASE), "dataId"),
+    (re.compile(r"\blayer\s*(?:id\s*|num\s*)?[:=#-]?\s*(\d+)", re.IGNORECASE), "layer"),
+    (re.compile(r"^\s*(\d+)\s*$"), "dataId"),
+)
+
+
+def parse_explain(text: str) -> tuple[str, int]:
+    """What a TI message's number names: ``("dataId", 20)`` for ``"DIM Error - For Tensor
+    20"`` (TIDL-RT numbers tensors by dataId), or a bare ``"20"``; ``("layer", 5)`` for
+    ``"Layer 5"`` (the layer's index in execution order). FormatError if it has no number."""
+    for pattern, kind in _EXPLAIN:
+        m = pattern.search(text)
+        if m:
+            return kind, int(m.group(1))
+    raise FormatError("--explain", f"expected a message naming 'Tensor N', 'dataId N' or 'Layer N', or a "
+                      f"number (a dataId), found {text!r}")
+
+
+# ---- the diagnosis ---------------------------------------------------------------------
+
+@dataclass
+class _Sub:
+    """One subgraph while it is being checked."""
+
+    name: str
+    io: Path
+    net_path: Path | None
+    desc: Descriptor | None = None
+    net: Network | None = None
+    report: SubgraphReport | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+
+def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | None = None,
+             explain: Sequence[str | tuple[str, int]] = (), check_library: bool = True) -> Diagnosis:
+    """Check the artifacts at ``path`` (see the module docstring). ``library``: the TIDL-RT
+    library to compare with (default: the one :class:`~tidl_io.TidlRtRuntime` would load);
+    ``check_library=False`` skips that check. ``explain``: TI messages or numbers to name
+    (see :func:`parse_explain`). Never raises for what it finds; a missing ``path`` is an
+    error finding too; only arguments of the wrong kind and an ``explain`` text without a
+    number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.FormatError`)."""
+    from ._check import check_path
+    from .artifacts import _natural, _net_file, _subgraph_name
+
+    path = check_path(path, "diagnose", "path")
+    keys = [parse_explain(e) if isinstance(e, str) else (str(e[0]), int(e[1])) for e in explain]
+    try:
+        folder, ios = locate_io_files(path, "doctor")
+    except (TidlIoError, OSError) as exc:
+        return Diagnosis(str(path), str(path), (), (), "not checked",
+                         (Finding(ERROR, "files", str(path), _reason(exc, str(path))),))
+    from .sidecars import check_sidecars, read_metadata
+
+    meta, findings = read_metadata(folder)
+    order = {s.name: s.index for s in meta.subgraphs} if meta else {}
+    ios = sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
+    subs = []
+    for io in ios:
+        try:
+            net_path = _net_file(io)
+        except (TidlIoError, OSError) as exc:
+            findings.append(Finding(ERROR, "files", str(io), _reason(exc, str(io))))
+            net_path = None
+        subs.append(_check_subgraph(_Sub(_subgraph_name(io), io, net_path)))
+    for s in subs:
+        findings += s.findings
+    findings += _check_releases_agree(subs)
+    findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
+    lib_text: str | None = "not checked"
+    if check_library:
+        lib_text, lib_findings = _check_library(subs, library)
+        findings += lib_findings
+    for kind, number in keys:
+        findings += _explain(kind, number, subs)
+    return Diagnosis(str(path), str(folder), tuple(s.report for s in subs if s.report is not None),
+                     _releases_of(subs), lib_text, tuple(findings))
+
+
+def _reason(exc: BaseException, path: str) -> str:
+    """An error's message on one line (a YAML parser's spans several), without the path when
+    the finding names it already."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, FormatError) and exc.source == path:
+        return text[len(path):].lstrip(",: ") or text
+    for prefix in (f"{path}: ", f"{path}, "):
+        if text.startswith(prefix):
+            return text[len(prefix):]
+    if isinstance(exc, OSError) and not isinstance(exc, TidlIoError):
+        return f"cannot read: {exc.strerror or exc}"
+    return text
+
+
+def _read_text(path: Path) -> str:
+    from ._check import open_regular
+
+    with open_regular(str(path), f"a text file ({path.name})") as fh:
+        return fh.read(1 << 24).decode("utf-8", errors="replace")
+
+
+# ---- one subgraph: io file, net file, release, io <-> net --------------------------------
+
+def _check_subgraph(s: _Sub) -> _Sub:
+    from .artifacts import _net_candidate
+
+    io = str(s.io)
+    try:
+        s.desc = load(s.io)
+    except (TidlIoError, OSError) as exc:
+        s.findings.append(Finding(ERROR, "files", io, _reason(exc, io), subgraph=s.name))
+    if s.net_path is None:
+        s.findings.append(Finding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT needs "
+                                  f"the network file of subgraph {s.name!r}", subgraph=s.name))
+    else:
+        net = str(s.net_path)
+        try:
+            s.net = load_net(s.net_path)
+        except (TidlIoError, OSError) as exc:
+            s.findings.append(Finding(ERROR, "files", net, _reason(exc, net), subgraph=s.name))
+    d, n = s.desc, s.net
+    s.report = SubgraphReport(
+        s.name, io, None if s.net_path is None else str(s.net_path),
+        io_layout=None if d is None else d.layout.key, io_title=None if d is None else d.layout.title,
+        io_size=None if d is None else d.nbytes, net_version=None if n is None else int(n.net_version),
+        net_release=None if n is None else str(n.release), num_layers=None if n is None else len(n.layers),
+        num_inputs=None if d is None else d.num_inputs, num_outputs=None if d is None else d.num_outputs)
+    if d is not None and n is not None:
+        problem = _release_problem(d, n, s)
+        if problem is not None:
+            s.findings.append(problem)  # io <-> net is meaningless across releases
+        else:
+            s.findings += _check_io_net(d, n, s)
+    return s
+
+
+def net_releases(net: Network) -> tuple[str, ...]:
+    """The releases ("MM.NN") whose importer writes this net's netVersion (the one table,
+    ``schemas/net/versions.yaml``)."""
+    from .net._schema import net_versions
+
+    entry = net_versions().get(int(net.net_version))
+    return () if entry is None else tuple(entry.releases)
+
+
+def _release_text(releases: Iterable[str]) -> str:
+    from .net._schema import release_text
+
+    return "TIDL " + (release_text(tuple(sorted(releases))) or "?")
+
+
+def _layouts_of(release: str) -> list[Layout]:
+    return [lay for lay in layouts() if release in lay.releases]
+
+
+def _release_problem(d: Descriptor, net: Any, s: _Sub) -> Finding | None:
+    """An error when the io descriptor's layout is not one the net's release writes."""
+    rels = net_releases(net)
+    if not rels or set(rels) & set(d.layout.releases):
+        return None
+    want = sorted({lay.size for r in rels for lay in _layouts_of(r)})
+    sizes = " or ".join(str(x) for x in want) or "unknown"
+    ti = f'; TIDL-RT of that release says "Config file size ({d.layout.size}) does not match size of ' \
+         f'sTIDL_IOBufDesc_t ({want[0]})"' if len(want) == 1 else ""
+    return Finding(ERROR, "release", str(s.io),
+                   f"{d.layout.size} bytes is the {d.layout.title} io descriptor, but {Path(net.source).name} has "
+                   f"netVersion {int(net.net_version):#010x} ({net.release}), whose io descriptor has {sizes} bytes: "
+                   f"files of two TIDL releases (recompile, or copy both from one artifacts folder){ti}",
+                   ("file size",), s.name)
+
+
+def _check_releases_agree(subs: list[_Sub]) -> list[Finding]:
+    """Every subgraph of one release: the nets' netVersions equal, and the io layouts of
+    subgraphs without a readable net sharing a release with the rest."""
+    seen = [(s, net) for s, net in _nets(subs)]
+    out = []
+    if seen:
+        first, ref = seen[0]
+        out += [Finding(ERROR, "release", str(s.net_path), f"netVersion {net.net_version:#010x} ({net.release}) "
+                        f"differs from {first.net_path.name if first.net_path else first.name}'s "
+                        f"{ref.net_version:#010x} ({ref.release}): subgraphs of two TIDL releases",
+                        subgraph=s.name) for s, net in seen[1:] if net.net_version != ref.net_version]
+    ios = [(s, s.desc) for s in subs if s.desc is not None and s.net is None]
+    if ios:
+        want = set(net_releases(seen[0][1])) if seen else set(ios[0][1].layout.releases)
+        where = (f"{seen[0][0].net_path.name if seen[0][0].net_path else seen[0][0].name}'s netVersion" if seen
+                 else f"{ios[0][0].io.name}'s layout")
+        out += [Finding(ERROR, "release", str(s.io), f"the {d.layout.title} io descriptor ({d.layout.size} bytes) "
+                        f"is of another release than {where} ({_release_text(want)}): subgraphs of two TIDL "
+                        f"releases", ("file size",), s.name)
+                for s, d in ios if want and not want & set(d.layout.releases)]
+    return out
+
+
+def _nets(subs: list[_Sub]) -> list[tuple[_Sub, Network]]:
+    return [(s, s.net) for s in subs if s.net is not None]
+
+
+def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
+    """The releases the artifacts need: the nets' (else the io layouts')."""
+    nets = [set(net_releases(net)) for _, net in _nets(subs)]
+    if nets:
+        return tuple(sorted(set.union(*nets)))
+    ios = [set(s.desc.layout.releases) for s in subs if s.desc is not None]
+    return tuple(sorted(set.intersection(*ios))) if ios else ()
+
+
+# ---- io descriptor <-> net --------------------------------------------------------------
+
+def _shape6(layer: Layer) -> tuple[int, ...]:
+    """A layer's output dims as (N, DIM1, DIM2, C, H, W): TI stores 4 (N, C, H, W) or 6."""
+    dims = tuple(int(v) for v in layer.dims)
+    return dims if len(dims) == 6 else (dims[0], 1, 1, *dims[1:4])
+
+
+def _dims_text(dims: Sequence[int]) -> str:
+    return "x".join(str(int(v)) for v in dims)
+
+
+def _element_name(code: int) -> str:
+    try:
+        return ElementType(code).name
+    except ValueError:
+        return f"element type {code}"
+
+
+def _layer_text(layer: Layer) -> str:
+    name = f" {layer.name!r}" if layer.name else ""
+    return f"layer {layer.index} {layer.type}{name}"
+
+
+def _tensor_problems(t: Tensor, link: IoLink) -> list[tuple[str, str]]:
+    """(TI field or "", message) for each disagreement of io tensor ``t`` with its net layer:
+    the link's own (dataId, dims), then element type and scale."""
+    prefix = f"{t.kind} {t.index} {t.name!r}: "
+    problems = [(t.ti_name("data_id") if link.layer is None else "", p.removeprefix(prefix))
+                for p in link.problems]
+    layer = link.layer
+    if layer is None:
+        return problems
+    if int(t.element_type) != int(layer.element_code):
+        problems.append((t.ti_name("element_type"), (f"{_element_name(t.element_type)}, but {_layer_text(layer)} "
+                                                     f"has {_element_name(layer.element_code)}")))
+    if np.float32(t.scale) != np.float32(layer.scale):
+        problems.append((t.ti_name("scale"), (f"scale {float(np.float32(t.scale))!r}, but {_layer_text(layer)} "
+                                              f"has {float(np.float32(layer.scale))!r}")))
+    return problems
+
+
+def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[Finding]:
+    io, netname = str(s.io), Path(str(net.source)).name
+    lines: list[tuple[tuple[str, ...], str]] = []
+    links = net.link_io(d)
+    agree = 0
+    for key in ("numCores", "inferenceMode"):  # written by the same compilation into both files
+        mine, theirs = d.header.get(key), net.header.get(key)
+        if mine is not None and theirs is not None and int(mine) != int(theirs):
+            lines.append(((key,), f"{mine}, but {netname} has {key} {int(theirs)}: not one compilation"))
+    for kind, tensors, have in (("input", d.inputs, len(net.input_layers)),
+                                ("output", d.outputs, len(net.output_layers))):
+        if len(tensors) != have:
+            count = "numInputBuf" if kind == "input" else "numOutputBuf"
+            lines.append(((count,), f"{len(tensors)} {kind}(s), but {netname} has {have} {kind} data layer(s)"))
+        for t in tensors:
+            problems = _tensor_problems(t, links[(kind, t.index)])
+            agree += not problems
+            lines += [((t.label, ti) if ti else (t.label,), msg) for ti, msg in problems]
+    if links and not agree:  # nothing matches: one line for the cause
+        first = "; ".join(f"{', '.join(w)}: {m}" for w, m in lines[:2])
+        return [Finding(ERROR, "io-net", io, f"no tensor of this io descriptor matches {netname} (dataIds, dims, "
+                        f"element types, scales): the io descriptor of another model? ({first}"
+                        f"{'; ...' if len(lines) > 2 else ''})", subgraph=s.name)]
+    return [Finding(ERROR, "io-net", io, msg, where, s.name) for where, msg in lines]
+
+
+# ---- TIDL-RT: which release would load this -------------------------------------------------
+
+def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[Finding]]:
+    from .net._schema import net_versions
+    from .runtime.tidlrt import families, load_library, probe, releases
+
+    try:
+        lib = load_library(library)
+        fp = probe(lib)
+    except LibraryNotFoundError as exc:
+        if library is not None:  # asked for by name: that it cannot load is a problem
+            why = "; ".join(t.split(": ", 1)[-1] for t in exc.tried) or _reason(exc, "")
+            return "none found", [Finding(ERROR, "library", str(library), f"cannot load it: {why}")]
+        tried = ", ".join(t.split(":")[0] for t in exc.tried) or str(exc)
+        return "none found", [Finding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which "
+                                      f"release it serves is not checked")]
+    except TidlRtError as exc:
+        where = str(library) if library is not None else "TIDL-RT"
+        return None, [Finding(ERROR, "library", where, _reason(exc, where))]
+    if len(fp.matches) != 1:
+        return f"{lib.path} (layout not identified)", [Finding(
+            NOTE, "library", lib.path, f"its TIDLRT_setParamsDefault/setTensorDefault {fp.summary()}: which "
+            f"release it is cannot be told, so the net versions are not compared")]
+    key = fp.matches[0]
+    served = sorted(r for r, k in releases().items() if k == key)
+    text = f"{lib.path} ({_release_text(served)}, layout {families()[key].key}, found via {lib.how})"
+    expected = sorted(w for w, entry in net_versions().items() if set(entry.releases) & set(served))
+    out = []
+    for s, net in _nets(subs):
+        rels = net_releases(net)
+        word = int(net.net_version)
+        if set(rels) & set(served):
+            if len(expected) > 1:
+                out.append(Finding(NOTE, "library", lib.path, f"its layout {key} serves {_release_text(served)}, "
+                                   f"which differ in netVersion; TIDL-RT accepts {Path(str(s.net_path)).name} only "
+                                   f"if it is TIDL {net.release} itself (netVersion {word:#010x})",
+                                   subgraph=s.name))
+            continue
+        if rels and all(releases().get(r) is None for r in rels):
+            out.append(Finding(NOTE, "library", lib.path, f"{_release_text(rels)}'s TIDL-RT layout is not in "
+                               f"tidl-io's table; the library's defaults match {key} ({_release_text(served)}): "
+                               f"if it is not a {_release_text(rels)} library, TIDL-RT will refuse the net",
+                               subgraph=s.name))
+            continue
+        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {_release_text(served)})"
+        out.append(Finding(ERROR, "library", lib.path, f"Network version - 0x{word:08X}, Expected version - {exp}: "
+                           f"this TIDL-RT library is {_release_text(served)} (layout {key}), "
+                           f"{Path(str(s.net_path)).name} is {net.release}: use TIDL-RT {net.release}, or "
+                           f"recompile the model with the tools of {_release_text(served)}", subgraph=s.name))
+    return text, out
+
+
+# ---- explain ------------------------------------------------------------------------------
+
+def _explain(kind: str, number: int, subs: list[_Sub]) -> list[Finding]:
+    asked = f"{'Tensor' if kind == 'dataId' else 'Layer'} {number}"
+    out = []
+    for s, net in _nets(subs):
+        source = str(s.net_path)
+        try:
+            layer = net.layer_by_data_id(number) if kind == "dataId" else net.layer(index=number)
+        except TensorNotFoundError as exc:
+            out.append(Finding(NOTE, "explain", source, f"{asked}: {_reason(exc, source)}", subgraph=s.name))
+            continue
+        readers = [x.index for x in net.layers if layer.data_id in x.inputs]
+        out.append(Finding(NOTE, "explain", source,
+                           f"{asked} is dataId {layer.data_id}, the output of {_layer_text(layer)}: "
+                           f"{_dims_text(layer.shape)} {_element_name(layer.element_code)}, scale "
+                           f"{float(np.float32(layer.scale))!r}, zero point {layer.zero_point}; read by layer(s) "
+                           f"{', '.join(map(str, readers)) or 'none'}", (f"layer {layer.index}",), s.name))
+    return out

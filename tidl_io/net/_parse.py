@@ -1,0 +1,381 @@
+"""Read ``*_tidl_net.bin``: identify the layout by netVersion, then parse the structure part.
+
+Only the header, the ``numLayers`` layers and the ``netBufInfo`` table are read; the other
+sections (weights, compiler info) are located from the table and the file size, never read.
+Every check failure is a :class:`~tidl_io.FormatError` naming the file, byte offset, field
+(``TIDLLayers[3].numInBufs``) and what was expected.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+import struct
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+from .._check import check_path, open_regular, wrong_kind
+from .._errors import FormatError, PathError
+from ._schema import NetLayout, fields_of, known_versions_text, layout_for, net_versions
+from .model import Layer, Network, Section
+
+__all__ = ["load_net", "parse_net", "read_layer_info"]
+
+_EXPECTED = "a TIDL network file (*_tidl_net.bin)"
+_HEAD = 256  # more than any known header
+_NAMES_LIMIT = 64 << 20  # layer_info.txt: a few hundred bytes per layer
+
+
+def parse_net(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> Network:
+    """Parse the bytes of a ``*_tidl_net.bin`` (the whole file: its size locates the sections).
+
+    ``source`` names the data in error messages. Layers get no names (those come from
+    ``layer_info.txt``, which :func:`load_net` reads). Raises :class:`~tidl_io.FormatError`.
+    """
+    if not isinstance(source, str):
+        raise wrong_kind("parse_net", "source", source, "a str naming the data in messages")
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        hint = "; to read a file, use tidl_io.load_net(path)" if isinstance(data, (str, os.PathLike)) else ""
+        raise FormatError(source, f"expected the file's bytes, found {type(data).__name__}{hint}")
+    data = bytes(data)
+    return _parse(data, len(data), source, None)
+
+
+def load_net(path: str | os.PathLike[str]) -> Network:
+    """Read a ``*_tidl_net.bin``: its structure part only (a few hundred KB at most; the
+    weights are located, never read), plus layer names from ``<net>.layer_info.txt`` beside
+    it or in ``tempDir/`` when TI left one there.
+
+    A missing path or a folder raise :class:`~tidl_io.PathError` subclasses; bad contents
+    :class:`~tidl_io.FormatError` with the byte offset, layer and field.
+    """
+    name = check_path(path, "load_net", "path", "; to parse a file's bytes use tidl_io.parse_net(data)")
+    with open_regular(name, _EXPECTED) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        try:
+            head = fh.read(_HEAD)
+            need = _structure_extent(head, max(size, len(head)), name)
+            data = bytearray(max(need, len(head)))  # one buffer: the structure part, read once
+            data[: len(head)] = head
+            reader = cast(io.BufferedReader, fh)  # open_regular gives os.fdopen's BufferedReader
+            got = len(head) + (reader.readinto(memoryview(data)[len(head):]) or 0) if need > len(head) else len(head)
+        except OSError as exc:
+            raise PathError(name, f"cannot read: {exc.strerror or exc}; expected {_EXPECTED}", exc.errno) from None
+    del data[got:]
+    return _parse(data, max(size, got), name, read_layer_info(name))
+
+
+# ---- identification ---------------------------------------------------------------------
+
+def _version(head: bytes | bytearray, file_size: int, source: str) -> tuple[int, tuple[NetLayout, ...]]:
+    if min(len(head), file_size) < 4:
+        raise FormatError(source, f"truncated: {min(len(head), file_size)} bytes; a net file starts with the "
+                          f"4-byte netVersion", offset=0, field="netVersion")
+    version = struct.unpack_from("<I", head)[0]
+    variants = layout_for(version)
+    if not variants:
+        raise FormatError(source, f"netVersion {version:#010x} is not a TIDL net version tidl-io knows (known: "
+                          f"{known_versions_text()}); not a net file, or one of a newer TIDL release",
+                          offset=0, field="netVersion")
+    return version, variants
+
+
+def _num_layers(head: bytes | bytearray, layout: NetLayout, source: str) -> int:
+    n = int(struct.unpack_from("<i", head, 8)[0])
+    if not 1 <= n <= layout.max_layers:
+        raise FormatError(source, f"expected 1..{layout.max_layers} (TIDL_NUM_MAX_LAYERS of {layout.title}), "
+                          f"found {n}", offset=8, field="numLayers")
+    return n
+
+
+def _structure_extent(head: bytes | bytearray, file_size: int, source: str) -> int:
+    """Bytes to read for the structure part (header + layers); checks version and numLayers."""
+    _, variants = _version(head, file_size, source)
+    if len(head) < 12:
+        raise FormatError(source, f"truncated: {len(head)} bytes, inside the header", offset=len(head),
+                          field="numLayers")
+    n = _num_layers(head, variants[0], source)
+    return max(lay.structure_size(n) for lay in variants)
+
+
+def _header_gaps_zero(layout: NetLayout, head: bytes | bytearray) -> bool:
+    """Whether the header's padding bytes are zero (tells header variants apart)."""
+    covered = np.zeros(layout.header_size, bool)
+    for sub, off, *_ in fields_of(layout.header).values():
+        covered[off:off + sub.itemsize] = True
+    raw = np.frombuffer(head, np.uint8, layout.header_size)
+    return not raw[~covered].any()
+
+
+def _variant_problem(layout: NetLayout, rec: Any, head: bytes | bytearray, n: int) -> str | None:
+    """Why ``layout`` (one header core count) does not fit these bytes; None if it does."""
+    if layout.sections:
+        first = rec["netBufInfo"][0]
+        need = layout.structure_size(n)
+        if int(first["offset"]) != 0 or int(first["size"]) < need:
+            return (f"netBufInfo[0] (structure) at offset {layout.offset('netBufInfo', 'header')} should be "
+                    f"offset 0, size >= {need}; found offset {int(first['offset'])}, size {int(first['size'])}")
+    if layout.cores is not None:
+        cores = int(rec["numCores"])
+        if not 1 <= cores <= layout.cores:
+            return f"numCores at offset {layout.offset('numCores', 'header')}: expected 1..{layout.cores}, found {cores}"
+        if not _header_gaps_zero(layout, head):
+            return "header padding bytes are not zero"
+    return None
+
+
+def _choose(variants: tuple[NetLayout, ...], head: bytes | bytearray, n: int, source: str) -> tuple[NetLayout, Any]:
+    if len(variants) == 1:
+        layout = variants[0]
+        return layout, np.frombuffer(head, layout.header, 1)[0]
+    problems = []
+    for layout in variants:
+        if len(head) < layout.header_size:
+            problems.append(f"{layout.key}: needs a {layout.header_size}-byte header")
+            continue
+        rec = np.frombuffer(head, layout.header, 1)[0]
+        why = _variant_problem(layout, rec, head, n)
+        if why is None:
+            return layout, rec
+        problems.append(f"{layout.key} ({layout.header_size}-byte header): {why}")
+    raise FormatError(source, f"the header fits none of the {variants[0].title} header variants (TIDL_MAX_NUM_CORES "
+                      f"{', '.join(str(v.cores) for v in variants)}): " + "; ".join(problems), offset=0,
+                      field="sTIDL_Network_t")
+
+
+# ---- sections ---------------------------------------------------------------------------
+
+def _sections(layout: NetLayout, header: Mapping[str, Any], n: int, file_size: int, source: str
+              ) -> tuple[Section, ...]:
+    need = layout.structure_size(n)
+    if not layout.sections:  # 8.2: no table; structure, parameters, then compiler info at dataFlowInfo
+        end = -(-need // 64) * 64
+        flow = int(header["dataFlowInfo"])
+        if end <= flow <= file_size:
+            return (Section("structure", 0, end), Section("parameters", end, flow - end),
+                    Section("compiler", flow, file_size - flow))
+        if flow == 0 and end <= file_size:
+            return (Section("structure", 0, end), Section("parameters", end, file_size - end))
+        raise FormatError(source, f"expected the compiler info to start between the structure's end ({end}) and the "
+                          f"file's end ({file_size}), found {flow}", offset=layout.offset("dataFlowInfo", "header"),
+                          field="dataFlowInfo")
+    base = layout.offset("netBufInfo", "header")
+    entry = 16
+    found = []
+    for i, (name, info) in enumerate(zip(layout.sections, header["netBufInfo"])):
+        off, size = int(info["offset"]), int(info["size"])
+        where = base + i * entry
+        if size < 0 or off < 0 or off + size > file_size:
+            member, at = ("size", where + 8) if size < 0 else ("offset", where + 12)
+            raise FormatError(source, f"{name} section [{off}, {off + size}) lies outside the file (0..{file_size})",
+                              offset=at, field=f"netBufInfo[{i}].{member}")
+        found.append(Section(name, off, size))
+    structure = found[0]
+    if structure.offset != 0 or structure.size < need:
+        raise FormatError(source, f"structure section [{structure.offset}, {structure.end}) must start at 0 and "
+                          f"hold the header and {n} layers ({need} bytes)", offset=base + 8, field="netBufInfo[0]")
+    ordered = sorted((s for s in found if s.size > 0), key=lambda s: s.offset)
+    for a, b in itertools.pairwise(ordered):
+        if b.offset < a.end:
+            i = found.index(b)
+            raise FormatError(source, f"{b.name} section [{b.offset}, {b.end}) overlaps {a.name} section "
+                              f"[{a.offset}, {a.end})", offset=base + i * entry + 12, field=f"netBufInfo[{i}].offset")
+    return tuple(found)
+
+
+# ---- records -> Python ------------------------------------------------------------------
+
+def to_python(value: Any, dtype: np.dtype) -> Any:
+    """A NumPy record/array value as plain Python: dicts by TI member name, lists, ints, floats
+    (the opaque layerParams union is left out: its members are in ``Layer.params``)."""
+    if dtype.subdtype is not None:
+        base, _ = dtype.subdtype
+        if base.names:
+            return [to_python(v, base) for v in value]
+        return np.asarray(value).tolist()
+    if dtype.names:
+        return {name: to_python(value[name], fields_of(dtype)[name][0]) for name in dtype.names
+                if name != "layerParams"}
+    return value.item() if hasattr(value, "item") else value
+
+
+class _LazyRaw(Mapping[str, Any]):
+    """``Layer.raw``: the record's fields as Python, converted on first use."""
+
+    def __init__(self, rec: Any, dtype: np.dtype) -> None:
+        self._rec, self._dtype = rec, dtype
+        self._value: dict[str, Any] | None = None
+
+    def _get(self) -> dict[str, Any]:
+        if self._value is None:
+            self._value = to_python(self._rec, self._dtype)
+        return self._value
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+def _column(arr: np.ndarray, path: str) -> np.ndarray:
+    out = arr
+    for part in path.split("."):
+        out = out[part]
+    return out
+
+
+def _parse(data: bytes | bytearray, file_size: int, source: str, names: dict[int, tuple[int, str]] | None) -> Network:
+    version, variants = _version(data, file_size, source)
+    if len(data) < 12:
+        raise FormatError(source, f"truncated: {len(data)} bytes, inside the header", offset=len(data),
+                          field="numLayers")
+    n = _num_layers(data, variants[0], source)
+    smallest = min(v.header_size for v in variants)
+    if len(data) < smallest:
+        raise FormatError(source, f"truncated: {len(data)} bytes, inside the {smallest}-byte {variants[0].title} "
+                          f"header", offset=len(data), field="sTIDL_Network_t")
+    layout, rec = _choose(variants, data, n, source)
+    need = layout.structure_size(n)
+    if len(data) < need:
+        k = max(0, (len(data) - layout.header_size) // layout.layer_size)
+        raise FormatError(source, f"truncated: {len(data)} bytes, but the header and {n} layers of {layout.title} "
+                          f"need {need}", offset=len(data),
+                          field="sTIDL_Network_t" if len(data) < layout.header_size else f"TIDLLayers[{k}]")
+    header = to_python(rec, layout.header)
+    sections = _sections(layout, header, n, file_size, source)
+    arr = np.frombuffer(data, layout.layer, n, layout.header_size)
+    layers = _layers(layout, arr, data, n, source, names or {})
+    return Network(version, net_versions()[version].release, layout, layers, sections, header, file_size, source)
+
+
+def _layers(layout: NetLayout, arr: np.ndarray, data: bytes | bytearray, n: int, source: str,
+            names: dict[int, tuple[int, str]]) -> tuple[Layer, ...]:
+    c = layout.constants
+    types = arr["layerType"].tolist()
+    num_in = arr["numInBufs"].tolist()
+    num_out = arr["numOutBufs"].tolist()
+    for i in range(n):
+        for member, value, top in (("numInBufs", num_in[i], c["TIDL_NUM_IN_BUFS"]),
+                                   ("numOutBufs", num_out[i], c["TIDL_NUM_OUT_BUFS"])):
+            if not -1 <= value <= top:
+                raise FormatError(source, f"expected -1..{top}, found {value} (layer type {types[i]})",
+                                  offset=layout.header_size + i * layout.layer_size + layout.offset(member),
+                                  field=f"TIDLLayers[{i}].{member}")
+    in_data = arr["inData"]
+    in_ids = (in_data["dataId"] if in_data.dtype.names else in_data).tolist()
+    out = arr["outData"]
+    if out.ndim == 2:  # 8.2: outData[16], the first is the output
+        out = out[:, 0]
+    data_ids = out["dataId"].tolist()
+    elements = out["elementType"].tolist()
+    scales = out["tensorScale"].tolist()
+    zero_points = out["tensorZeroPoint"].tolist() if "tensorZeroPoint" in fields_of(out.dtype) else [0] * n
+    pad_w, pad_h = out["padW"].tolist(), out["padH"].tolist()
+    pitches = out["pitch"].tolist()
+    dims = out["dimValues"].tolist()
+    params = _params(layout, data, n, types)
+    layers = []
+    for i in range(n):
+        code = types[i]
+        entry = names.get(i)
+        name = None
+        if entry is not None and (entry[0] == data_ids[i] or num_out[i] < 0):
+            name = entry[1]
+        layers.append(Layer(
+            index=i, type_code=code, type=layout.type_name(code) or f"TIDL layer type {code}", name=name,
+            inputs=tuple(in_ids[i][:max(num_in[i], 0)]), data_id=data_ids[i], num_in=num_in[i], num_out=num_out[i],
+            element_code=elements[i], dims=tuple(dims[i]), pads=(pad_w[i], pad_h[i]), pitches=tuple(pitches[i]),
+            scale=scales[i], zero_point=zero_points[i], params=params[i], raw=_LazyRaw(arr[i], layout.layer)))
+    _name_outputs(layers, names)
+    return tuple(layers)
+
+
+def _name_outputs(layers: list[Layer], names: dict[int, tuple[int, str]]) -> None:
+    """An output data layer is named after the buffer it consumes, as TI's netLog does
+    (layer_info.txt gives it dataId 0 and the name of buffer 0, the first input)."""
+    if not names:
+        return
+    by_id = {la.data_id: la for la in layers if la.num_out > 0}
+    for k, la in enumerate(layers):
+        if la.num_out < 0 and la.inputs and la.inputs[0] in by_id:
+            layers[k] = _replace_name(la, by_id[la.inputs[0]].name)
+
+
+def _replace_name(layer: Layer, name: str | None) -> Layer:
+    import dataclasses
+
+    return dataclasses.replace(layer, name=name)
+
+
+def _params(layout: NetLayout, data: bytes | bytearray, n: int, types: list[int]) -> list[Mapping[str, Any]]:
+    """Per layer, the known leading members of its type's struct in the layerParams union."""
+    out: list[Mapping[str, Any]] = [{} for _ in range(n)]
+    for type_name, dtype in layout.params.items():
+        rows = [i for i in range(n) if layout.type_name(types[i]) == type_name]
+        if not rows:
+            continue
+        view = np.ndarray((n,), dtype, data, layout.header_size + layout.offset("layerParams"), (layout.layer_size,))
+        for i in rows:
+            out[i] = to_python(view[i], dtype)
+    return out
+
+
+# ---- layer_info.txt ---------------------------------------------------------------------
+
+def layer_info_paths(net_path: str) -> list[Path]:
+    """Where TI leaves ``<net>.layer_info.txt``: beside the net, or in ``tempDir/`` there."""
+    p = Path(net_path)
+    name = p.name + ".layer_info.txt"
+    return [p.parent / name, p.parent / "tempDir" / name]
+
+
+def read_layer_info(net_path: str) -> dict[int, tuple[int, str]] | None:
+    """``layerId -> (dataId, name)`` from the first layer_info.txt found, None if there is none
+    (or it cannot be read: names are optional). Lines that are not ``int int name`` are skipped."""
+    for candidate in layer_info_paths(net_path):
+        if not candidate.is_file():
+            continue
+        try:
+            with open_regular(str(candidate), "a layer_info.txt") as fh:
+                size = os.fstat(fh.fileno()).st_size  # read() of a large count would allocate it
+                text = fh.read(min(size, _NAMES_LIMIT)).decode("utf-8", errors="replace")
+        except (OSError, PathError):
+            continue
+        return parse_layer_info(text)
+    return None
+
+
+def parse_layer_info(text: str) -> dict[int, tuple[int, str]]:
+    """``layerId dataId name`` lines -> ``{layerId: (dataId, name)}`` (first line wins)."""
+    out: dict[int, tuple[int, str]] = {}
+    for line in text.splitlines():
+        parts = line.strip().split(" ", 2)
+        if len(parts) == 3 and parts[0].lstrip("-").isdigit() and parts[1].lstrip("-").isdigit():
+            out.setdefault(int(parts[0]), (int(parts[1]), parts[2].strip()))
+    return out
+
+
+# ---- finding nets -----------------------------------------------------------------------
+
+def looks_like_net(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is meant as a net file: named ``*tidl_net*.bin``, or a regular file
+    starting with a known netVersion (io descriptors are told by size, nets by this word)."""
+    p = Path(path)
+    if "tidl_net" in p.name and p.name.endswith(".bin"):
+        return True
+    try:
+        if not p.is_file():
+            return False
+        with open_regular(str(p), _EXPECTED) as fh:
+            word = fh.read(4)
+    except (OSError, PathError):
+        return False
+    return len(word) == 4 and struct.unpack("<I", word)[0] in net_versions()

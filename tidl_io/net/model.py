@@ -1,0 +1,294 @@
+"""What a compiled network is made of: :class:`Network`, its :class:`Layer` s and :class:`Section` s.
+
+Frozen objects built by :func:`tidl_io.load_net` / :func:`tidl_io.parse_net` from the
+structure part of ``*_tidl_net.bin``. Raw TI fields go in; shapes, element types, geometry
+and the graph are derived here, each in one place.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._check import check_kind, wrong_kind
+from .._errors import ArgumentTypeError, TensorNotFoundError
+from ..geometry import BufferGeometry
+from ..tensor import _ELEMENT_BY_CODE, ElementType
+
+if TYPE_CHECKING:
+    from ..descriptor import Descriptor, Tensor
+    from ._schema import NetLayout
+
+__all__ = ["IoLink", "Layer", "Network", "Section"]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One buffer of the file: ``name`` (``structure``, ``parameters``, ``compiler``,
+    ``graph_compiler``), byte ``offset`` and ``size`` (``netBufInfo[i]``, or derived for 8.2)."""
+
+    name: str
+    offset: int
+    size: int
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+
+@dataclass(frozen=True, eq=False)
+class Layer:
+    """One ``sTIDL_Layer_t``: the layer at position :attr:`index` in execution order.
+
+    :attr:`data_id` is the dataId of its output buffer (``outData.dataId``); :attr:`inputs`
+    the dataIds it reads (``inData[:numInBufs]``). TI stores -1 in :attr:`num_in` of an
+    input data layer and in :attr:`num_out` of an output data layer; an output data layer's
+    ``outData`` is zeros in some files and a copy of its input's in others.
+    """
+
+    index: int  # position in the file = execution order
+    type_code: int  # layerType
+    type: str  # TI's name, e.g. "TIDL_ConvolutionLayer"; "TIDL layer type N" when the release's table has none
+    name: str | None  # from layer_info.txt, when TI left one
+    inputs: tuple[int, ...]
+    data_id: int
+    num_in: int
+    num_out: int
+    element_code: int
+    dims: tuple[int, ...]  # dimValues as stored: (N, C, H, W), or (N, DIM1, DIM2, C, H, W) from 10.0 on
+    pads: tuple[int, int]  # (padW, padH) as stored: TI pads left = right = padW, top = bottom = padH
+    pitches: tuple[int, ...]  # pitch[] as stored: (ROI, [DIM1, DIM2,] channel, line)
+    scale: float  # tensorScale: TIDL's multiplier, real = (q - zero_point) / scale
+    zero_point: int
+    params: Mapping[str, Any] = field(repr=False)  # the type's parameters (TI names) where the schema knows them, else {}
+    raw: Mapping[str, Any] = field(repr=False)  # every sTIDL_Layer_t member but the params union, TI names, nested
+
+    @property
+    def element_type(self) -> ElementType | None:
+        """The output's :class:`~tidl_io.ElementType` (None for a code TI does not define)."""
+        return _ELEMENT_BY_CODE.get(self.element_code)
+
+    @property
+    def dtype(self) -> np.dtype | None:
+        element = self.element_type
+        return None if element is None else element.dtype
+
+    @property
+    def is_input(self) -> bool:
+        """An input data layer (TIDL_DataLayer with numInBufs -1)."""
+        return self.type_code == 0 and self.num_in < 0
+
+    @property
+    def is_output(self) -> bool:
+        """An output data layer (TIDL_DataLayer with numOutBufs -1): it produces no buffer."""
+        return self.type_code == 0 and self.num_out < 0
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The output shape, NCHW: 4-D (N, C, H, W), or the 6-D (N, DIM1, DIM2, C, H, W) when
+        DIM1 or DIM2 is above 1 (only 10.0 and later store them)."""
+        if len(self.dims) == 6:
+            n, d1, d2, c, h, w = self.dims
+            return self.dims if d1 > 1 or d2 > 1 else (n, c, h, w)
+        return self.dims
+
+    @functools.cached_property
+    def geometry(self) -> BufferGeometry:
+        """The output buffer's :class:`tidl_io.geometry.BufferGeometry`, from dims, pads and pitches."""
+        return _geometry(self)
+
+    def __repr__(self) -> str:
+        name = f" {self.name!r}" if self.name else ""
+        return (f"Layer({self.index} {self.type}{name} in={list(self.inputs)} out={self.data_id} "
+                f"shape={self.shape})")
+
+
+def _geometry(layer: Layer) -> BufferGeometry:
+    """The one place a layer's pitches become a buffer geometry."""
+    d = layer.dims
+    dims = (d[0], d[1], d[2], d[3], d[4], d[5]) if len(d) == 6 else (d[0], 1, 1, d[1], d[2], d[3])
+    p = layer.pitches
+    roi, dim1, dim2, channel, line = (p[0], p[0], p[0], p[1], p[2]) if len(p) == 3 else p
+    pad_w, pad_h = layer.pads
+    h, w = dims[4:]
+    pad_r = max(0, line - w - pad_w)
+    pad_b = max(0, (channel // line if line > 0 else 0) - h - pad_h)
+    element = layer.element_type
+    itemsize = 1 if element is None else element.dtype.itemsize
+    return BufferGeometry(dims, (roi, dim1, dim2, channel, line, 1), pad_h * line + pad_w, itemsize,
+                          None, (pad_w, pad_h, pad_r, pad_b))
+
+
+@dataclass(frozen=True)
+class IoLink:
+    """How one io-descriptor tensor meets the net: the layer that produces its dataId (for an
+    input, the input data layer; for an output, the layer whose result it is), or None, and
+    what disagrees (empty when the dims, as far as both store them, agree)."""
+
+    kind: str  # "input" or "output"
+    index: int
+    name: str
+    data_id: int
+    layer: Layer | None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.layer is not None and not self.problems
+
+
+@dataclass(frozen=True, eq=False)
+class Network:
+    """A parsed ``*_tidl_net.bin``: header fields, layers in execution order, sections.
+
+    ``net_version`` is the file's first word (TIDL_NET_VERSION); ``release`` the TIDL
+    release(s) whose importer writes it, from the one version table shared with the TIDL-RT
+    binding (``schemas/net/versions.yaml``); ``layout`` the schema variant used (see
+    :attr:`layout_key`). ``header`` holds sTIDL_Network_t's members by TI's names (nested
+    structs as dicts, arrays as lists; ``netBufInfo`` as a list of ``{base, size, offset}``).
+    ``sections`` come from ``netBufInfo`` (8.6 on) or, for 8.2, from the structure size and
+    ``dataFlowInfo``; all lie inside the file and do not overlap. ``source`` is the path
+    (:func:`load_net`) or the name given to :func:`parse_net`.
+    """
+
+    net_version: int
+    release: str  # the TIDL release(s) whose importer writes this netVersion, e.g. "9.0/9.1"
+    layout: NetLayout = field(repr=False)
+    layers: tuple[Layer, ...] = field(repr=False)
+    sections: tuple[Section, ...]
+    header: Mapping[str, Any] = field(repr=False)
+    file_size: int
+    source: str
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        """The TIDL releases whose importer writes this netVersion, as TI numbers them
+        (``("09.00", "09.01")``): the keys of the TIDL-RT release table."""
+        from ._schema import net_versions
+
+        return net_versions()[self.net_version].releases
+
+    @property
+    def layout_key(self) -> str:
+        """The layout used, e.g. ``"10.0/c1"`` (family / header core count) or ``"8.2"``."""
+        return self.layout.key
+
+    @property
+    def num_cores(self) -> int:
+        """The header's numCores (1 where the release stores none)."""
+        return int(self.header.get("numCores", 1))
+
+    @functools.cached_property
+    def _producers(self) -> dict[int, Layer]:
+        out: dict[int, Layer] = {}
+        for layer in self.layers:
+            if layer.num_out > 0:
+                out.setdefault(layer.data_id, layer)
+        return out
+
+    def layer_by_data_id(self, data_id: int) -> Layer:
+        """The layer producing buffer ``data_id`` (TI's "Tensor N" in error messages and trace
+        file names); output data layers produce none."""
+        if not isinstance(data_id, (int, np.integer)) or isinstance(data_id, bool):
+            raise wrong_kind("layer_by_data_id", "data_id", data_id, "an int (a dataId)")
+        hit = self._producers.get(int(data_id))
+        if hit is None:
+            ids = sorted(self._producers)
+            raise TensorNotFoundError(f"{self.source}: no layer produces dataId {data_id}; dataIds "
+                                      f"{_ranges(ids)} ({len(ids)} buffers)")
+        return hit
+
+    def layer(self, *, data_id: int | None = None, name: str | None = None, index: int | None = None) -> Layer:
+        """One layer by exactly one of ``data_id``, ``name`` or ``index``."""
+        given = [k for k, v in (("data_id", data_id), ("name", name), ("index", index)) if v is not None]
+        if len(given) != 1:
+            raise ArgumentTypeError(f"layer: give exactly one of data_id=, name=, index=; found {given or 'none'}")
+        if data_id is not None:
+            return self.layer_by_data_id(data_id)
+        if name is not None:
+            return self.layer_by_name(name)
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+            raise wrong_kind("layer", "index", index, "an int (a position in execution order)")
+        if not 0 <= index < len(self.layers):
+            raise TensorNotFoundError(f"{self.source}: no layer {index}; it has {len(self.layers)} layers")
+        return self.layers[index]
+
+    def layer_by_name(self, name: str) -> Layer:
+        """The first layer (execution order) named ``name`` in layer_info.txt."""
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        named = [repr(la.name) for la in self.layers if la.name]
+        if not named:
+            raise TensorNotFoundError(f"{self.source}: no layer named {name!r}: no layer has a name (no "
+                                      f"layer_info.txt beside the net nor in tempDir/)")
+        shown = ", ".join(named[:20]) + (f", ... ({len(named)} in all)" if len(named) > 20 else "")
+        raise TensorNotFoundError(f"{self.source}: no layer named {name!r}; names: {shown}")
+
+    @functools.cached_property
+    def edges(self) -> list[tuple[int, int, int]]:
+        """``(producer index, consumer index, dataId)`` for every input of every layer whose
+        buffer some layer produces, in execution order of the consumers."""
+        out = []
+        for layer in self.layers:
+            for d in layer.inputs:
+                producer = self._producers.get(d)
+                if producer is not None:
+                    out.append((producer.index, layer.index, d))
+        return out
+
+    @property
+    def input_layers(self) -> tuple[Layer, ...]:
+        return tuple(la for la in self.layers if la.is_input)
+
+    @property
+    def output_layers(self) -> tuple[Layer, ...]:
+        return tuple(la for la in self.layers if la.is_output)
+
+    def link_io(self, desc: Descriptor) -> dict[tuple[str, int], IoLink]:
+        """Each tensor of io descriptor ``desc``, keyed ``("input", i)`` / ``("output", i)``,
+        matched to the layer producing its dataId (``inDataId`` / ``outDataId``) and checked
+        by dims (N, C, H, W and, where both store them, DIM1/DIM2)."""
+        from ..descriptor import Descriptor
+
+        check_kind(desc, Descriptor, "link_io", "desc")
+        links: dict[tuple[str, int], IoLink] = {}
+        for kind, tensors in (("input", desc.inputs), ("output", desc.outputs)):
+            for t in tensors:
+                links[(kind, t.index)] = self._link(kind, t)
+        return links
+
+    def _link(self, kind: str, t: Tensor) -> IoLink:
+        layer = self._producers.get(t.data_id)
+        if layer is None:
+            return IoLink(kind, t.index, t.name, t.data_id, None,
+                          (f"{kind} {t.index} {t.name!r}: dataId {t.data_id} is produced by no layer of the net",))
+        problems = []
+        if kind == "input" and not layer.is_input:
+            problems.append(f"{kind} {t.index} {t.name!r}: dataId {t.data_id} is layer {layer.index} "
+                            f"({layer.type}), not an input data layer")
+        dims = layer.dims if len(layer.dims) == 6 else (layer.dims[0], 1, 1, *layer.dims[1:])
+        want = tuple(t.shape)  # (N, DIM1, DIM2, C, H, W)
+        if tuple(dims) != want:
+            problems.append(f"{kind} {t.index} {t.name!r}: shape {'x'.join(map(str, want))} in the io descriptor, "
+                            f"{'x'.join(map(str, dims))} in layer {layer.index} ({layer.type}, dataId {t.data_id})")
+        return IoLink(kind, t.index, t.name, t.data_id, layer, tuple(problems))
+
+    def __repr__(self) -> str:
+        return (f"Network({self.source!r}, netVersion={self.net_version:#010x} (TIDL {self.release}), "
+                f"{len(self.layers)} layers)")
+
+
+def _ranges(ids: list[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``."""
+    parts: list[str] = []
+    for i in ids:
+        if parts and parts[-1].split("-")[-1] == str(i - 1):
+            parts[-1] = parts[-1].split("-")[0] + f"-{i}"
+        else:
+            parts.append(str(i))
+    return ", ".join(parts)

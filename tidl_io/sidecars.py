@@ -1,0 +1,252 @@
+"""The text files TI's tools and edgeai leave beside a compiled model, checked against its io files.
+
+- ``allowedNode.txt`` (TI's importer, read by TI's ONNX Runtime and TFLite delegates): which
+  nodes of the original model each subgraph took; :func:`parse_allowed_nodes` reads it.
+- ``onnxrtMetaData.txt`` (ONNX Runtime): the subgraphs, their input and output names
+  (read by :func:`tidl_io.artifacts.parse_onnxrt_metadata`).
+- ``param.yaml`` (edgeai): the session's artifacts folder, tools version, input/output
+  details, data layout, mean/scale (read by :func:`tidl_io.artifacts.parse_param_yaml`).
+
+:func:`check_sidecars` returns :class:`~tidl_io.doctor.Finding` objects for ``tidl-io
+doctor``; nothing here prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from ._errors import FormatError, TidlIoError
+from .artifacts import _METADATA, _PARAMS, OnnxrtMetadata, parse_onnxrt_metadata, parse_param_yaml
+from .descriptor import Descriptor, Tensor
+from .doctor import ERROR, NOTE, Finding, _dims_text, _read_text, _reason, _release_text
+
+__all__ = ["check_sidecars", "parse_allowed_nodes", "read_metadata"]
+
+_ALLOWED = "allowedNode.txt"
+
+
+class _Subgraph(Protocol):
+    name: str
+    io: Path
+    desc: Descriptor | None
+
+
+def read_metadata(folder: Path) -> tuple[OnnxrtMetadata | None, list[Finding]]:
+    """``folder/onnxrtMetaData.txt`` parsed (None when absent or unreadable, with the error)."""
+    path = folder / _METADATA
+    if not path.is_file():
+        return None, []
+    try:
+        return parse_onnxrt_metadata(_read_text(path), str(path)), []
+    except (TidlIoError, OSError) as exc:
+        return None, [Finding(ERROR, "metadata", str(path), _reason(exc, str(path)))]
+
+
+def check_sidecars(given: Path, folder: Path, subs: Sequence[_Subgraph], meta: OnnxrtMetadata | None,
+                   releases: tuple[str, ...]) -> list[Finding]:
+    """Every disagreement of the sidecar files in ``folder`` (and ``param.yaml`` beside it or
+    in its parent) with the io descriptors of ``subs``; ``given`` is the path the user
+    named (a model folder, when the io files are in its ``artifacts/``); ``releases`` the
+    releases the net files need."""
+    out = []
+    metafile = folder / _METADATA
+    if meta is not None:
+        out += _check_metadata(meta, str(metafile), subs)
+    allowed, groups = folder / _ALLOWED, None
+    if allowed.is_file():
+        found, groups = _check_allowed(allowed, subs, meta)
+        out += found
+    nodes = meta.num_graph_nodes if meta is not None else None
+    # the io files hold the whole model: one subgraph that took every node of the ONNX graph
+    whole = (len(subs) == 1 and nodes is not None and groups is not None and len(groups) == 1
+             and sorted(groups[0]) == list(range(nodes)))
+    param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
+    params = None
+    if param_file is not None:
+        found, params = _check_params(param_file, folder, subs, releases, whole)
+        out += found
+    elif given.is_dir() and given.resolve() != folder.resolve():
+        out.append(Finding(ERROR, "param", str(given), f"no {_PARAMS} in this model folder (beside "
+                           f"{folder.name}/): edgeai's runtimes read the preprocessing from it"))
+    if not allowed.is_file() and (meta is not None or param_file is not None):
+        out.append(Finding(ERROR, "allowed-nodes", str(folder), f"no {_ALLOWED}: TI's ONNX Runtime and TFLite "
+                           f"delegates read it to know which nodes each subgraph runs"))
+    session = params.get("session_name") if params else None
+    if meta is None and not metafile.exists() and session == "onnxrt":
+        out.append(Finding(ERROR, "metadata", str(folder), f"no {_METADATA}, but {param_file} has session_name "
+                           f"onnxrt: TI's ONNX Runtime reads the subgraphs from it"))
+    return out
+
+
+# ---- allowedNode.txt -------------------------------------------------------------------
+
+def parse_allowed_nodes(text: str, source: str = _ALLOWED) -> tuple[tuple[int, ...], ...]:
+    """The node indices each subgraph took from the original model, as TI's importer writes
+    ``allowedNode.txt``: the number of subgraphs, then per subgraph its node count and
+    that many node indices, one integer per line. FormatError naming the line otherwise."""
+    values: list[tuple[int, int]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            values.append((lineno, int(line.strip())))
+        except ValueError:
+            raise FormatError(source, f"line {lineno}: expected an integer, found {line.strip()!r}") from None
+    if not values:
+        raise FormatError(source, "empty; expected the number of subgraphs on line 1")
+    pos, subgraphs = 1, list[tuple[int, ...]]()
+    count_line, count = values[0]
+    if count < 0:
+        raise FormatError(source, f"line {count_line}: number of subgraphs must be >= 0, found {count}")
+    for k in range(count):
+        if pos >= len(values):
+            raise FormatError(source, f"ends after {len(subgraphs)} of {count} subgraphs (line 1 says {count})")
+        lineno, n = values[pos]
+        if n < 0 or pos + 1 + n > len(values):
+            have = len(values) - pos - 1
+            raise FormatError(source, f"line {lineno}: subgraph {k} lists {n} nodes, but {have} lines follow")
+        subgraphs.append(tuple(v for _, v in values[pos + 1:pos + 1 + n]))
+        pos += 1 + n
+    if pos != len(values):
+        raise FormatError(source, f"line {values[pos][0]}: {len(values) - pos} more line(s) after the {count} "
+                          f"subgraph(s) line 1 announces")
+    return tuple(subgraphs)
+
+
+
+# ---- onnxrtMetaData.txt and allowedNode.txt ------------------------------------------------
+
+def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph]) -> list[Finding]:
+    out = []
+    by_name = {s.name: s for s in subs}
+    for info in meta.subgraphs:
+        where = (f"subgraph {info.index} {info.name!r}",)
+        s = by_name.get(info.name)
+        if s is None:
+            out.append(Finding(ERROR, "metadata", source, f"no {info.name}_tidl_io_1.bin in the folder: TIDL cannot "
+                               f"run this subgraph", where, info.name))
+            continue
+        if s.desc is None:
+            continue
+        for kind, listed, tensors in (("inDataNames", info.input_names, s.desc.inputs),
+                                      ("outDataNames", info.output_names, s.desc.outputs)):
+            names = [t.name for t in tensors]
+            if sorted(listed) != sorted(names):
+                out.append(Finding(ERROR, "metadata", source, f"{','.join(listed)!r}, but {s.io.name} has "
+                                   f"{','.join(names)!r}", (*where, f"{info.index}:{kind}"), info.name))
+    known = {i.name for i in meta.subgraphs}
+    out += [Finding(ERROR, "metadata", source, f"lists no subgraph {s.name!r}, but {s.io.name} is in the folder",
+                    subgraph=s.name) for s in subs if s.name not in known]
+    return out
+
+
+def _check_allowed(path: Path, subs: Sequence[_Subgraph], meta: OnnxrtMetadata | None
+                   ) -> tuple[list[Finding], tuple[tuple[int, ...], ...] | None]:
+    source = str(path)
+    try:
+        groups = parse_allowed_nodes(_read_text(path), source)
+    except (TidlIoError, OSError) as exc:
+        return [Finding(ERROR, "allowed-nodes", source, _reason(exc, source))], None
+    out = []
+    expected = len(meta.subgraphs) if meta is not None else len(subs)
+    if len(groups) != expected:
+        what = "onnxrtMetaData.txt lists" if meta is not None else "the folder has io files of"
+        out.append(Finding(ERROR, "allowed-nodes", source, f"{len(groups)} subgraph(s), but {what} {expected}",
+                           ("line 1",)))
+    seen: dict[int, int] = {}
+    nodes = None if meta is None else meta.num_graph_nodes
+    for k, group in enumerate(groups):
+        twice = sorted({n for n in group if group.count(n) > 1})
+        if twice:
+            out.append(Finding(ERROR, "allowed-nodes", source, f"node(s) {', '.join(map(str, twice[:5]))} listed "
+                               f"twice", (f"subgraph {k}",)))
+        dup = sorted({n for n in group if n in seen})
+        if dup:
+            out.append(Finding(ERROR, "allowed-nodes", source, f"node(s) {', '.join(map(str, dup[:5]))} also in "
+                               f"subgraph {seen[dup[0]]}: a node belongs to one subgraph", (f"subgraph {k}",)))
+        seen.update({n: k for n in group})
+        bad = [n for n in group if n < 0 or (nodes is not None and n >= nodes)]
+        if bad:
+            out.append(Finding(ERROR, "allowed-nodes", source, f"node {bad[0]} is outside the model's "
+                               f"{nodes} nodes (onnxrtMetaData.txt numGraphNodes)", (f"subgraph {k}",)))
+    return out, groups
+
+
+# ---- param.yaml ---------------------------------------------------------------------------
+
+def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases: tuple[str, ...],
+                  whole: bool) -> tuple[list[Finding], dict[str, Any]]:
+    """param.yaml against the io files. Names in input/output_details that are no io tensor
+    are errors when the io files hold the whole model (``whole``) or when they name a tensor
+    of the other kind (an output listed as an input); else the node may run outside TIDL."""
+    from .runtime.tidlrt._structs import normalize_release
+
+    source = str(path)
+    try:
+        p = parse_param_yaml(_read_text(path), source)
+    except (TidlIoError, OSError) as exc:
+        return [Finding(ERROR, "param", source, _reason(exc, source))], {}
+    sess = p.raw.get("session") or {}
+    if not isinstance(sess, dict):
+        sess = {}
+    out = []
+
+    def error(where: str, message: str) -> None:
+        out.append(Finding(ERROR, "param", source, message, (where,)))
+
+    af = sess.get("artifacts_folder")
+    if af is not None and (path.parent / str(af)).resolve() != folder.resolve():
+        error("session.artifacts_folder", f"{af!r} is not the folder of the io files ({folder})")
+    opts = sess.get("runtime_options")
+    opts = opts if isinstance(opts, dict) else {}
+    version, need = opts.get("version"), releases
+    if version is not None and need and normalize_release(str(version)) not in need:
+        error("session.runtime_options.version", f"{version!r}, but the net files are {_release_text(need)}")
+    pairs = [(s, s.desc) for s in subs if s.desc is not None]
+    inner = {t.name for _, d in pairs for t in d.outputs} & {t.name for _, d in pairs for t in d.inputs}
+    inputs = [(s, t) for s, d in pairs for t in d.inputs if t.name not in inner]  # the model's own
+    outputs = [(s, t) for s, d in pairs for t in d.outputs if t.name not in inner]
+    for key, mine, other in (("input_details", inputs, outputs), ("output_details", outputs, inputs)):
+        entries = sess.get(key) or []
+        kind = key[:-len("_details")]
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            if not isinstance(entry, dict):
+                continue
+            name, shape = str(entry.get("name")), entry.get("shape")
+            t = next((x for _, x in mine if x.name == name), None)
+            if t is None:
+                wrong = next((x for _, x in other if x.name == name), None)
+                if whole or wrong is not None:
+                    have = ", ".join(f"{x.name!r} {_dims_text(x.squeezed_shape)}" for _, x in mine)
+                    also = f"; it is the model's {wrong.kind}" if wrong is not None else ""
+                    error(f"session.{key}[{i}]", f"{name!r} {shape} is no {kind} of the compiled model "
+                                                 f"(its {kind}s: {have}){also}")
+                else:
+                    out.append(Finding(NOTE, "param", source, f"{name!r} is no {kind} of the io files: a node "
+                                       f"outside TIDL's subgraphs, not checked", (f"session.{key}[{i}]",)))
+                continue
+            if isinstance(shape, list) and not _same_dims(shape, t):
+                error(f"session.{key}[{i}]", f"{name!r} has shape {shape}, but {t.label} is "
+                                             f"{_dims_text(t.squeezed_shape)} ({t.layout})")
+    for s, t in inputs:
+        if p.input_data_layout is not None and t.layout != p.input_data_layout:
+            error("session.input_data_layout", f"{p.input_data_layout}, but {t.label} is {t.layout} "
+                                               f"(inLayout of {s.io.name})")
+        for what, values in (("input_mean", p.input_mean), ("input_scale", p.input_scale)):
+            if values is not None and len(values) not in (1, t.num_channels):
+                error(f"session.{what}", f"{len(values)} values, but {t.label} has {t.num_channels} channel(s)")
+    return out, sess
+
+
+def _same_dims(shape: list[Any], t: Tensor) -> bool:
+    """``shape`` (param.yaml) is the tensor's logical shape, NCHW or NHWC, up to axes of 1."""
+    try:
+        given = [int(v) for v in shape if int(v) != 1]
+    except (TypeError, ValueError):
+        return False
+    n, d1, d2, c, h, w = t.shape
+    return any(given == [v for v in order if v != 1] for order in ((n, d1, d2, c, h, w), (n, d1, d2, h, w, c)))
+
+
