@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
+    from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
     from .quant import dequantize, quantize
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
