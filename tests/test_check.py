@@ -410,3 +410,80 @@ def test_tidlrt_runtime_wrong_kinds() -> None:
         assert str(err.value) == f"TidlRtRuntime: {message}", kwargs
     with pytest.raises(tidl_io.ArgumentTypeError, match="library: expected a path to libvx_tidl_rt.so .* found int"):
         tidl_io.TidlRtRuntime(desc, b"1234", library=3)  # type: ignore[arg-type]
+
+
+# ---- read_limited: bounded reads that allocate what the file holds -------------------------
+
+class _Growing:
+    """A file whose fstat size (``hint``) is smaller than what reads return (a file still
+    being written, or a /proc file reporting 0), recording every read count."""
+
+    def __init__(self, data: bytes, hint: int) -> None:
+        import io
+
+        self._buf = io.BytesIO(data)
+        self._hint = hint
+        self.asked: list[int] = []
+
+    def fileno(self) -> int:
+        raise OSError("no descriptor")  # read_limited falls back to a hint of 0
+
+    def read(self, n: int) -> bytes:
+        self.asked.append(n)
+        return self._buf.read(n)
+
+
+@pytest.mark.parametrize("size", [0, 1, 99, 100, 101, 5000])
+def test_read_limited_returns_at_most_limit_plus_one_bytes(tmp_path: Path, size: int) -> None:
+    from tidl_io._check import read_limited
+
+    data = bytes(range(256)) * (size // 256 + 1)
+    path = tmp_path / "f.bin"
+    path.write_bytes(data[:size])
+    with open(path, "rb") as fh:
+        got = read_limited(fh, 100)
+    assert got == data[:min(size, 101)]
+
+
+def test_read_limited_reads_on_past_a_wrong_size_hint() -> None:
+    from tidl_io._check import read_limited
+
+    data = b"x" * 3_000_000
+    fh = _Growing(data, hint=0)
+    assert read_limited(fh, 2_500_000) == data[:2_500_001]  # type: ignore[arg-type]
+    assert max(fh.asked) <= 1 << 20  # never one read of the whole limit
+
+
+def test_load_allocates_about_the_file_not_the_limit() -> None:
+    # descriptor.load used to call fh.read(<the largest layout x 1025>): ~388 MB allocated
+    # (and freed) per load. tracemalloc sees every bytes object.
+    import tracemalloc
+
+    from tidl_io import load
+
+    path = Path(__file__).resolve().parents[1] / "tidl_io" / "examples" / "detector_tidl_io_1.bin"
+    tracemalloc.start()
+    try:
+        load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * path.stat().st_size + (1 << 20), peak
+
+
+def test_read_limited_allocates_the_file_not_the_limit(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from tidl_io._check import read_limited
+
+    path = tmp_path / "names.txt"
+    path.write_bytes(b"0 1 conv\n" * 2000)  # 18 KB under a 64 MB limit
+    with open(path, "rb") as fh:
+        tracemalloc.start()
+        try:
+            data = read_limited(fh, 64 << 20)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert data == path.read_bytes()
+    assert peak < 4 * len(data), peak  # no read of the limit, nor of a 1 MiB chunk at the end

@@ -208,3 +208,27 @@ def open_regular(path: str, expected: str) -> IO[bytes]:
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_limited(fh: IO[bytes], limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of ``fh`` (one more than allowed tells the caller the file is
+    too long), reading no more than the file holds.
+
+    ``fh.read(n)`` allocates ``n`` bytes before it reads, so a generous limit would cost that
+    much memory on every call (a board has little); here the first read asks for the size
+    ``fstat`` reports plus one, and only a file still growing (or a /proc file reporting 0)
+    reads on, in chunks, up to the limit.
+    """
+    try:
+        hint = os.fstat(fh.fileno()).st_size
+    except (OSError, AttributeError, ValueError):
+        hint = 0
+    want = limit + 1
+    ask = min(hint + 1, want)
+    parts = [fh.read(ask)]
+    got = len(parts[0])
+    while len(parts[-1]) == ask and got < want:  # a short read is the end of the file
+        ask = min(1 << 20, want - got)
+        parts.append(fh.read(ask))
+        got += len(parts[-1])
+    return parts[0] if len(parts) == 1 else b"".join(parts)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ._check import check_kind, check_path, open_regular, wrong_kind
+from ._check import check_kind, check_path, open_regular, read_limited, wrong_kind
 from ._errors import FormatError, OptionError, PathError, TensorNotFoundError
 from ._limits import check_alloc, max_alloc_bytes
 from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
@@ -231,7 +231,7 @@ def load(path: str | os.PathLike[str]) -> Descriptor:
         check_alloc(size, f"{name}: reading the file")
         # bounded even where the size is wrong (a file still growing; /proc files report 0)
         try:
-            data = fh.read(min(limit, max_alloc_bytes()) + 1)
+            data = read_limited(fh, min(limit, max_alloc_bytes()))
         except OSError as exc:
             raise PathError(name, f"cannot read: {exc.strerror or exc}; expected {_EXPECTED_FILE}", exc.errno) from None
     if len(data) > limit:

@@ -199,10 +199,10 @@ def _reason(exc: BaseException, path: str) -> str:
 
 
 def _read_text(path: Path) -> str:
-    from ._check import open_regular
+    from ._check import open_regular, read_limited
 
     with open_regular(str(path), f"a text file ({path.name})") as fh:
-        return fh.read(1 << 24).decode("utf-8", errors="replace")
+        return read_limited(fh, 1 << 24)[: 1 << 24].decode("utf-8", errors="replace")
 
 
 # ---- one subgraph: io file, net file, release, io <-> net --------------------------------

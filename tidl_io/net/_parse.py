@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .._check import check_path, open_regular, wrong_kind
+from .._check import check_path, open_regular, read_limited, wrong_kind
 from .._errors import FormatError, PathError
 from ._schema import NetLayout, fields_of, known_versions_text, layout_for, net_versions
 from .model import Layer, Network, Section
@@ -345,8 +345,7 @@ def read_layer_info(net_path: str) -> dict[int, tuple[int, str]] | None:
             continue
         try:
             with open_regular(str(candidate), "a layer_info.txt") as fh:
-                size = os.fstat(fh.fileno()).st_size  # read() of a large count would allocate it
-                text = fh.read(min(size, _NAMES_LIMIT)).decode("utf-8", errors="replace")
+                text = read_limited(fh, _NAMES_LIMIT)[:_NAMES_LIMIT].decode("utf-8", errors="replace")
         except (OSError, PathError):
             continue
         return parse_layer_info(text)
