@@ -191,15 +191,20 @@ def test_inspect_marks_a_nan_scale_and_exits_0(tmp_path: Path) -> None:
 
 # ---- every command fed arbitrary argument lists (Hypothesis) ---------------------------------------
 
-def _commands() -> dict[str, list[str]]:
-    """Every subcommand of the parser with its options (new commands join the test by themselves)."""
+def _commands() -> dict[str, tuple[list[str], list[str]]]:
+    """Every subcommand of the parser: (its flags, its options that take a value). New commands
+    join the tests below by themselves."""
     import argparse
 
     from tidl_io.cli import _parser
 
     sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return {name: sorted({o for a in p._actions for o in a.option_strings if o not in ("-h", "--help")})
-            for name, p in sub.choices.items()}
+    found = {}
+    for name, p in sub.choices.items():
+        actions = [a for a in p._actions if a.option_strings and "-h" not in a.option_strings]
+        found[name] = (sorted(a.option_strings[-1] for a in actions if a.nargs == 0),
+                       sorted(a.option_strings[-1] for a in actions if a.nargs != 0))
+    return found
 
 
 COMMANDS = _commands()
@@ -208,37 +213,77 @@ COMMANDS = _commands()
 PYTHON_NAMES = re.compile(r"(?<![-\w.])(repeat|max_bytes|net|runtime|core_num|layout|rounding)(=|: )")
 
 
-@settings(max_examples=150, deadline=None)
+def _odd_values(root: Path, bad: Path) -> list[str]:
+    """Values a user may type after any option: numbers out of range, words, paths of every kind."""
+    return ["0", "-1", "3", "x", "", "mock", "tidlrt", "images=" + str(bad), str(root / "out.html"),
+            str(root / "pictures"), str(bad), str(root / "missing")]
+
+
+def _run_cli(argv: list[str]) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr including argparse's own usage errors)."""
+    import contextlib
+
+    out, err, usage = io.StringIO(), io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(usage), contextlib.redirect_stdout(io.StringIO()):
+        code = main(argv, out=out, err=err)
+    return code, out.getvalue(), err.getvalue() + usage.getvalue()
+
+
+def _check_outcome(argv: list[str], code: int, out: str, text: str) -> None:
+    """Exit 0 (ok), 1 (a file or model that does not work) or 2 (usage); the diagnostic on stderr
+    in tidl-io's own words, never a traceback, naming options as typed."""
+    assert code in (0, 1, 2), (argv, code, text)
+    assert "Traceback" not in text + out, (argv, text)
+    if code == 2 and "-h" not in argv:
+        assert "error:" in text, (argv, text)
+    if code == 1:  # a one-line error, or the command's own report (validate: "invalid")
+        assert any(line.startswith("tidl-io") for line in text.splitlines()) or out.strip(), (argv, text)
+    assert not PYTHON_NAMES.search(text), (argv, text)
+
+
+_OPTION_CASES = [(command, option) for command, (_, takes) in sorted(COMMANDS.items()) for option in takes]
+
+
+@pytest.mark.parametrize("command,option", _OPTION_CASES)
+def test_every_option_of_every_command_with_odd_values(command: str, option: str, tmp_path: Path) -> None:
+    """Each option that takes a value, given each odd value, on the bundled example (``run``: one
+    timed run unless the option is --repeat itself)."""
+    bad = tmp_path / "bad_tidl_io_1.bin"
+    bad.write_bytes(b"\x01" * 37)
+    for value in _odd_values(tmp_path, bad):
+        argv = [command, option, value, str(EXAMPLES)]
+        if command == "run" and option != "--repeat":
+            argv += ["--repeat", "1"]
+        if command == "inspect" and option in ("-o", "--output"):
+            argv.insert(1, "--html")
+        code, out, text = _run_cli(argv)
+        _check_outcome(argv, code, out, text)
+
+
+@settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_every_command_exits_0_1_or_2_with_a_one_line_error(data: Any) -> None:
-    """Any argument list: exit 0 (ok), 1 (a file or model that does not work) or 2 (usage), the
-    diagnostic on stderr in tidl-io's own words (never a traceback), naming options as typed."""
-    import contextlib
+    """Any mix of a command's flags, options with odd values and paths of every kind."""
     import tempfile
 
     command = data.draw(st.sampled_from(sorted(COMMANDS)), label="command")
+    flags, takes_value = COMMANDS[command]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         bad = root / "bad_tidl_io_1.bin"
         bad.write_bytes(b"\x01" * 37)
         (root / "folder").mkdir()
         shutil.copy(bad, root / "folder" / bad.name)
-        values = st.sampled_from([str(EXAMPLES), str(EXAMPLES / "detector_tidl_io_1.bin"), str(bad),
-                                  str(root / "folder"), str(root / "missing"), str(root / "out.html"), "0", "-1",
-                                  "3", "x", "mock", "tidlrt", "auto", "images=" + str(bad), ""])
-        tokens = st.one_of(st.sampled_from(COMMANDS[command] + ["--bogus"]) if COMMANDS[command] else values,
-                           values, st.text(alphabet="abc-=/ 1", max_size=5))
-        argv = [command] + data.draw(st.lists(tokens, max_size=4), label="arguments")
+        paths = [str(EXAMPLES), str(EXAMPLES), str(EXAMPLES / "detector_tidl_io_1.bin"), str(bad),
+                 str(root / "folder"), str(root / "missing")]
+        argv = [command]
+        argv += data.draw(st.lists(st.sampled_from([*flags, "--bogus"]), max_size=2, unique=True), label="flags")
+        chosen = data.draw(st.lists(st.sampled_from(takes_value), max_size=2, unique=True), label="options") \
+            if takes_value else []
+        for option in chosen:
+            argv += [option, data.draw(st.sampled_from(_odd_values(root, bad)), label=option)]
+        argv += data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=2), label="paths")
         if "--repeat" not in argv and command == "run":
             argv += ["--repeat", "1"]  # keep the timed loop short
-        out, err, usage = io.StringIO(), io.StringIO(), io.StringIO()
-        with contextlib.redirect_stderr(usage), contextlib.redirect_stdout(io.StringIO()):  # argparse's own
-            code = main(argv, out=out, err=err)
-    text = err.getvalue() + usage.getvalue()
-    assert code in (0, 1, 2), (argv, code, text)
-    assert "Traceback" not in text + out.getvalue(), (argv, text)
-    if code == 2 and "-h" not in argv:
-        assert "error:" in text, (argv, text)
-    if code == 1:  # a one-line error, or the command's own report (validate: "invalid")
-        assert any(line.startswith("tidl-io") for line in text.splitlines()) or out.getvalue().strip(), (argv, text)
-    assert not PYTHON_NAMES.search(text), (argv, text)
+        code, out, text = _run_cli(argv)
+    _check_outcome(argv, code, out, text)
