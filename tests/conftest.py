@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-REALDATA = ROOT.parent / "shared" / "realdata"
+# TIDL_IO_TEST_REALDATA overrides where the real corpus is looked for (test_misuse points it at a
+# missing folder to check that every test needing it skips cleanly rather than fails).
+REALDATA = Path(os.environ.get("TIDL_IO_TEST_REALDATA") or ROOT.parent / "shared" / "realdata")
 FIXTURES = ROOT / "tests" / "fixtures"
 GOLDEN = ROOT / "tests" / "golden"
 SPECS = ROOT / "tools" / "fixtures"

@@ -18,7 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tidl_io import AllocationLimitError, BufferMismatchError, GeometryError, make_descriptor
+from tidl_io import (
+    AllocationLimitError,
+    ArgumentTypeError,
+    BufferMismatchError,
+    GeometryError,
+    OptionError,
+    make_descriptor,
+)
 from tidl_io.quant import _limits, _qparams, dequantize, dequantize_codes, quantize
 
 # Every test here runs on the NumPy path and again on the native kernels.
@@ -152,10 +159,12 @@ def test_nan_is_an_error_by_default_and_zero_point_on_request() -> None:
 
 def test_bad_choices_are_refused() -> None:
     t = tensor("uint8")
-    with pytest.raises(BufferMismatchError, match="rounding must be one of 'trunc', 'nearest', found 'up'"):
+    with pytest.raises(OptionError, match="^quantize: rounding must be one of 'trunc', 'nearest', found 'up'$"):
         quantize(t, np.zeros(2, np.float32), rounding="up")
-    with pytest.raises(BufferMismatchError, match="nan must be one of"):
+    with pytest.raises(OptionError, match="^quantize: nan must be one of 'error', 'zero', found 'ignore'$"):
         quantize(t, np.zeros(2, np.float32), nan="ignore")
+    with pytest.raises(ArgumentTypeError, match="^quantize: rounding: expected one of 'trunc', 'nearest', found None$"):
+        quantize(t, np.zeros(2, np.float32), rounding=None)  # type: ignore[arg-type]
 
 
 def test_float64_data_is_computed_in_float64() -> None:

@@ -28,7 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import FormatError, LibraryNotFoundError, TensorNotFoundError, TidlIoError, TidlRtError
+from ._errors import (
+    FormatError,
+    LibraryNotFoundError,
+    OptionError,
+    TensorNotFoundError,
+    TidlIoError,
+    TidlRtError,
+)
 from ._schema import Layout, layouts
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
 from .net import IoLink, Layer, Network, load_net
@@ -107,12 +114,13 @@ _EXPLAIN = (  # (pattern, what the number is)
 def parse_explain(text: str) -> tuple[str, int]:
     """What a TI message's number names: ``("dataId", 20)`` for ``"DIM Error - For Tensor
     20"`` (TIDL-RT numbers tensors by dataId), or a bare ``"20"``; ``("layer", 5)`` for
-    ``"Layer 5"`` (the layer's index in execution order). FormatError if it has no number."""
+    ``"Layer 5"`` (the layer's index in execution order). An OptionError (a ValueError) if it
+    has no number."""
     for pattern, kind in _EXPLAIN:
         m = pattern.search(text)
         if m:
             return kind, int(m.group(1))
-    raise FormatError("--explain", f"expected a message naming 'Tensor N', 'dataId N' or 'Layer N', or a "
+    raise OptionError(f"--explain must be a message naming 'Tensor N', 'dataId N' or 'Layer N', or a "
                       f"number (a dataId), found {text!r}")
 
 
