@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-REALDATA = ROOT.parent / "shared" / "realdata"
+# TIDL_IO_TEST_REALDATA overrides where the real corpus is looked for (test_misuse points it at a
+# missing folder to check that every test needing it skips cleanly rather than fails).
+REALDATA = Path(os.environ.get("TIDL_IO_TEST_REALDATA") or ROOT.parent / "shared" / "realdata")
 FIXTURES = ROOT / "tests" / "fixtures"
 GOLDEN = ROOT / "tests" / "golden"
 SPECS = ROOT / "tools" / "fixtures"
@@ -121,3 +124,24 @@ def both_paths(request: pytest.FixtureRequest):
         pytest.skip(f"native kernels unavailable: {_native.REASON}")
     with _native.forced(native):
         yield request.param
+
+
+# ---- the optional extra "golden" (onnxruntime, onnx, ai-edge-litert) ----
+
+@pytest.fixture(scope="session")
+def golden_extra() -> None:
+    """Skip a test that needs the golden extra where it is not installed; with
+    TIDL_IO_REQUIRE_GOLDEN=1 (CI's golden stage) fail instead."""
+    import importlib.util
+    import os
+
+    missing = [m for m in ("onnxruntime", "onnx", "ai_edge_litert") if importlib.util.find_spec(m) is None]
+    if missing:
+        if os.environ.get("TIDL_IO_REQUIRE_GOLDEN", "").strip() == "1":
+            pytest.fail(f"TIDL_IO_REQUIRE_GOLDEN=1 but {', '.join(missing)} missing: pip install '.[golden]'",
+                        pytrace=False)
+        pytest.skip(f"the golden extra is not installed ({', '.join(missing)} missing): pip install '.[golden]'")
+
+
+ZERO_DCE = "net/real-time-llve-zero-dce-10.0"
+EAST = "net/edgeai-tidl-east-9.0"

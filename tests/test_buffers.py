@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io import AllocationLimitError, BufferMismatchError, GeometryError, make_descriptor
+from tidl_io import AllocationLimitError, BufferMismatchError, GeometryError, OptionError, make_descriptor
 from tidl_io.buffers import (
     alloc_input,
     alloc_inputs,
@@ -346,7 +346,7 @@ def test_pack_refuses_wrong_shapes_with_the_accepted_ones() -> None:
         pack(t, np.zeros((4, 5, 3), np.float32))
     with pytest.raises(BufferMismatchError, match="accepted shapes: none of rank 3"):
         pack(make_tensor(n=2, c=3, h=4, w=5), np.zeros((3, 4, 5), np.float32), layout="CHW")
-    with pytest.raises(BufferMismatchError, match="layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC'"):
+    with pytest.raises(OptionError, match="layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC'"):
         pack(t, np.zeros((3, 4, 5), np.float32), layout="NWHC")
     t6 = make_tensor(n=2, d1=2, c=3, h=4, w=5)
     with pytest.raises(BufferMismatchError, match=r"accepted shapes: \(2, 2, 1, 3, 4, 5\); for channels-last"):
@@ -454,8 +454,8 @@ def test_unpack_out_errors() -> None:
         unpack(t, buf, out=np.zeros((2, 3, 4), np.float32))
     with pytest.raises(BufferMismatchError, match="out has dtype float32, expected uint8"):
         unpack(t, buf, dequantize=False, out=np.zeros((1, 2, 3, 4), np.float32))
-    with pytest.raises(BufferMismatchError, match=r"layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \(any case\), "
-                                                  r"found 'HWX'"):
+    with pytest.raises(OptionError, match=r"layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \(any case\), "
+                                          r"found 'HWX'"):
         unpack(t, buf, layout="HWX")
     with pytest.raises(AllocationLimitError, match="output 0 't': allocating 96 bytes"):
         unpack(t, buf, max_bytes=95)
@@ -488,11 +488,14 @@ def test_view_accepts_raw_bytes_and_refuses_bad_buffers() -> None:
                                                    f"valid element is at index {t.required_size - 1}")),
         (np.zeros(2 * t.buffer_size, np.int16)[::2], "buf must be contiguous, found a stride of 4 bytes"),
         (raw[1:], "raw bytes of buf are not aligned to the 2-byte element size of int16"),
-        (object(), "buf of type object is not a contiguous buffer"),
     ]
     for buf, message in cases:
         with pytest.raises(BufferMismatchError, match=message):
             view(t, buf)
+    for wrong in (object(), None, "buf", [0, 1]):  # no buffer at all: a wrong kind of argument
+        with pytest.raises(tidl_io.ArgumentTypeError, match=r"^view: buf: expected a numpy array or a bytes-like "
+                                                            r"buffer .*, found .*\(input 0 't'\)$"):
+            view(t, wrong)
 
 
 # ---- allocation --------------------------------------------------------------------------
@@ -582,7 +585,8 @@ def test_as_buffer_over_caller_memory() -> None:
     assert as_buffer(t, block, offset=start, align=64).ctypes.data % 64 == 0
     with pytest.raises(BufferMismatchError, match="is not 64-byte aligned \\(it is 2 bytes past a boundary\\)"):
         as_buffer(t, block, offset=start + 2, align=64)
-    with pytest.raises(BufferMismatchError, match="memory of type int is not a contiguous buffer"):
+    with pytest.raises(tidl_io.ArgumentTypeError, match="^as_buffer: memory: expected a numpy array or a bytes-like "
+                                                        "buffer .*, found int 5"):
         as_buffer(t, 5)
 
 
@@ -598,15 +602,16 @@ def test_bench_buffers_quick_prints_every_case() -> None:
 
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    ({"offset": 1.5}, "offset must be a whole number of bytes, found 1.5"),
-    ({"offset": "1"}, "offset must be a whole number of bytes, found '1'"),
-    ({"offset": -8}, "offset must be >= 0, found -8"),
-    ({"align": 64.0}, "align must be a whole number of bytes, found 64.0"),
+@pytest.mark.parametrize("kwargs,error,message", [
+    ({"offset": 1.5}, tidl_io.ArgumentTypeError, "offset: expected a whole number of bytes >= 0, found float 1.5"),
+    ({"offset": "1"}, tidl_io.ArgumentTypeError, "offset: expected a whole number of bytes >= 0, found str '1'"),
+    ({"offset": -8}, OptionError, "offset must be >= 0, found -8"),
+    ({"align": 64.0}, tidl_io.ArgumentTypeError, ("align: expected a whole number of bytes (or None) >= 0, found "
+                                                  "float 64.0")),
 ])
-def test_as_buffer_refuses_bad_offsets_and_alignments(kwargs: dict, message: str) -> None:
+def test_as_buffer_refuses_bad_offsets_and_alignments(kwargs: dict, error: type, message: str) -> None:
     t = make_tensor("input")
-    with pytest.raises(BufferMismatchError, match=re.escape(message)):
+    with pytest.raises(error, match=re.escape(f"as_buffer: input 0 't': {message}")):
         as_buffer(t, bytearray(4096), **kwargs)
 
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tidl_io.cli import main
 
@@ -183,3 +188,112 @@ def test_inspect_marks_a_nan_scale_and_exits_0(tmp_path: Path) -> None:
     assert f"! error: {path}, offset " in out and "outTensorScale: tensor scale must be finite and > 0, found nan" in out
     code, out, _ = run("validate", str(path))
     assert code == 1 and "outTensorScale: tensor scale must be finite and > 0, found nan" in out
+
+
+# ---- every command fed arbitrary argument lists (Hypothesis) ---------------------------------------
+
+def _commands() -> dict[str, tuple[list[str], list[str]]]:
+    """Every subcommand of the parser: (its flags, its options that take a value). New commands
+    join the tests below by themselves."""
+    import argparse
+
+    from tidl_io.cli import _parser
+
+    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    found = {}
+    for name, p in sub.choices.items():
+        actions = [a for a in p._actions if a.option_strings and "-h" not in a.option_strings]
+        found[name] = (sorted(a.option_strings[-1] for a in actions if a.nargs == 0),
+                       sorted(a.option_strings[-1] for a in actions if a.nargs != 0))
+    return found
+
+
+COMMANDS = _commands()
+# Python argument names a command-line user never typed: a message naming one (``repeat: ...``,
+# ``max_bytes=``) speaks Python to a shell user.
+PYTHON_NAMES = re.compile(r"(?<![-\w.])(repeat|max_bytes|net|runtime|core_num|layout|rounding)(=|: )")
+
+
+def _odd_values(root: Path, bad: Path) -> list[str]:
+    """Values a user may type after any option: numbers out of range, words, paths of every kind."""
+    return ["0", "-1", "3", "x", "", "mock", "tidlrt", "images=" + str(bad), str(root / "out.html"),
+            str(root / "pictures"), str(bad), str(root / "missing")]
+
+
+def _run_cli(argv: list[str], cwd: Path) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr including argparse's own usage errors), run in ``cwd``: the odd
+    values are also relative output paths (``-o 0``), which must land there, never in the
+    repository (a check below fails if the folder the tests started in gained an entry)."""
+    import contextlib
+
+    out, err, usage = io.StringIO(), io.StringIO(), io.StringIO()
+    start = os.getcwd()
+    before = set(os.listdir(start))
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stderr(usage), contextlib.redirect_stdout(io.StringIO()):
+            code = main(argv, out=out, err=err)
+    finally:
+        os.chdir(start)
+    assert set(os.listdir(start)) == before, (argv, sorted(set(os.listdir(start)) - before))
+    return code, out.getvalue(), err.getvalue() + usage.getvalue()
+
+
+def _check_outcome(argv: list[str], code: int, out: str, text: str) -> None:
+    """Exit 0 (ok), 1 (a file or model that does not work) or 2 (usage); the diagnostic on stderr
+    in tidl-io's own words, never a traceback, naming options as typed."""
+    assert code in (0, 1, 2), (argv, code, text)
+    assert "Traceback" not in text + out, (argv, text)
+    if code == 2 and "-h" not in argv:
+        assert "error:" in text, (argv, text)
+    if code == 1:  # a one-line error, or the command's own report (validate: "invalid")
+        assert any(line.startswith("tidl-io") for line in text.splitlines()) or out.strip(), (argv, text)
+    assert not PYTHON_NAMES.search(text), (argv, text)
+
+
+_OPTION_CASES = [(command, option) for command, (_, takes) in sorted(COMMANDS.items()) for option in takes]
+
+
+@pytest.mark.parametrize("command,option", _OPTION_CASES)
+def test_every_option_of_every_command_with_odd_values(command: str, option: str, tmp_path: Path) -> None:
+    """Each option that takes a value, given each odd value, on the bundled example (``run``: one
+    timed run unless the option is --repeat itself)."""
+    bad = tmp_path / "bad_tidl_io_1.bin"
+    bad.write_bytes(b"\x01" * 37)
+    for value in _odd_values(tmp_path, bad):
+        argv = [command, option, value, str(EXAMPLES)]
+        if command == "run" and option != "--repeat":
+            argv += ["--repeat", "1"]
+        if command == "inspect" and option in ("-o", "--output"):
+            argv.insert(1, "--html")
+        code, out, text = _run_cli(argv, tmp_path)
+        _check_outcome(argv, code, out, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_every_command_exits_0_1_or_2_with_a_one_line_error(data: Any) -> None:
+    """Any mix of a command's flags, options with odd values and paths of every kind."""
+    import tempfile
+
+    command = data.draw(st.sampled_from(sorted(COMMANDS)), label="command")
+    flags, takes_value = COMMANDS[command]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        bad = root / "bad_tidl_io_1.bin"
+        bad.write_bytes(b"\x01" * 37)
+        (root / "folder").mkdir()
+        shutil.copy(bad, root / "folder" / bad.name)
+        paths = [str(EXAMPLES), str(EXAMPLES), str(EXAMPLES / "detector_tidl_io_1.bin"), str(bad),
+                 str(root / "folder"), str(root / "missing")]
+        argv = [command]
+        argv += data.draw(st.lists(st.sampled_from([*flags, "--bogus"]), max_size=2, unique=True), label="flags")
+        chosen = data.draw(st.lists(st.sampled_from(takes_value), max_size=2, unique=True), label="options") \
+            if takes_value else []
+        for option in chosen:
+            argv += [option, data.draw(st.sampled_from(_odd_values(root, bad)), label=option)]
+        argv += data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=2), label="paths")
+        if "--repeat" not in argv and command == "run":
+            argv += ["--repeat", "1"]  # keep the timed loop short
+        code, out, text = _run_cli(argv, root)
+    _check_outcome(argv, code, out, text)

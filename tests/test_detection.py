@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tidl_io import FormatError
-from tidl_io._errors import BufferMismatchError
+from tidl_io._errors import ArgumentTypeError, BufferMismatchError
 from tidl_io.detection import (
     Formatter,
     ObjectType,
@@ -250,11 +250,13 @@ def test_tflite_postprocess_outputs_of_ssdlite() -> None:
 
 def test_bad_outputs_and_formatter_arguments_raise_library_errors() -> None:
     dets = {"dets": np.zeros((3, 5)), "labels": np.zeros(3)}
-    with pytest.raises(BufferMismatchError, match="outputs: expected a mapping output name -> array .*found list"):
+    with pytest.raises(ArgumentTypeError, match="^rows_from_outputs: outputs: expected a mapping output name -> "
+                                                "array .*found list"):
         rows_from_outputs([1])  # type: ignore[arg-type]
-    with pytest.raises(BufferMismatchError, match="formatter: expected a Formatter, a mapping .* found str 'name'"):
+    with pytest.raises(ArgumentTypeError, match="^rows_from_outputs: formatter: expected a Formatter, a mapping .* "
+                                                "found str 'name'"):
         rows_from_outputs(dets, formatter="name")  # type: ignore[arg-type]
-    with pytest.raises(BufferMismatchError, match="formatter: expected .* found int 3"):
+    with pytest.raises(ArgumentTypeError, match="^apply_formatter: formatter: expected .* found int 3"):
         apply_formatter(np.zeros((1, 6)), 3)  # type: ignore[arg-type]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tidl_io import BufferMismatchError
+from tidl_io import BufferMismatchError, OptionError
 from tidl_io._layouts import accepted_shapes, canonical, check_shape, detect, dims_of, fits, parse_layout
 
 SHAPES = [(1, 1, 1, 3, 4, 5), (2, 1, 1, 3, 4, 5), (1, 2, 3, 3, 4, 5), (1, 1, 1, 1, 1, 7), (2, 2, 1, 3, 1, 5)]
@@ -94,5 +94,5 @@ def test_parse_layout_any_case() -> None:
              "HWC": ("HWC", True, True)}
     for given, expect in table.items():
         assert parse_layout(given, "x") == expect
-    with pytest.raises(BufferMismatchError, match="layout must be one of"):
+    with pytest.raises(OptionError, match="layout must be one of"):
         parse_layout("WHC", "x")

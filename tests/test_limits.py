@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tidl_io import AllocationLimitError, TidlIoError
+from tidl_io import AllocationLimitError, ArgumentTypeError, OptionError, TidlIoError
 from tidl_io._limits import (
     DEFAULT_MAX_ALLOC_BYTES,
     ENV_MAX_ALLOC_BYTES,
@@ -70,10 +70,16 @@ def test_per_call_override_wins_over_the_environment(monkeypatch: pytest.MonkeyP
         check_alloc(4097, "t", max_bytes=4096)
 
 
-@pytest.mark.parametrize("bad", [-1, 1.5, "4096", True, [4096]])
-def test_bad_max_bytes(bad: object) -> None:
-    with pytest.raises(AllocationLimitError, match=r"^max_bytes="):
-        max_alloc_bytes(bad)  # type: ignore[arg-type]
+@pytest.mark.parametrize("bad", [1.5, "4096", True, [4096]])
+def test_max_bytes_of_a_wrong_kind(bad: object) -> None:
+    with pytest.raises(ArgumentTypeError, match=r"^f: max_bytes: expected a whole number of bytes >= 0 \(an int\) "
+                                                r"or None, found "):
+        max_alloc_bytes(bad, "f")  # type: ignore[arg-type]
+
+
+def test_negative_max_bytes_is_a_bad_option() -> None:
+    with pytest.raises(OptionError, match=r"^max_bytes must be a whole number of bytes >= 0, found -1$"):
+        max_alloc_bytes(-1)
 
 
 def test_exact_boundary_and_message(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -95,7 +95,7 @@ def test_header_fitting_no_core_variant() -> None:
 
 
 def test_not_bytes_and_paths() -> None:
-    with pytest.raises(FormatError, match="use tidl_io.load_net"):
+    with pytest.raises(tidl_io.ArgumentTypeError, match="^parse_net: data: expected the file.s bytes .*use tidl_io.load_net"):
         parse_net("a_tidl_net.bin")  # type: ignore[arg-type]
     with pytest.raises(PathNotFoundError):
         load_net("no/such_tidl_net.bin")

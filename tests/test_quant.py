@@ -18,8 +18,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tidl_io import AllocationLimitError, BufferMismatchError, GeometryError, make_descriptor
-from tidl_io.quant import _limits, _qparams, dequantize, quantize
+from tidl_io import (
+    AllocationLimitError,
+    ArgumentTypeError,
+    BufferMismatchError,
+    GeometryError,
+    OptionError,
+    make_descriptor,
+)
+from tidl_io.quant import _limits, _qparams, dequantize, dequantize_codes, quantize
 
 # Every test here runs on the NumPy path and again on the native kernels.
 pytestmark = pytest.mark.usefixtures("both_paths")
@@ -152,10 +159,12 @@ def test_nan_is_an_error_by_default_and_zero_point_on_request() -> None:
 
 def test_bad_choices_are_refused() -> None:
     t = tensor("uint8")
-    with pytest.raises(BufferMismatchError, match="rounding must be one of 'trunc', 'nearest', found 'up'"):
+    with pytest.raises(OptionError, match="^quantize: rounding must be one of 'trunc', 'nearest', found 'up'$"):
         quantize(t, np.zeros(2, np.float32), rounding="up")
-    with pytest.raises(BufferMismatchError, match="nan must be one of"):
+    with pytest.raises(OptionError, match="^quantize: nan must be one of 'error', 'zero', found 'ignore'$"):
         quantize(t, np.zeros(2, np.float32), nan="ignore")
+    with pytest.raises(ArgumentTypeError, match="^quantize: rounding: expected one of 'trunc', 'nearest', found None$"):
+        quantize(t, np.zeros(2, np.float32), rounding=None)  # type: ignore[arg-type]
 
 
 def test_float64_data_is_computed_in_float64() -> None:
@@ -330,3 +339,18 @@ def test_out_receives_the_codes() -> None:
     assert out.tolist() == [[64, -64], [32767, 128]]
     with pytest.raises(BufferMismatchError, match="out has dtype uint8, expected int16"):
         quantize(t, np.zeros((2, 2), np.float32), out=np.zeros((2, 2), np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16])
+@pytest.mark.parametrize(("scale", "zero_point"), [(0.5, 0), (841.7022705078125, 0), (37.0, 3), (1 / 3, -7)])
+def test_dequantize_codes_every_code(dtype: type, scale: float, zero_point: int) -> None:
+    """dequantize_codes (codes of no io tensor: a net layer's trace) is TIDL's rule in float32,
+    float32(q - zero_point) / float32(scale), over every code of the type."""
+    info = np.iinfo(dtype)
+    q = np.arange(info.min, info.max + 1).astype(dtype)
+    want = (q.astype(np.float64) - zero_point).astype(np.float32) / np.float32(scale)
+    assert np.array_equal(dequantize_codes(q, scale, zero_point), want)
+    out = np.empty(q.shape, np.float32)
+    assert dequantize_codes(q, scale, zero_point, out=out) is out and np.array_equal(out, want)
+    with pytest.raises(GeometryError, match="finite multiplier"):
+        dequantize_codes(q, 0.0)

@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from tidl_io._errors import BufferMismatchError, GeometryError
+from tidl_io._errors import ArgumentTypeError, BufferMismatchError, GeometryError, OptionError
 from tidl_io.reorg import MODES, reorg, reorg_inverse
 
 # Every test here runs on the NumPy path and again on the native kernels.
@@ -187,20 +187,20 @@ def test_non_contiguous_input_and_stride_one() -> None:
     assert not np.shares_memory(x, y)                                 # a copy, never a view
 
 
-@pytest.mark.parametrize("shape,stride,mode,words", [
-    ((1, 4, 5, 4), 2, "darknet", ["(1, 4, 5, 4)", "stride 2", "height 5"]),
-    ((1, 4, 4, 7), 2, "dcr", ["(1, 4, 4, 7)", "width 7"]),
-    ((1, 6, 4, 4), 2, "darknet", ["(1, 6, 4, 4)", "channels 6", "stride² = 4"]),
-    ((1, 4, 4), 2, "darknet", ["(1, 4, 4)", "4-D"]),
-    ((1, 4, 4, 4), 0, "darknet", ["stride 0", ">= 1"]),
-    ((1, 4, 4, 4), 2.0, "darknet", ["stride 2.0", "integer"]),
-    ((1, 4, 4, 4), True, "darknet", ["stride True"]),
-    ((1, 4, 4, 4), 2, "nchw", ["'nchw'", "darknet, dcr, crd"]),
+@pytest.mark.parametrize("shape,stride,mode,error,words", [
+    ((1, 4, 5, 4), 2, "darknet", GeometryError, ["(1, 4, 5, 4)", "stride 2", "height 5"]),
+    ((1, 4, 4, 7), 2, "dcr", GeometryError, ["(1, 4, 4, 7)", "width 7"]),
+    ((1, 6, 4, 4), 2, "darknet", GeometryError, ["(1, 6, 4, 4)", "channels 6", "stride² = 4"]),
+    ((1, 4, 4), 2, "darknet", GeometryError, ["(1, 4, 4)", "4-D"]),
+    ((1, 4, 4, 4), 0, "darknet", OptionError, ["reorg: stride must be >= 1, found 0"]),
+    ((1, 4, 4, 4), 2.0, "darknet", ArgumentTypeError, ["reorg: stride: expected an integer >= 1, found float 2.0"]),
+    ((1, 4, 4, 4), True, "darknet", ArgumentTypeError, ["reorg: stride: ", "found True"]),
+    ((1, 4, 4, 4), 2, "nchw", OptionError, ["reorg: mode must be one of 'darknet', 'dcr', 'crd', found 'nchw'"]),
 ])
-def test_reorg_errors(shape, stride, mode, words) -> None:
-    with pytest.raises(GeometryError) as err:
+def test_reorg_errors(shape, stride, mode, error, words) -> None:
+    with pytest.raises(error) as err:
         reorg(np.zeros(shape), stride, mode=mode)
-    assert isinstance(err.value, ValueError)
+    assert isinstance(err.value, ValueError if error is not ArgumentTypeError else TypeError)
     for w in words:
         assert w in str(err.value)
 

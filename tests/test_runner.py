@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io import BufferMismatchError
 from tidl_io.runner import STAGES, format_run, load_inputs, random_input, run_model, run_to_dict
 
 from conftest import EXAMPLES
@@ -26,7 +25,7 @@ def test_mock_run_collects_every_stage() -> None:
     text = format_run(r)
     assert "input  'images': zero-copy" in text and "pack" in text
     assert run_to_dict(r)["stages"]["unpack"]["median"] == r.stats("unpack")[1]
-    with pytest.raises(BufferMismatchError, match="repeat: expected a whole number >= 1, found 0"):
+    with pytest.raises(tidl_io.OptionError, match="^run_model: repeat must be >= 1, found 0$"):
         run_model(EXAMPLES, runtime="mock", repeat=0)
 
 
@@ -50,10 +49,10 @@ def test_input_files(tmp_path: Path) -> None:
     got = load_inputs([f"x={tmp_path / 'a.npy'}"], ("x", "y"))
     assert list(got) == ["x"] and got["x"].tolist() == [0, 1, 2, 3, 4, 5]
     assert list(load_inputs([str(tmp_path / "a.npy")], ("only",))) == ["only"]
-    with pytest.raises(BufferMismatchError, match="this model has 2 inputs \\(x, y\\); write NAME=FILE.npy"):
+    with pytest.raises(tidl_io.OptionError, match="this model has 2 inputs \\(x, y\\); write NAME=FILE.npy"):
         load_inputs([str(tmp_path / "a.npy")], ("x", "y"))
     (tmp_path / "bad.npy").write_bytes(b"nope")
-    with pytest.raises(BufferMismatchError, match="bad.npy: not a .npy array"):
+    with pytest.raises(tidl_io.FormatError, match="bad.npy: not a .npy array"):
         load_inputs([f"x={tmp_path / 'bad.npy'}"], ("x",))
     missing = tmp_path / "gone.npy"
     with pytest.raises(tidl_io.PathNotFoundError) as err:  # the one missing-file error, also a FileNotFoundError

@@ -112,7 +112,7 @@ def test_dense_pitches_literal_for_two_batches() -> None:
 def test_from_array_refuses_other_layouts_and_too_many_axes() -> None:
     a = np.zeros((1, 3, 4, 5), np.uint8)
     for bad in ("NCWH", "", "CWH"):
-        with pytest.raises(BufferMismatchError) as err:
+        with pytest.raises(tidl_io.OptionError) as err:
             RtTensor.from_array("img", a, layout=bad)
         assert str(err.value) == (f"RtTensor.from_array 'img': layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' "
                                   f"(any case), found {bad!r}")

@@ -252,7 +252,7 @@ def test_ambiguous_shapes_follow_the_hint() -> None:
     assert (_to_logical(t, x[0], "NHWC")[0, 0, 0] == x[0].transpose(2, 0, 1)).all()  # channels last: HWC
     with pytest.raises(BufferMismatchError, match="array shape \\(1, 3, 3, 3\\) with layout 'HWC' fits none"):
         _to_logical(t, x, "HWC")
-    with pytest.raises(BufferMismatchError, match="run: layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \\(any case\\), found 'WHC'"):
+    with pytest.raises(tidl_io.OptionError, match="run: layout must be one of 'NCHW', 'NHWC', 'CHW', 'HWC' \\(any case\\), found 'WHC'"):
         _to_logical(t, x, "WHC")
 
 
@@ -297,7 +297,7 @@ def test_run_errors(tmp_path: Path) -> None:
         z = np.zeros((1, 1, 2, 2), np.float32)
         with pytest.raises(BufferMismatchError, match="this model has 2 inputs \\('a', 'b'\\); pass a mapping"):
             s.run(z)
-        with pytest.raises(BufferMismatchError, match="unknown input 'c': this model's inputs are 'a', 'b'"):
+        with pytest.raises(tidl_io.TensorNotFoundError, match="unknown input 'c': this model's inputs are 'a', 'b'"):
             s.run({"a": z, "c": z})
         with pytest.raises(BufferMismatchError, match="missing input\\(s\\): 'b'"):
             s.run({"a": z})
@@ -310,7 +310,7 @@ def test_run_errors(tmp_path: Path) -> None:
                 s.run({"a": z, "b": bad})
             assert str(err.value) == (f"Session.run: feeds['b']: expected an array (a numpy array or nested lists of "
                                       f"numbers), found {found}")
-    with pytest.raises(BufferMismatchError, match="Session: model= is for the default mock runtime and runtime= "
+    with pytest.raises(tidl_io.OptionError, match="Session: model= is for the default mock runtime and runtime= "
                                                   "replaces it; expected one of them, found both"):
         Session(path, model="ramp", runtime=MockC7xRuntime)
 
@@ -382,16 +382,16 @@ def test_runtime_choices_and_notes(tmp_path: Path, monkeypatch) -> None:
     mine = MockC7xRuntime(desc, model="ramp")
     with Session(art, runtime=mine) as s:  # a Runtime instance for a one-subgraph model
         assert s.runtimes == (mine,)
-    with pytest.raises(BufferMismatchError, match="runtime must be 'auto', 'tidlrt', 'mock', a factory f\\(desc, "
+    with pytest.raises(tidl_io.OptionError, match="runtime must be 'auto', 'tidlrt', 'mock', a factory f\\(desc, "
                                                   "net\\) or a Runtime, found 'board'"):
         Session(art, runtime="board")
     with pytest.raises(tidl_io.ArgumentTypeError, match="^Session: runtime: expected 'auto', 'tidlrt', 'mock', a "
                                                        "factory f\\(desc, net\\) or a Runtime, found int 3$"):
         Session(art, runtime=3)  # type: ignore[arg-type]
-    with pytest.raises(BufferMismatchError, match="model= is for the host mock; TIDL-RT runs the compiled network"):
+    with pytest.raises(tidl_io.OptionError, match="model= is for the host mock; TIDL-RT runs the compiled network"):
         Session(art, runtime="tidlrt", model="ramp")
     shutil.copy(ex, art / "two_tidl_io_1.bin")
-    with pytest.raises(BufferMismatchError, match="a Runtime instance serves one subgraph, but .* has 2 \\(one, "
+    with pytest.raises(tidl_io.OptionError, match="a Runtime instance serves one subgraph, but .* has 2 \\(one, "
                                                   "two\\); pass a factory"):
         Session(art, runtime=mine)
 

@@ -18,7 +18,16 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io import BufferMismatchError, PathError, PathIsFolderError, PathNotFoundError, Session, TidlRtError
+from tidl_io import (
+    ArgumentTypeError,
+    BufferMismatchError,
+    OptionError,
+    PathError,
+    PathIsFolderError,
+    PathNotFoundError,
+    Session,
+    TidlRtError,
+)
 from tidl_io.buffers import view
 from tidl_io.runtime import MemType, MockC7xRuntime, RtTensor, Runtime, alloc_shared_buffers
 from tidl_io.runtime.tidlrt import TidlRtRuntime
@@ -112,7 +121,8 @@ def test_user_memory_and_converted_tensors(tidlrt_standin) -> None:
     assert rep.transfers[0].reasons == ("user memory, not shared (alloc_shared)",)
 
 
-def test_session_runs_on_tidlrt_and_auto_says_which(tidlrt_standin, tmp_path: Path, monkeypatch) -> None:
+def test_session_runs_on_tidlrt_and_auto_says_which(tidlrt_standin, tmp_path: Path, monkeypatch,
+                                                    realdata: Path) -> None:  # a real 10.x mobilenet_v1
     lib = tidlrt_standin("T6P-d")
     src = next(p for p in corpus() if "mobilenet_v1" in p.name and tidl_io.load(p).family == "10.x")
     art = tmp_path / "artifacts"
@@ -148,7 +158,7 @@ def test_session_accepts_a_runtime_instance_for_one_subgraph(tidlrt_standin, tmp
         a, b = s.run(x)["feat"], m.run(x)["feat"]
         assert a.size == 60 and np.array_equal(a, b)
     (art / "two_tidl_io_1.bin").write_bytes(tidl_io.build(desc))
-    with pytest.raises(BufferMismatchError, match="a Runtime instance serves one subgraph, but .* has 2 "
+    with pytest.raises(OptionError, match="a Runtime instance serves one subgraph, but .* has 2 "
                                                   r"\(one, two\); pass a factory"):
         Session(art, runtime=MockC7xRuntime(desc))
 
@@ -215,9 +225,10 @@ def test_net_file_and_parameters_are_checked(tidlrt_standin, tmp_path: Path) -> 
         os.mkfifo(tmp_path / "fifo_tidl_net.bin")
         with pytest.raises(PathError, match=r"fifo_tidl_net.bin: is a FIFO \(named pipe\), not a regular file"):
             TidlRtRuntime(desc, tmp_path / "fifo_tidl_net.bin", library=lib)
-    with pytest.raises(TidlRtError, match=r"^core_start_idx: expected >= 0, found -1"):  # the argument's own name
+    with pytest.raises(OptionError, match=r"^TidlRtRuntime: core_start_idx must be >= 0, found -1"):  # its own name
         make(lib, "T4P-c", desc, core_start_idx=-1)
-    with pytest.raises(TidlRtError, match=r"target_priority: expected 0 \(highest\) .. 7 \(lowest\), found 8"):
+    with pytest.raises(OptionError, match=r"^TidlRtRuntime: target_priority must be 0 \(highest\) .. 7 \(lowest\), "
+                                          r"found 8"):
         make(lib, "T4P-c", desc, target_priority=8)
     with pytest.raises(TidlRtError, match=r"coreStartIdx = 2 was given, but this library's sTIDLRT_Params_t "
                                           r"\(layout T4P-c"):
@@ -284,11 +295,11 @@ def test_shared_memory_is_dirty_kept_alive_by_views_and_freed_once(tidlrt_standi
     gc.collect()
     assert c.TIDLRT_isSharedMem(ptr) == 0  # freed when the last view went
     assert not rt.is_shared(np.zeros(10, np.uint8))
-    with pytest.raises(BufferMismatchError, match="alloc_shared: alignment must be a power of two, found 3"):
+    with pytest.raises(OptionError, match="alloc_shared: alignment must be a power of two, found 3"):
         rt.alloc_shared(10, 3)
 
 
-def test_older_library_without_shared_memory_degrades(tidlrt_standin) -> None:
+def test_older_library_without_shared_memory_degrades(tidlrt_standin, realdata: Path) -> None:  # a real 8.x file
     lib = tidlrt_standin("T4P-c", variant="no-shared")
     desc = descs_for("T4P-c")[0]
     rt = make(lib, "T4P-c", desc)
@@ -301,10 +312,10 @@ def test_older_library_without_shared_memory_degrades(tidlrt_standin) -> None:
     bufs = [rt.alloc_shared(100, 4096) for _ in range(4)]  # by chance alone 4096-aligned once in 64 tries
     assert all(b.dtype == np.uint8 and b.shape == (100,) and b.ctypes.data % 4096 == 0 for b in bufs)
     assert not rt.is_shared(bufs[0])  # ordinary memory: the library cannot tell it is shared
-    with pytest.raises(BufferMismatchError, match="^alloc_shared: size must be an integer number of bytes, found "
-                                                  "str '3'"):
+    with pytest.raises(ArgumentTypeError, match="^alloc_shared: size: expected an integer number of bytes, found "
+                                                "str '3'"):
         rt.alloc_shared("3")  # type: ignore[arg-type]
-    with pytest.raises(BufferMismatchError, match="^alloc_shared: alignment must be a power of two, found 3$"):
+    with pytest.raises(OptionError, match="^alloc_shared: alignment must be a power of two, found 3$"):
         rt.alloc_shared(16, 3)
 
 

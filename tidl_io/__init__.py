@@ -18,11 +18,13 @@ from ._errors import (
     FormatError,
     GeometryError,
     LibraryNotFoundError,
+    OptionError,
     PathError,
     PathIsFolderError,
     PathNotFoundError,
     TensorNotFoundError,
     TidlIoError,
+    TidlIoWarning,
     TidlRtError,
 )
 from .descriptor import (
@@ -50,6 +52,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
     from .runtime.tidlrt import TidlRtRuntime
     from .session import Session
+    from .trace import load_calibration, load_traces
 
 __version__ = "0.1.0"
 
@@ -67,6 +70,7 @@ __all__ = [
     "LibraryNotFoundError",
     "MockC7xRuntime",
     "Network",
+    "OptionError",
     "PaddingReport",
     "PathError",
     "PathIsFolderError",
@@ -79,6 +83,7 @@ __all__ = [
     "TensorLayout",
     "TensorNotFoundError",
     "TidlIoError",
+    "TidlIoWarning",
     "TidlRtError",
     "TidlRtRuntime",
     "alloc_input",
@@ -93,7 +98,9 @@ __all__ = [
     "get_input_details",
     "get_output_details",
     "load",
+    "load_calibration",
     "load_net",
+    "load_traces",
     "make_descriptor",
     "native_info",
     "pack",
@@ -123,6 +130,7 @@ _LAZY = {
     "TidlRtRuntime": "runtime.tidlrt",
     "parse_od": "detection", "rows_from_outputs": "detection",
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
+    "load_calibration": "trace", "load_traces": "trace",
 }
 
 

@@ -9,9 +9,11 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["write_bytes_atomic"]
+__all__ = ["open_atomic", "write_bytes_atomic"]
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
@@ -20,13 +22,22 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     The new file keeps the mode of the file it replaces, else gets a plain write's mode
     (0o666 less the umask); the folder is fsynced after the rename so the rename is durable.
     """
+    with open_atomic(path) as fh:
+        fh.write(data)
+
+
+@contextlib.contextmanager
+def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A binary file to write that replaces ``path`` atomically when the block ends without
+    an exception (and is removed when it raises): for writers that stream, e.g. ``np.savez``.
+    Same mode and durability as :func:`write_bytes_atomic`."""
     target = Path(path)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):  # POSIX
                 os.fchmod(fh.fileno(), _mode_for(target))
-            fh.write(data)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -21,7 +21,7 @@ from typing import IO, Any, TypeVar
 
 import numpy as np
 
-from ._errors import ArgumentTypeError, BufferMismatchError, PathError, PathIsFolderError, PathNotFoundError
+from ._errors import ArgumentTypeError, OptionError, PathError, PathIsFolderError, PathNotFoundError
 
 T = TypeVar("T")
 
@@ -119,13 +119,27 @@ def as_array(value: Any, func: str, arg: str) -> np.ndarray:
 
 def check_choice(value: Any, allowed: tuple[str, ...], func: str, arg: str) -> str:
     """``value`` if it is one of the names ``allowed`` (exact case); an ArgumentTypeError
-    for a non-string, a BufferMismatchError (a ValueError) for another name."""
-    if isinstance(value, str) and value in allowed:
-        return str(value)
+    for a non-string, an :class:`OptionError` (a ValueError) for another name."""
+    if type(value) is str and value in allowed:  # the usual call
+        return value
     choices = ", ".join(map(repr, allowed))
     if not isinstance(value, str):
         raise wrong_kind(func, arg, value, f"one of {choices}")
-    raise BufferMismatchError(f"{func}: {arg} must be one of {choices}, found {value!r}")
+    if value in allowed:
+        return str(value)
+    raise OptionError(f"{func}: {arg} must be one of {choices}, found {value!r}")
+
+
+def check_int(value: Any, func: str, arg: str, minimum: int | None = None, what: str = "an integer") -> int:
+    """A whole number (Python or NumPy integer, not a bool) >= ``minimum``: an
+    ArgumentTypeError for another kind (a float, a string), an :class:`OptionError` (a
+    ValueError) below ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise wrong_kind(func, arg, value, what if minimum is None else f"{what} >= {minimum}")
+    number = int(value)
+    if minimum is not None and number < minimum:
+        raise OptionError(f"{func}: {arg} must be >= {minimum}, found {number}")
+    return number
 
 
 # ---- layout names ---------------------------------------------------------------------
@@ -145,7 +159,7 @@ def layout_name(value: object) -> str | None:
 
 def check_layout(value: Any, where: str, allowed: tuple[str, ...] = LAYOUTS) -> str:
     """The canonical name of layout ``value`` (any case) among ``allowed``; an
-    ArgumentTypeError for a non-string, a BufferMismatchError (a ValueError) for another name."""
+    ArgumentTypeError for a non-string, an :class:`OptionError` (a ValueError) for another name."""
     if type(value) is str and value in allowed:  # the usual call: nothing to normalise
         return value
     choices = ", ".join(map(repr, allowed))
@@ -153,7 +167,7 @@ def check_layout(value: Any, where: str, allowed: tuple[str, ...] = LAYOUTS) -> 
         raise wrong_kind(where, "layout", value, f"one of {choices} (any case)")
     name = layout_name(value)
     if name not in allowed:
-        raise BufferMismatchError(f"{where}: layout must be one of {choices} (any case), found {value!r}")
+        raise OptionError(f"{where}: layout must be one of {choices} (any case), found {value!r}")
     return name
 
 
@@ -179,6 +193,9 @@ def open_regular(path: str, expected: str) -> IO[bytes]:
         raise PathIsFolderError(path, f"is a folder; expected {expected}", errno.EISDIR) from None
     except OSError as exc:
         raise PathError(path, f"cannot open: {exc.strerror or exc}; expected {expected}", exc.errno) from None
+    except ValueError:  # "embedded null byte": no file name holds one
+        raise PathError(path, f"holds a NUL byte, which no file name can; expected {expected}",
+                        errno.EINVAL) from None
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):

@@ -37,7 +37,15 @@ class GeometryError(TidlIoError, ValueError):
 
 
 class BufferMismatchError(TidlIoError, ValueError):
-    """A buffer or user array does not fit the tensor it is used with."""
+    """A buffer or user array does not fit the tensor it is used with (its size, shape,
+    dtype, alignment or values). Not for options: a bad option value is an
+    :class:`OptionError`, an argument of the wrong kind an :class:`ArgumentTypeError`."""
+
+
+class OptionError(TidlIoError, ValueError):
+    """An option has the right kind but a value it does not take (``rounding="up"``,
+    ``stride=0``, ``max_bytes=-1``, ``core_num=-1``, ``--repeat 0``); also a ValueError.
+    The message names the function (or command-line option), what it takes and what it found."""
 
 
 class TensorNotFoundError(TidlIoError, KeyError):
@@ -85,7 +93,8 @@ class PathError(TidlIoError, OSError):
         super().__init__(errno, message, path)
 
     def __str__(self) -> str:
-        return f"{self.filename}: {self.strerror}"
+        name = self.filename if str(self.filename).isprintable() else repr(self.filename)
+        return f"{name}: {self.strerror}"
 
     def __reduce__(self) -> tuple[object, ...]:  # pickles with this __init__'s arguments
         return type(self), (self.filename, self.strerror, self.errno)
@@ -107,13 +116,19 @@ class PathIsFolderError(PathError, IsADirectoryError):
     """A folder where a file was expected (also an IsADirectoryError)."""
 
 
+class TidlIoWarning(UserWarning):
+    """A setting tidl_io does not understand (an environment variable's value, say) and
+    replaces by its default; the message names the setting, the value and what is used."""
+
+
 def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], label: str) -> np.ndarray:
     """``out`` if it is a writable numpy array of ``shape`` and one of ``dtypes`` (no
-    casting), else a :class:`BufferMismatchError` naming ``label`` and what was expected."""
+    casting); an :class:`ArgumentTypeError` if it is no array, a :class:`BufferMismatchError`
+    naming ``label`` and what was expected if it does not fit."""
     import numpy as np
 
     if not isinstance(out, np.ndarray):
-        raise BufferMismatchError(f"{label}: out must be a numpy array, found {type(out).__name__}")
+        raise ArgumentTypeError(f"{label}: out: expected a numpy array (or None), found {type(out).__name__}")
     if out.shape != tuple(shape):
         raise BufferMismatchError(f"{label}: out has shape {out.shape}, expected {tuple(shape)}")
     if out.dtype not in dtypes:
@@ -125,5 +140,5 @@ def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], l
 
 
 __all__ = ["AllocationLimitError", "ArgumentTypeError", "BufferMismatchError", "FormatError", "GeometryError",
-           "LibraryNotFoundError", "PathError", "PathIsFolderError", "PathNotFoundError",
-           "TidlIoError", "TidlRtError"]
+           "LibraryNotFoundError", "OptionError", "PathError", "PathIsFolderError", "PathNotFoundError",
+           "TidlIoError", "TidlIoWarning", "TidlRtError"]

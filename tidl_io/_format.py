@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .descriptor import Descriptor, ElementType, Tensor
+from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
 from .validate import Finding, own_findings
 
 if TYPE_CHECKING:
@@ -166,6 +166,16 @@ def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
     return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
 
 
+def shape_in_layout(t: Tensor) -> tuple[int, ...]:
+    """The logical shape in the tensor's own axis order: :attr:`Tensor.squeezed_shape` for
+    NCHW, channels last for NHWC ((1, 3, 224, 224) shows as (1, 224, 224, 3)), as
+    ``unpack(..., layout="NHWC")`` returns it."""
+    axes = t.squeezed_axes
+    if t.layout_code == TensorLayout.NHWC and 3 in axes:  # C (axis 3 of N, DIM1, DIM2, C, H, W) goes last
+        axes = tuple(a for a in axes if a != 3) + (3,)
+    return tuple(t.shape[a] for a in axes)
+
+
 def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset[str] = frozenset()
                  ) -> list[list[str]]:
     """Table rows; the index of a tensor whose label is in ``flagged`` gets a "!"."""
@@ -174,7 +184,7 @@ def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset
         head += ["pad L/T/R/B/Ch", "pitch line/ch/batch", "first @", "buffer elems", "bytes", "slack"]
     rows = [head]
     for t in tensors:
-        row = [f"{t.index}!" if t.label in flagged else str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, t.squeezed_shape)), t.layout,
+        row = [f"{t.index}!" if t.label in flagged else str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, shape_in_layout(t))), t.layout,
                _quant_text(t)]
         if physical:
             itemsize = None if t.element is None else _ITEMSIZES[t.element]

@@ -21,7 +21,8 @@ import re
 
 import numpy as np
 
-from ._errors import AllocationLimitError
+from ._check import found
+from ._errors import AllocationLimitError, ArgumentTypeError, OptionError
 
 __all__ = ["DEFAULT_MAX_ALLOC_BYTES", "ENV_MAX_ALLOC_BYTES", "aligned_zeros", "check_alloc", "max_alloc_bytes",
            "parse_size"]
@@ -49,20 +50,20 @@ def parse_size(text: str, name: str = ENV_MAX_ALLOC_BYTES) -> int:
     return int(match.group(1)) * (_UNITS[unit.lower()] if unit else 1)
 
 
-def max_alloc_bytes(max_bytes: int | None = None) -> int:
-    """The cap in force: ``max_bytes`` if given, else the environment variable, else 1 GiB."""
+def max_alloc_bytes(max_bytes: int | None = None, func: str | None = None) -> int:
+    """The cap in force: ``max_bytes`` if given, else the environment variable, else 1 GiB.
+
+    A ``max_bytes`` that is no integer (a string, a float, a bool) is an
+    :class:`ArgumentTypeError`, a negative one an :class:`OptionError`; the message names
+    ``func`` (the public function that took it) when given."""
     if max_bytes is not None:
-        if isinstance(max_bytes, bool):
-            raise AllocationLimitError(f"max_bytes={max_bytes!r}: expected a whole number of bytes >= 0")
-        try:
-            limit = operator.index(max_bytes)  # ints and numpy integers; not floats or strings
-        except TypeError:
-            raise AllocationLimitError(
-                f"max_bytes={max_bytes!r}: expected a whole number of bytes >= 0, found "
-                f"{type(max_bytes).__name__}"
-            ) from None
+        where = f"{func}: " if func else ""
+        if isinstance(max_bytes, bool) or not hasattr(max_bytes, "__index__"):
+            raise ArgumentTypeError(f"{where}max_bytes: expected a whole number of bytes >= 0 (an int) or None, "
+                                    f"found {found(max_bytes)}")
+        limit = operator.index(max_bytes)  # ints and numpy integers
         if limit < 0:
-            raise AllocationLimitError(f"max_bytes={limit}: expected a whole number of bytes >= 0")
+            raise OptionError(f"{where}max_bytes must be a whole number of bytes >= 0, found {limit}")
         return limit
     raw = os.environ.get(ENV_MAX_ALLOC_BYTES)
     if raw is None or not raw.strip():
@@ -78,14 +79,14 @@ def _human(nbytes: int) -> str:
     return f"{nbytes} B"
 
 
-def check_alloc(nbytes: int, what: str, max_bytes: int | None = None) -> None:
+def check_alloc(nbytes: int, what: str, max_bytes: int | None = None, func: str | None = None) -> None:
     """Raise :class:`AllocationLimitError` if allocating ``nbytes`` for ``what`` would
     exceed the cap (see :func:`max_alloc_bytes`). Touches no memory.
 
     ``nbytes`` must be computed with Python ints (never NumPy fixed-width products,
     which wrap): any size, however large, is compared exactly.
     """
-    limit = max_alloc_bytes(max_bytes)
+    limit = max_alloc_bytes(max_bytes, func)
     if nbytes < 0:
         raise AllocationLimitError(f"{what}: cannot allocate a negative size ({nbytes} bytes)")
     if nbytes > limit:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ._check import wrong_kind
 from ._errors import BufferMismatchError, GeometryError
 from ._layouts import CF, CL, check_shape
 from .geometry import BufferGeometry
@@ -71,18 +72,28 @@ def _plan(tensor: Tensor) -> _Plan:
 
 # ---- caller memory ----------------------------------------------------------------------
 
-def _raw_bytes(memory: Any, label: str, what: str) -> np.ndarray:
+def _raw_bytes(memory: Any, label: str, what: str, func: str) -> np.ndarray:
+    """``memory``'s bytes as a flat uint8 array (a view): an ArgumentTypeError naming ``func``
+    for an object without the buffer protocol (None, a str, a list), a BufferMismatchError
+    for a buffer that is not one contiguous block."""
+    if memory is None or isinstance(memory, (str, list, tuple, dict, set, frozenset, int, float)):
+        raise wrong_kind(func, what, memory, "a numpy array or a bytes-like buffer (bytearray, memoryview, "
+                         "mmap, ...)", f" ({label})")
     try:
         return np.frombuffer(memory, np.uint8)
-    except (TypeError, ValueError, BufferError) as exc:
+    except TypeError:
+        raise wrong_kind(func, what, memory, "a numpy array or a bytes-like buffer (bytearray, memoryview, "
+                         "mmap, ...)", f" ({label})") from None
+    except (ValueError, BufferError) as exc:
         raise BufferMismatchError(f"{label}: {what} of type {type(memory).__name__} is not a contiguous "
                                   f"buffer: {exc}") from None
 
 
-def _typed(plan: _Plan, buf: Any, what: str) -> np.ndarray:
-    """``buf`` as a flat contiguous array of the element dtype (a view, never a copy)."""
+def _typed(plan: _Plan, buf: Any, what: str, func: str) -> np.ndarray:
+    """``buf`` as a flat contiguous array of the element dtype (a view, never a copy);
+    ``func`` is the public function that took it (for an argument of the wrong kind)."""
     if not isinstance(buf, np.ndarray):
-        buf = _raw_bytes(buf, plan.label, what)
+        buf = _raw_bytes(buf, plan.label, what, func)
     if buf.ndim != 1:
         raise BufferMismatchError(f"{plan.label}: {what} must be a flat 1-D buffer (as alloc_input gives), "
                                   f"found shape {buf.shape}")

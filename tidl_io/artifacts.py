@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -28,12 +28,17 @@ from ._check import check_path, layout_name
 from ._errors import FormatError, PathError, PathNotFoundError
 from .detection import Formatter
 
+if TYPE_CHECKING:
+    from .descriptor import Descriptor
+    from .tensor import Tensor
+
 __all__ = [
     "IO_FILE_PATTERNS",
     "Artifacts",
     "ModelParams",
     "OnnxrtMetadata",
     "SubgraphInfo",
+    "check_one_model",
     "find_artifacts",
     "find_io_files",
     "locate_io_files",
@@ -51,8 +56,17 @@ IO_FILE_PATTERNS = ("*tidl_io_1.bin", "*tidl_io_*_1.bin")
 
 
 def find_io_files(folder: str | os.PathLike[str]) -> list[Path]:
-    """The io descriptor files directly inside ``folder``, sorted by name."""
+    """The io descriptor files directly inside ``folder``, sorted by name (empty when it holds
+    none). A missing folder is a :class:`~tidl_io.PathNotFoundError`, a file or anything else
+    that is no folder a :class:`~tidl_io.PathError`."""
     base = Path(check_path(folder, "find_io_files", "folder"))
+    if not base.is_dir():
+        if not base.exists():
+            raise PathNotFoundError(str(base), "no such folder; expected a folder of *_tidl_io_1.bin files",
+                                    errno.ENOENT)
+        what = "is a file, not a folder" if base.is_file() else "is not a folder"
+        raise PathError(str(base), f"{what}; expected a folder of *_tidl_io_1.bin files (to read "
+                        f"one file use tidl_io.load(path))", errno.ENOTDIR)
     return sorted({p for pattern in IO_FILE_PATTERNS for p in base.glob(pattern) if p.is_file()})
 
 
@@ -289,6 +303,39 @@ def _net_file(io: Path) -> Path | None:
         raise PathError(str(candidate), "is not a regular file; expected the network file beside "
                         f"{io.name} (or nothing there)", errno.EINVAL)
     return None
+
+
+def check_one_model(io_files: Sequence[Path], descs: Sequence[Descriptor]) -> None:
+    """Refuse io files that cannot be the subgraphs of one compiled model, with a
+    :class:`~tidl_io.FormatError` saying "these are not one model" and why: descriptors of
+    different TIDL layouts (one compile writes one), an output made by two subgraphs, or a
+    tensor that two subgraphs take, or one takes from another, with different sizes."""
+    if len(descs) < 2:
+        return
+    folder = io_files[0].parent
+
+    def refuse(why: str) -> None:
+        raise FormatError(str(folder), f"these are not one model: {why}; give one io file, or a folder holding "
+                          f"the artifacts of one model")
+
+    first, first_desc = io_files[0], descs[0]
+    for io, desc in zip(io_files[1:], descs[1:]):
+        if desc.layout.key != first_desc.layout.key:
+            refuse(f"{first.name} is {first_desc.layout.description} but {io.name} is {desc.layout.description}")
+    made: dict[str, tuple[Path, Tensor]] = {}
+    taken: dict[str, tuple[Path, Tensor]] = {}
+    for io, desc in zip(io_files, descs):
+        for t in desc.inputs:
+            seen = made.get(t.name) or taken.get(t.name)
+            if seen is not None and seen[1].size != t.size:
+                verb = "makes" if t.name in made else "takes"
+                refuse(f"{io.name} takes {t.name!r} of {t.size} elements {t.shape} but {seen[0].name} {verb} it "
+                       f"with {seen[1].size} {seen[1].shape}")
+            taken.setdefault(t.name, (io, t))
+        for t in desc.outputs:
+            if t.name in made:
+                refuse(f"output {t.name!r} is made by both {made[t.name][0].name} and {io.name}")
+            made[t.name] = (io, t)
 
 
 def _natural(s: str) -> list[Any]:

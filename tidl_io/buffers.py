@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,7 +37,7 @@ import numpy as np
 
 from . import _native
 from ._blocked import view_reshape
-from ._check import as_array, check_flag, check_kind
+from ._check import as_array, check_flag, check_int, check_kind, wrong_kind
 from ._errors import BufferMismatchError, check_out
 from ._layouts import parse_layout as _parse_layout
 from ._limits import aligned_zeros, check_alloc
@@ -68,6 +67,7 @@ from .quant import (
     _qparams,
     _quantize_into,
     _scratch_elems,
+    nan_policy,
 )
 
 __all__ = [
@@ -92,8 +92,8 @@ def _aligned_zeros(count: int, dtype: np.dtype) -> np.ndarray:
     return aligned_zeros(count * dtype.itemsize, ALIGNMENT).view(dtype)
 
 
-def _alloc(plan: _Plan, max_bytes: int | None) -> np.ndarray:
-    check_alloc(plan.size * plan.itemsize, plan.label, max_bytes)
+def _alloc(plan: _Plan, max_bytes: int | None, func: str) -> np.ndarray:
+    check_alloc(plan.size * plan.itemsize, plan.label, max_bytes, func)
     return _aligned_zeros(plan.size, plan.dtype)
 
 
@@ -105,25 +105,36 @@ def alloc_input(desc: Descriptor, key: int | str, *, max_bytes: int | None = Non
     geometry and :class:`AllocationLimitError` above the cap (``max_bytes`` or
     ``TIDL_IO_MAX_ALLOC_BYTES``, default 1 GiB) before touching memory.
     """
-    return _alloc(_plan(check_kind(desc, Descriptor, "alloc_input", "desc").input(key)), max_bytes)
+    tensor = check_kind(desc, Descriptor, "alloc_input", "desc").input(_key(key, "alloc_input"))
+    return _alloc(_plan(tensor), max_bytes, "alloc_input")
 
 
 def alloc_output(desc: Descriptor, key: int | str, *, max_bytes: int | None = None) -> np.ndarray:
     """A NEW zero-filled flat buffer for output ``key``; see :func:`alloc_input`."""
-    return _alloc(_plan(check_kind(desc, Descriptor, "alloc_output", "desc").output(key)), max_bytes)
+    tensor = check_kind(desc, Descriptor, "alloc_output", "desc").output(_key(key, "alloc_output"))
+    return _alloc(_plan(tensor), max_bytes, "alloc_output")
 
 
 def alloc_inputs(desc: Descriptor, *, max_bytes: int | None = None) -> dict[str, np.ndarray]:
     """NEW buffers for every input, keyed by name (in slot order)."""
-    return _alloc_all(check_kind(desc, Descriptor, "alloc_inputs", "desc").inputs, max_bytes)
+    return _alloc_all(check_kind(desc, Descriptor, "alloc_inputs", "desc").inputs, max_bytes, "alloc_inputs")
 
 
 def alloc_outputs(desc: Descriptor, *, max_bytes: int | None = None) -> dict[str, np.ndarray]:
     """NEW buffers for every output, keyed by name (in slot order)."""
-    return _alloc_all(check_kind(desc, Descriptor, "alloc_outputs", "desc").outputs, max_bytes)
+    return _alloc_all(check_kind(desc, Descriptor, "alloc_outputs", "desc").outputs, max_bytes, "alloc_outputs")
 
 
-def _alloc_all(tensors: tuple[Tensor, ...], max_bytes: int | None) -> dict[str, np.ndarray]:
+def _key(key: Any, func: str) -> int | str:
+    """A tensor index or name, or an ArgumentTypeError naming ``func`` (desc.input(key) checks the value)."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        return int(key)
+    raise wrong_kind(func, "key", key, f"an {func.split('_')[1]} index (int) or name (str)")
+
+
+def _alloc_all(tensors: tuple[Tensor, ...], max_bytes: int | None, func: str) -> dict[str, np.ndarray]:
     seen: dict[str, Tensor] = {}
     for t in tensors:
         if t.name in seen:
@@ -131,7 +142,7 @@ def _alloc_all(tensors: tuple[Tensor, ...], max_bytes: int | None) -> dict[str, 
                                       f"cannot hold both: allocate by index")
         seen[t.name] = t
     plans = [_plan(t) for t in tensors]  # every geometry is checked before anything is allocated
-    return {t.name: _alloc(p, max_bytes) for t, p in zip(tensors, plans)}
+    return {t.name: _alloc(p, max_bytes, func) for t, p in zip(tensors, plans)}
 
 
 def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None = None) -> np.ndarray:
@@ -146,8 +157,10 @@ def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None
     with :func:`check_padding`.
     """
     plan = _plan(check_kind(tensor, Tensor, "as_buffer", "tensor"))
-    offset, align = _whole(offset, "offset", plan.label), _whole(0 if align is None else align, "align", plan.label)
-    raw = _raw_bytes(memory, plan.label, "memory")
+    where = f"as_buffer: {plan.label}"
+    offset = check_int(offset, where, "offset", 0, "a whole number of bytes")
+    align = 0 if align is None else check_int(align, where, "align", 0, "a whole number of bytes (or None)")
+    raw = _raw_bytes(memory, plan.label, "memory", "as_buffer")
     need = plan.size * plan.itemsize
     if offset < 0 or raw.size - offset < need:
         raise BufferMismatchError(
@@ -161,17 +174,6 @@ def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None
         raise BufferMismatchError(f"{plan.label}: memory at offset {offset} (address {address:#x}) is not "
                                   f"{align}-byte aligned (it is {address % align} bytes past a boundary)")
     return raw[offset:offset + need].view(plan.dtype)
-
-
-def _whole(value: Any, what: str, label: str) -> int:
-    """A non-negative whole number of bytes, or a BufferMismatchError naming ``what``."""
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise BufferMismatchError(f"{label}: {what} must be a whole number of bytes, found {value!r}") from None
-    if number < 0:
-        raise BufferMismatchError(f"{label}: {what} must be >= 0, found {number}")
-    return number
 
 
 # ---- views ------------------------------------------------------------------------------
@@ -188,7 +190,7 @@ def view(tensor: Tensor, buf: Any) -> np.ndarray:
     (1, 1, 1, 3, 224, 224)
     """
     plan = _plan(check_kind(tensor, Tensor, "view", "tensor"))
-    return _view6(plan, _typed(plan, buf, "buf"))
+    return _view6(plan, _typed(plan, buf, "buf", "view"))
 
 
 # ---- layout change ----------------------------------------------------------------------
@@ -251,17 +253,17 @@ def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", round
     plan = _plan(check_kind(tensor, Tensor, "pack", "tensor"))
     qp = _qparams(tensor)
     if type(rounding) is not str or rounding not in ROUNDINGS:
-        _check_choice(rounding, ROUNDINGS, "rounding")
+        _check_choice(rounding, ROUNDINGS, "rounding", "pack")
     if type(nan) is not str or nan not in NAN_MODES:
-        _check_choice(nan, NAN_MODES, "nan")
-    layout, channels_last, rank3 = _parse_layout(layout, plan.label)
+        _check_choice(nan, NAN_MODES, "nan", "pack")
+    layout, channels_last, rank3 = _parse_layout(layout, f"pack: {plan.label}")
     xa = x if type(x) is np.ndarray else as_array(x, "pack", "x")
     how = _conversion(qp, xa.dtype, "data")
     _check_user_shape(plan, xa, channels_last, rank3, layout)
     if out is None:
-        buf = _alloc(plan, max_bytes)
+        buf = _alloc(plan, max_bytes, "pack")
     else:
-        buf = _typed(plan, out, "out")
+        buf = _typed(plan, out, "out", "pack")
         if not buf.flags.writeable:
             raise BufferMismatchError(f"{plan.label}: out is read-only")
     try:
@@ -294,8 +296,7 @@ def _pack_native(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_
     nans = _native.quantize_at(call, _native._address(buf) + plan.first * plan.itemsize, _native._address(x))
     if nans is None:
         return False
-    if nans and nan == "error":
-        raise _NanFound
+    nan_policy(nan, bool(nans))
     return True
 
 
@@ -387,9 +388,9 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
     (1, 64, 96, 192)
     """
     plan = _plan(check_kind(tensor, Tensor, "unpack", "tensor"))
-    _, channels_last, rank3 = _parse_layout(layout, plan.label)
+    _, channels_last, rank3 = _parse_layout(layout, f"unpack: {plan.label}")
     dequantize, squeeze = check_flag(dequantize, "unpack", "dequantize"), check_flag(squeeze, "unpack", "squeeze")
-    typed = _typed(plan, buf, "buf")
+    typed = _typed(plan, buf, "buf", "unpack")
     shape = _out_shape(tensor, squeeze, channels_last, rank3)
     if not dequantize and out is None:
         v6 = _view6(plan, typed)
@@ -400,10 +401,10 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
     else:
         dtypes = (plan.dtype,)
     if out is None:
-        check_alloc(math.prod(shape) * 4, plan.label, max_bytes)
+        check_alloc(math.prod(shape) * 4, plan.label, max_bytes, "unpack")
         result = np.empty(shape, np.float32)
     else:
-        result = check_out(out, shape, dtypes, plan.label)
+        result = check_out(out, shape, dtypes, f"unpack: {plan.label}")
         if np.may_share_memory(result, typed):  # out over the buffer's own bytes: read it first
             typed = typed.copy()
     scratch_elems = _scratch_elems(result.nbytes, 8)

@@ -1,4 +1,5 @@
-"""``tidl-io`` command line: ``inspect``, ``validate``, ``demo``, ``run``, ``info`` and ``doctor``. No logic lives here.
+"""``tidl-io`` command line: ``inspect``, ``validate``, ``demo``, ``run``, ``info``, ``doctor``, ``golden`` and
+``compare`` (the last two in :mod:`tidl_io.trace.commands`). No logic lives here.
 
 ``inspect`` takes io descriptors (``*_tidl_io_1.bin``), nets (``*_tidl_net.bin``) and artifacts
 folders (each subgraph's io descriptor, then its net).
@@ -170,6 +171,9 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     items = [(str(target), item) for target, item in _items(args.paths, errors, err)]
     status = EXIT_INVALID if errors else EXIT_OK
     dest = args.output
+    if not items and dest not in (None, "-"):  # nothing to show: no error-only page, no empty folder
+        print(f"tidl-io: error: no descriptor could be read; nothing written to {dest}", file=err)
+        return EXIT_INVALID
     try:
         if args.html:
             from ._html import render_html
@@ -278,6 +282,17 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _count(text: str) -> int:
+    """An argparse type: a whole number >= 1 (argparse names the option and exits 2 otherwise)."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
+    return value
+
+
 # ---- doctor: do the files of a compiled model agree? (issue 16) ----------------------------
 
 def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -366,7 +381,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="auto (default): TIDL-RT when its library loads and can run here (its first create is "
                         "tried in a child process), else the mock")
     r.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input array (repeatable)")
-    r.add_argument("--repeat", type=int, default=10, metavar="N", help="timed runs after one warm-up (default 10)")
+    r.add_argument("--repeat", type=_count, default=10, metavar="N", help="timed runs after one warm-up (default 10)")
     r.add_argument("--json", action="store_true", help="machine-readable timings (seconds) and summary")
     r.add_argument("--trace", action="store_true", help="TIDL-RT with trace_log_level 2 and trace_write_level 1")
     r.set_defaults(run=_cmd_run)
@@ -376,6 +391,10 @@ def _parser() -> argparse.ArgumentParser:
                                    "whether its shared memory works, and the Python and NumPy versions.")
     i.set_defaults(run=_cmd_info)
     _add_doctor(sub)
+
+    from .trace.commands import add_commands  # golden, compare (their imports happen when they run)
+
+    add_commands(sub)
     return parser
 
 

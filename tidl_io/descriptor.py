@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ._check import check_kind, check_path, open_regular, read_limited, wrong_kind
-from ._errors import FormatError, PathError, TensorNotFoundError
+from ._errors import FormatError, OptionError, PathError, TensorNotFoundError
 from ._limits import check_alloc, max_alloc_bytes
 from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
 from .artifacts import IO_FILE_PATTERNS, find_io_files, locate_io_files
@@ -168,7 +168,7 @@ def parse(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> Desc
         raise wrong_kind("parse", "source", source, "a str naming the data in messages")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         hint = "; to read a file, use tidl_io.load(path)" if isinstance(data, (str, os.PathLike)) else ""
-        raise FormatError(source, f"expected the file's bytes, found {type(data).__name__}{hint}")
+        raise wrong_kind("parse", "data", data, "the file's bytes (bytes, bytearray or memoryview)", hint)
     data = bytes(data)
     layout = layout_by_size().get(len(data))
     if layout is not None:
@@ -293,7 +293,8 @@ def make_descriptor(
 
     Unset fields are zero, like TIDL's zero-filled struct; ``numInputBuf`` and
     ``numOutputBuf`` default to the number of tensors given. An unknown family, a field
-    the layout lacks, or a value its C type cannot hold raise :class:`FormatError`.
+    the layout lacks, or a value its C type cannot hold raise :class:`FormatError`; a
+    ``family``/``cores`` pair that names no layout an :class:`OptionError`.
     """
     if not isinstance(family, str):
         raise wrong_kind("make_descriptor", "family", family, "a layout family such as '10.x'")
@@ -309,8 +310,8 @@ def make_descriptor(
         raise wrong_kind("make_descriptor", "subgraphs", subgraphs, "an iterable of Descriptors")
     try:
         layout = find_layout(family, cores)
-    except ValueError as exc:
-        raise FormatError(source, str(exc)) from None
+    except ValueError as exc:  # a value make_descriptor does not take
+        raise OptionError(f"make_descriptor: family and cores must name a layout: {exc}") from None
     values: dict[str, Any] = {}
     for m in layout.header_members:
         values[m.name] = 0

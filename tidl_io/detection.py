@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from ._check import as_array
-from ._errors import BufferMismatchError, FormatError
+from ._check import as_array, wrong_kind
+from ._errors import BufferMismatchError, FormatError, OptionError
 
 __all__ = [
     "OD_HEADER_NBYTES",
@@ -217,13 +217,15 @@ def build_od(
     need = _BOX_NBYTES + _KEYPOINT_NBYTES * num_keypoints + (_POSE_NBYTES if has_pose else 0)
     size = need if obj_info_size is None else int(obj_info_size)
     if size < need or size % 4:
-        raise BufferMismatchError(f"build_od: obj_info_size must be a multiple of 4 and >= {need}, got {size}")
+        raise OptionError(f"build_od: obj_info_size must be a multiple of 4 and >= {need}, found {size}")
     cap = k if capacity is None else int(capacity)
     if k > cap:
         raise BufferMismatchError(f"build_od: {k} detections do not fit a capacity of {cap} records")
     total = (OD_HEADER_NBYTES + cap * size) // 4
     if out is None:
         out = np.zeros(total, np.float32)
+    elif not isinstance(out, np.ndarray):
+        raise wrong_kind("build_od", "out", out, "a 1-D float32 numpy array or None")
     elif out.dtype != np.float32 or out.ndim != 1 or out.shape[0] < total:
         raise BufferMismatchError(f"out: expected a 1-D float32 array of >= {total} elements, found "
                                   f"{out.dtype} {out.shape}")
@@ -301,15 +303,14 @@ def apply_formatter(rows: Any, formatter: Formatter | Mapping[str, Any] | None) 
     return out
 
 
-def _formatter(formatter: Any) -> Formatter | None:
-    """A Formatter from what the helpers accept, or a BufferMismatchError naming the argument."""
+def _formatter(formatter: Any, func: str = "apply_formatter") -> Formatter | None:
+    """A Formatter from what the helpers accept, or an ArgumentTypeError naming the argument."""
     if formatter is None or isinstance(formatter, Formatter):
         return formatter
     if isinstance(formatter, Mapping):
         return Formatter.from_mapping(formatter)
-    raise BufferMismatchError(f"formatter: expected a Formatter, a mapping with name/src_indices/dst_indices "
-                              f"(param.yaml's postprocess.formatter) or None, found {type(formatter).__name__} "
-                              f"{formatter!r}")
+    raise wrong_kind(func, "formatter", formatter, "a Formatter, a mapping with name/src_indices/dst_indices "
+                     "(param.yaml's postprocess.formatter) or None")
 
 
 def rows_from_dets_labels(dets: Any, labels: Any, formatter: Formatter | Mapping[str, Any] | None = None
@@ -368,9 +369,9 @@ def rows_from_outputs(outputs: Mapping[str, Any], formatter: Formatter | Mapping
     (x1, y1, x2, y2, score, label) before formatting); else one float output parsed as
     TIDL's detection-layer format. Returns a new float32 [K, 6] array."""
     if not isinstance(outputs, Mapping):
-        raise BufferMismatchError(f"outputs: expected a mapping output name -> array (what Session.run returns), "
-                                  f"found {type(outputs).__name__}")
-    formatter = _formatter(formatter)
+        raise wrong_kind("rows_from_outputs", "outputs", outputs,
+                         "a mapping output name -> array (what Session.run returns)")
+    formatter = _formatter(formatter, "rows_from_outputs")
     names = list(outputs)
     if "dets" in outputs and "labels" in outputs:
         return rows_from_dets_labels(outputs["dets"], outputs["labels"], formatter)

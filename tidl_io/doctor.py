@@ -30,7 +30,14 @@ from typing import Any
 import numpy as np
 
 from ._check import wrong_kind
-from ._errors import FormatError, LibraryNotFoundError, TensorNotFoundError, TidlIoError, TidlRtError
+from ._errors import (
+    FormatError,
+    LibraryNotFoundError,
+    OptionError,
+    TensorNotFoundError,
+    TidlIoError,
+    TidlRtError,
+)
 from ._schema import Layout, layouts
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
 from .net import IoLink, Layer, Network, load_net
@@ -109,14 +116,15 @@ _EXPLAIN = (  # (pattern, what the number is)
 def parse_explain(text: str) -> tuple[str, int]:
     """What a TI message's number names: ``("dataId", 20)`` for ``"DIM Error - For Tensor
     20"`` (TIDL-RT numbers tensors by dataId), or a bare ``"20"``; ``("layer", 5)`` for
-    ``"Layer 5"`` (the layer's index in execution order). FormatError if it has no number."""
+    ``"Layer 5"`` (the layer's index in execution order). An OptionError (a ValueError) if it
+    has no number; an ArgumentTypeError if it is no str."""
     if not isinstance(text, str):
         raise wrong_kind("parse_explain", "text", text, "a str (a TI message such as 'DIM Error - For Tensor 20')")
     for pattern, kind in _EXPLAIN:
         m = pattern.search(text)
         if m:
             return kind, int(m.group(1))
-    raise FormatError("--explain", f"expected a message naming 'Tensor N', 'dataId N' or 'Layer N', or a "
+    raise OptionError(f"--explain must be a message naming 'Tensor N', 'dataId N' or 'Layer N', or a "
                       f"number (a dataId), found {text!r}")
 
 
@@ -142,7 +150,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     ``check_library=False`` skips that check. ``explain``: TI messages or numbers to name
     (see :func:`parse_explain`). Never raises for what it finds; a missing ``path`` is an
     error finding too; only arguments of the wrong kind and an ``explain`` text without a
-    number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.FormatError`)."""
+    number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`)."""
     from ._check import check_flag, check_path
     from .artifacts import _natural, _net_candidate, _net_file, _subgraph_name
 

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ._errors import BufferMismatchError, GeometryError
+from ._check import check_choice
+from ._errors import GeometryError, OptionError
 from ._limits import check_alloc
 from .descriptor import Descriptor, Tensor
 from .detection import OD_HEADER_NBYTES, build_od
@@ -309,8 +310,7 @@ def color_boxes(desc: Descriptor, *, colors: Sequence[tuple[str, tuple[int, int,
     ``input_scale``, e.g. 255 for a [0, 1] input), score = fraction of the box those pixels
     fill, label = the colour's index. Boxes are normalised to [0, 1]: x1 = col0 / W,
     x2 = (col1 + 1) / W (same for y). Rows come sorted by score, highest first."""
-    if channel_order not in ("RGB", "BGR"):
-        raise BufferMismatchError(f"color_boxes: channel_order must be 'RGB' or 'BGR', got {channel_order!r}")
+    check_choice(channel_order, ("RGB", "BGR"), "color_boxes", "channel_order")
     refs = np.array([c for _, c in colors], dtype=np.float64).reshape(-1, 3)
     if channel_order == "BGR":
         refs = refs[:, ::-1]
@@ -389,16 +389,16 @@ def resolve_model(spec: Model | str | Mapping[str, Any] | None, desc: Descriptor
             try:
                 loaded = yaml.safe_load(spec)
             except yaml.YAMLError as exc:
-                raise GeometryError(f"model spec is not a built-in name ({', '.join(_BUILTINS)}) nor valid YAML: "
-                                    f"{exc}") from None
+                raise OptionError(f"model spec is not a built-in name ({', '.join(_BUILTINS)}) nor valid YAML: "
+                                  f"{exc}") from None
             if not isinstance(loaded, Mapping):
-                raise GeometryError(f"model {spec!r}: expected a built-in name ({', '.join(_BUILTINS)}) or a "
-                                    "mapping with a 'model' key")
+                raise OptionError(f"model {spec!r}: expected a built-in name ({', '.join(_BUILTINS)}) or a "
+                                  "mapping with a 'model' key")
             spec = loaded
     args = dict(spec)
     name = args.pop("model", None)
     if name not in _BUILTINS:
-        raise GeometryError(f"model spec: 'model' must be one of {', '.join(_BUILTINS)}, found {name!r}")
+        raise OptionError(f"model spec: 'model' must be one of {', '.join(_BUILTINS)}, found {name!r}")
     try:
         if name == "identity":
             return identity(desc, **args)
@@ -412,4 +412,4 @@ def resolve_model(spec: Model | str | Mapping[str, Any] | None, desc: Descriptor
             return chain(desc, **args)
         return detection(desc, **args)
     except TypeError as exc:
-        raise GeometryError(f"model {name!r}: bad arguments {sorted(args)}: {exc}") from None
+        raise OptionError(f"model {name!r}: bad arguments {sorted(args)}: {exc}") from None

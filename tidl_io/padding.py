@@ -55,7 +55,7 @@ def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
     strided passes.
     """
     plan = _plan(check_kind(tensor, Tensor, "check_padding", "tensor"))
-    typed = _typed(plan, buf, "buf")
+    typed = _typed(plan, buf, "buf", "check_padding")
     span = min(typed.size, plan.size)
     bits = typed[:span].view(np.dtype(f"u{plan.itemsize}"))
     checked = dirty = 0

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _blocked, _native
 from ._check import as_array, check_flag, wrong_kind
-from ._errors import BufferMismatchError, GeometryError, check_out
+from ._errors import BufferMismatchError, GeometryError, OptionError, check_out
 
 __all__ = ["PermutePlan", "permute", "plan_permute"]
 
@@ -87,23 +87,27 @@ def plan_permute(shape: Sequence[int], perm: Sequence[int], itemsize: int) -> Pe
     count from the end). Raises :class:`~tidl_io.GeometryError` for a bad shape, permutation or
     itemsize.
     """
-    shape_t, perm_t = _ints(shape, "shape", "dims"), _ints(perm, "perm", "axes")
+    return _checked_plan(shape, perm, itemsize, "plan_permute")
+
+
+def _checked_plan(shape: Any, perm: Any, itemsize: Any, func: str) -> PermutePlan:
+    shape_t, perm_t = _ints(shape, "shape", "dims", func), _ints(perm, "perm", "axes", func)
     if isinstance(itemsize, bool) or not hasattr(itemsize, "__index__"):
-        raise wrong_kind("plan_permute", "itemsize", itemsize, "an integer >= 1 (bytes per element)")
+        raise wrong_kind(func, "itemsize", itemsize, "an integer >= 1 (bytes per element)")
     return _plan(shape_t, perm_t, operator.index(itemsize))
 
 
-def _ints(value: Any, arg: str, what: str) -> tuple[int, ...]:
-    """A shape or permutation as a tuple of ints: a wrong kind of argument (not a
-    sequence) is an ArgumentTypeError, non-integer entries a GeometryError."""
+def _ints(value: Any, arg: str, what: str, func: str = "permute") -> tuple[int, ...]:
+    """A shape or permutation as a tuple of ints: anything else (not a sequence, or
+    entries that are not integers: floats, strings, bools) is an ArgumentTypeError."""
     try:
         items = tuple(value)
     except TypeError:
-        raise wrong_kind("permute", arg, value, f"a sequence of integers ({what})") from None
-    try:
-        return tuple(map(operator.index, items))
-    except TypeError:
-        raise GeometryError(f"permute: {arg} {items!r}: expected integers ({what})") from None
+        raise wrong_kind(func, arg, value, f"a sequence of integers ({what})") from None
+    if any(isinstance(i, bool) or not hasattr(i, "__index__") for i in items):
+        raise wrong_kind(func, arg, value, f"a sequence of integers ({what})",
+                         f" {items!r}" if len(repr(items)) <= 60 else "")
+    return tuple(map(operator.index, items))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -179,13 +183,14 @@ def permute(x: np.ndarray, perm: Sequence[int], out: np.ndarray | None = None,
       general class are refused with :class:`~tidl_io.BufferMismatchError`.
 
     Any dtype (object arrays too). Raises :class:`~tidl_io.GeometryError` for a bad ``perm`` and
-    :class:`~tidl_io.BufferMismatchError` for an unusable ``out`` or ``inplace`` request.
+    :class:`~tidl_io.BufferMismatchError` for an ``out`` or an in-place ``x`` that does not fit
+    (:class:`~tidl_io.OptionError` for ``out=`` together with ``inplace=True``).
     """
     x = as_array(x, "permute", "x")
-    plan = plan_permute(x.shape, perm, x.itemsize)
+    plan = _checked_plan(x.shape, perm, x.itemsize, "permute")
     if check_flag(inplace, "permute", "inplace"):
         if out is not None:
-            raise BufferMismatchError("permute: pass either out= or inplace=True, not both")
+            raise OptionError("permute: pass either out= or inplace=True, not both")
         return _permute_inplace(x, plan)
     if out is None:
         if plan.kind == RESHAPE:

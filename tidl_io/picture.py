@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ._format import shape_in_layout
 from .descriptor import Descriptor, Tensor, TensorLayout
 
 __all__ = ["svg_files", "tensor_svg"]
@@ -130,7 +131,7 @@ def tensor_svg(t: Tensor, uid: str = "t") -> str:
     problem = _geometry_problem(t)
     nhwc = t.layout_code == TensorLayout.NHWC
     dtype = "?" if element is None else element.dtype.name
-    shape = "x".join(map(str, t.squeezed_shape))
+    shape = "x".join(map(str, shape_in_layout(t)))
     svg.text(10, 20, f"{t.kind} {t.index}  {_short(t.name, 70)}", 14, weight="bold",
              attrs=' data-key="name"')
     svg.text(10, 38, f"{dtype} {t.layout} {shape}  ·  buffer {t.buffer_size} elements = "

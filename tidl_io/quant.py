@@ -43,12 +43,12 @@ from typing import Any
 import numpy as np
 
 from . import _native
-from ._check import as_array, check_kind
+from ._check import as_array, check_choice, check_kind
 from ._errors import BufferMismatchError, GeometryError, check_out
 from ._limits import check_alloc
 from .descriptor import Tensor
 
-__all__ = ["dequantize", "quantize"]
+__all__ = ["dequantize", "dequantize_codes", "quantize"]
 
 ROUNDINGS = ("trunc", "nearest")
 NAN_MODES = ("error", "zero")
@@ -102,9 +102,19 @@ def _compute_dtype(src: np.dtype, qp: _QParams) -> np.dtype:
     return np.dtype(np.float32)
 
 
-def _check_choice(value: str, allowed: tuple[str, ...], what: str) -> None:
-    if not isinstance(value, str) or value not in allowed:
-        raise BufferMismatchError(f"{what} must be one of {', '.join(map(repr, allowed))}, found {value!r}")
+def _check_choice(value: str, allowed: tuple[str, ...], what: str, func: str = "quantize") -> None:
+    """``rounding=`` / ``nan=`` of ``func``: an ArgumentTypeError for a non-string, an
+    OptionError (a ValueError) for another name."""
+    check_choice(value, allowed, func, what)
+
+
+def nan_policy(nan: str, found: bool) -> None:
+    """The ``nan=`` policy, applied in this one place by every quantizing path (NumPy
+    blocks, native kernel, pack's native call): NaN ``found`` with ``nan="error"`` raises
+    :class:`_NanFound` (the caller reports where); with ``nan="zero"`` the kernels have
+    written the zero point (the real value 0) and nothing is raised."""
+    if found and nan == "error":
+        raise _NanFound
 
 
 def _conversion(qp: _QParams, src: np.dtype, what: str) -> str:
@@ -274,8 +284,7 @@ def _quantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, rounding: str
         return
     nans = _native.quantize(dst, src, qp.scale, qp.zero_point, qp.lo, qp.hi, rounding == "nearest")
     if nans is not None:  # the native kernel did it (NaN written as the zero point)
-        if nans and nan == "error":
-            raise _NanFound
+        nan_policy(nan, bool(nans))
         return
     dst, src = _squeeze_pair(dst, src)
     lim = _limits(qp, src.dtype, rounding)
@@ -285,8 +294,7 @@ def _quantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, rounding: str
     for idx in _blocks(src.shape, FAST_BLOCK):
         s, d = src[idx], dst[idx]
         state = _range_state(s, lim)
-        if state == _NAN and nan == "error":
-            raise _NanFound
+        nan_policy(nan, state == _NAN)
         if fused and qp.scale == 1.0 and (state == _IN or (state == _OUT and _FAST_BUFFERED_CASTS
                                                              and not lim.wide)):
             # One pass, no scratch: the float->int cast truncates toward zero; clip first if needed.
@@ -419,15 +427,15 @@ def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "
     array([  1, 255,   0], dtype=uint8)
     """
     qp = _qparams(check_kind(tensor, Tensor, "quantize", "tensor"))
-    _check_choice(rounding, ROUNDINGS, "rounding")
-    _check_choice(nan, NAN_MODES, "nan")
+    check_choice(rounding, ROUNDINGS, "quantize", "rounding")
+    check_choice(nan, NAN_MODES, "quantize", "nan")
     xa = as_array(x, "quantize", "x")
     how = _conversion(qp, xa.dtype, "x")
     if out is None:
-        check_alloc(xa.size * qp.dtype.itemsize, qp.label, max_bytes)
+        check_alloc(xa.size * qp.dtype.itemsize, qp.label, max_bytes, "quantize")
         result = np.empty(xa.shape, qp.dtype)
     else:
-        result = check_out(out, xa.shape, (qp.dtype,), qp.label)
+        result = check_out(out, xa.shape, (qp.dtype,), f"quantize: {qp.label}")
         if np.may_share_memory(result, xa):  # out over x's own bytes: read x before writing codes
             xa = xa.copy()
     if how != "quantize":
@@ -454,12 +462,35 @@ def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
         raise BufferMismatchError(f"{qp.label}: q: codes have dtype {qa.dtype}, expected the tensor's "
                                   f"{qp.dtype}")
     if out is None:
-        check_alloc(qa.size * 4, qp.label, max_bytes)
+        check_alloc(qa.size * 4, qp.label, max_bytes, "dequantize")
         result = np.empty(qa.shape, np.float32)
     else:
-        result = check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), qp.label)
+        result = check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), f"dequantize: {qp.label}")
         if np.may_share_memory(result, qa):  # out over the codes' own bytes: read them first
             qa = qa.copy()
+    _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
+    return result
+
+
+def dequantize_codes(q: np.ndarray, scale: float, zero_point: int = 0, *, label: str = "codes",
+                     out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`dequantize` for codes that belong to no io tensor (a net layer's trace): real
+    values ``float32(q - zero_point) / float32(scale)``, a COPY in float32 (or into ``out``).
+    ``q`` holds integer codes (float codes are copied as float32); ``label`` names them in
+    errors."""
+    qa = np.asarray(q)
+    dtype = qa.dtype
+    if dtype.kind == "f":
+        qp = _QParams(label, dtype, True, 1.0, 0, 0, 0)
+    elif dtype.kind in "iu":
+        if not math.isfinite(scale) or scale <= 0:
+            raise GeometryError(f"{label}: scale {scale!r}: quantized codes need a finite multiplier > 0")
+        info = np.iinfo(dtype)
+        qp = _QParams(label, dtype, False, float(scale), int(zero_point), int(info.min), int(info.max))
+    else:
+        raise BufferMismatchError(f"{label}: expected integer or float codes, found dtype {dtype}")
+    result = np.empty(qa.shape, np.float32) if out is None else \
+        check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), label)
     _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
     return result
 

@@ -25,12 +25,10 @@ PyTorch ``pixel_shuffle``).
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from . import _blocked
-from ._check import as_array
+from ._check import as_array, check_choice, check_int
 from ._errors import GeometryError, check_out
 from .permute import permute
 
@@ -49,7 +47,8 @@ def reorg(x: np.ndarray, stride: int, mode: str = "darknet", out: np.ndarray | N
     copy), or writes into ``out`` (any writable array of the output shape and dtype, contiguous or
     not) and returns it. Raises :class:`~tidl_io.GeometryError` unless H and W are multiples of
     ``stride`` (and, for "darknet", C of stride²), :class:`~tidl_io.BufferMismatchError` for a
-    wrong ``out``.
+    wrong ``out``, :class:`~tidl_io.ArgumentTypeError` for a ``stride`` that is no integer,
+    :class:`~tidl_io.OptionError` for a ``stride`` < 1 or an unknown ``mode``.
 
     >>> x = np.arange(288).reshape(2, 4, 6, 6)
     >>> reorg(x, 2)[0, :2, 0]                     # TensorRT reorgPlugin's worked example
@@ -107,16 +106,10 @@ def reorg_inverse(y: np.ndarray, stride: int, mode: str = "darknet",
 
 
 def _check_args(who: str, x: np.ndarray, stride: object, mode: object) -> tuple[int, str]:
-    if not isinstance(mode, str) or mode not in MODES:
-        raise GeometryError(f"{who}: mode {mode!r}: expected one of {', '.join(MODES)}")
-    try:
-        if isinstance(stride, bool):
-            raise TypeError
-        s = operator.index(stride)  # type: ignore[arg-type]
-    except TypeError:
-        raise GeometryError(f"{who}: stride {stride!r}: expected an integer >= 1") from None
-    if s < 1:
-        raise GeometryError(f"{who}: stride {s}: expected an integer >= 1")
+    """(stride, mode): a wrong kind is an ArgumentTypeError, a stride < 1 or an unknown
+    mode an OptionError."""
+    mode = check_choice(mode, MODES, who, "mode")
+    s = check_int(stride, who, "stride", 1)
     if x.ndim != 4:
         raise GeometryError(f"{who}: shape {x.shape}, stride {s}: expected a 4-D NCHW array")
     return s, str(mode)

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ._check import open_regular
-from ._errors import BufferMismatchError
+from ._check import check_int, open_regular
+from ._errors import FormatError, OptionError
 from .descriptor import Tensor
 from .models import model_shape
 from .runtime.protocol import InvokeReport
@@ -68,14 +68,14 @@ def load_inputs(specs: list[str], names: tuple[str, ...]) -> dict[str, np.ndarra
         name, sep, file = spec.partition("=")
         if not sep:
             if len(names) != 1:
-                raise BufferMismatchError(f"--input {spec!r}: this model has {len(names)} inputs "
-                                          f"({', '.join(names)}); write NAME=FILE.npy")
+                raise OptionError(f"--input {spec!r}: this model has {len(names)} inputs "
+                                  f"({', '.join(names)}); write NAME=FILE.npy")
             name, file = names[0], spec
         with open_regular(file, f"a .npy array (--input {spec!r})") as fh:  # PathError: missing, folder, FIFO
             try:
                 out[name] = np.load(fh, allow_pickle=False)
             except (ValueError, OSError) as exc:
-                raise BufferMismatchError(f"--input {spec!r}: {file}: not a .npy array ({exc})") from None
+                raise FormatError(file, f"not a .npy array (--input {spec!r}): {exc}") from None
     return out
 
 
@@ -125,8 +125,7 @@ def run_model(path: str | os.PathLike[str], *, runtime: Any = "auto", inputs: Ma
     that reason in ``notes``)."""
     from .session import Session
 
-    if not isinstance(repeat, int) or repeat < 1:
-        raise BufferMismatchError(f"repeat: expected a whole number >= 1, found {repeat!r}")
+    check_int(repeat, "run_model", "repeat", 1, "a whole number")
     rng = np.random.default_rng(seed)
     first: list[str] = []
     if isolate and runtime in ("auto", "tidlrt") and not session_kw.get("model"):

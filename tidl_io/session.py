@@ -49,6 +49,7 @@ need it: when it is missing the session still runs on the mock and says so in
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections.abc import Mapping
@@ -57,14 +58,16 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import yaml
 
-from ._check import as_array, check_flag, check_layout, check_path, open_regular, wrong_kind
-from ._errors import BufferMismatchError
+from ._check import as_array, check_choice, check_flag, check_layout, check_path, open_regular, wrong_kind
+from ._errors import BufferMismatchError, FormatError, OptionError, PathNotFoundError, TensorNotFoundError
 from ._layouts import canonical, detect
 from .artifacts import (
     Artifacts,
     ModelParams,
     OnnxrtMetadata,
     SubgraphInfo,
+    _net_candidate,
+    check_one_model,
     find_artifacts,
     parse_onnxrt_metadata,
     parse_param_yaml,
@@ -74,6 +77,7 @@ from .descriptor import Descriptor, Tensor, load
 from .detection import denormalize, rows_from_outputs, select
 from .models import model_shape
 from .runtime import InvokeReport, MockC7xRuntime, Runtime, RuntimeFactory, alloc_shared_buffers
+from .runtime.mock import check_model_kind
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -129,6 +133,8 @@ class Session:
                  normalize: bool | None = None, reverse_channels: bool | None = None,
                  input_pads: str = "error") -> None:
         check_path(path, "Session", "path")
+        check_model_kind(model, "Session")
+        check_choice(input_pads, ("error", "warn", "off"), "Session", "input_pads")
         self.artifacts = find_artifacts(path)
         self.notes: list[str] = []
         self.params = self._params(params)
@@ -137,14 +143,17 @@ class Session:
             self.metadata = parse_onnxrt_metadata(self.artifacts.metadata_file.read_text(errors="replace"),
                                                   str(self.artifacts.metadata_file))
         factory, kind = _choose_runtime(runtime, model, input_pads, self.artifacts, self.notes)
+        descs = [load(io) for io in self.artifacts.io_files]
+        check_one_model(self.artifacts.io_files, descs)  # before any runtime is made
+        if kind == "tidlrt":
+            _check_net_files(self.artifacts)
         self._subgraphs: list[_Subgraph] = []
         try:
-            for io, net, name in zip(self.artifacts.io_files, self.artifacts.net_files,
-                                     self.artifacts.subgraph_names):
-                desc = load(io)
+            for io, net, name, desc in zip(self.artifacts.io_files, self.artifacts.net_files,
+                                           self.artifacts.subgraph_names, descs):
                 if net is None and kind == "mock":
                     self.notes.append(f"{io.name}: no net file beside it; the mock runs without one (a board "
-                                      f"needs {name}_tidl_net.bin)")
+                                      f"needs {_net_candidate(io).name})")
                 meta = self.metadata.subgraph(name) if self.metadata is not None else None
                 self._subgraphs.append(_Subgraph(name, desc, factory(desc, net), meta))
         except BaseException:
@@ -229,9 +238,20 @@ class Session:
     def output_names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.outputs)
 
-    def buffers(self, subgraph: int = 0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """The padded input and output buffers of a subgraph (the session's own, views)."""
-        sg = self._subgraphs[subgraph]
+    def buffers(self, subgraph: int | str = 0) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The padded input and output buffers of a subgraph, by index (as ``descriptors``)
+        or name (``artifacts.subgraph_names``): the session's own (views)."""
+        names = [sg.name for sg in self._subgraphs]
+        if isinstance(subgraph, str):
+            index = names.index(subgraph) if subgraph in names else None
+        elif isinstance(subgraph, (int, np.integer)) and not isinstance(subgraph, bool):
+            index = int(subgraph) if -len(names) <= subgraph < len(names) else None
+        else:
+            raise wrong_kind("Session.buffers", "subgraph", subgraph, "a subgraph index (int) or name (str)")
+        if index is None:
+            raise OptionError(f"Session.buffers: subgraph must be 0..{len(names) - 1} or one of "
+                              f"{', '.join(map(repr, names))}, found {subgraph!r}")
+        sg = self._subgraphs[index]
         return sg.in_bufs, sg.out_bufs
 
     # -- running ----------------------------------------------------------------------
@@ -255,6 +275,7 @@ class Session:
         param.yaml's ``reverse_channels`` and mean/scale to every feed, float or integer,
         as to raw camera frames."""
         codes = check_flag(codes, "Session.run", "codes")
+        layout = None if layout is None else check_layout(layout, "Session.run")
         preprocessed = check_flag(preprocessed, "Session.run", "preprocessed")
         if isinstance(feeds, np.ndarray) or not isinstance(feeds, Mapping):
             needed = self.inputs
@@ -267,7 +288,7 @@ class Session:
         for key, value in feeds.items():
             name = key if key in self.input_names else aliases.get(key, key)
             if name not in self.input_names:
-                raise BufferMismatchError(f"unknown input {key!r}: this model's inputs are "
+                raise TensorNotFoundError(f"unknown input {key!r}: this model's inputs are "
                                           f"{', '.join(repr(n) for n in self.input_names)}")
             if name in given:
                 raise BufferMismatchError(f"input {name!r} given twice (under two names)")
@@ -326,8 +347,8 @@ class Session:
             scale = np.asarray(p.input_scale if p.input_scale is not None else (1.0,), np.float64)
             for what, arr in (("input_mean", mean), ("input_scale", scale)):
                 if arr.size not in (1, c):
-                    raise BufferMismatchError(f"{t.label}: param.yaml session.{what} has {arr.size} values for "
-                                              f"{c} channels")
+                    raise FormatError(p.source, f"{what} has {arr.size} values for the {c} channels of {t.label}",
+                                      field=f"session.{what}")
             x6 = (x6.astype(np.float64) - mean.reshape(-1, 1, 1)) * scale.reshape(-1, 1, 1)
         return x6
 
@@ -384,11 +405,11 @@ def _choose_runtime(runtime: Any, model: Any, input_pads: str, artifacts: Artifa
     """(factory, "mock" | "tidlrt" | "custom") for Session's ``runtime=`` (see Session)."""
     if isinstance(runtime, str):
         if runtime not in ("auto", "tidlrt", "mock"):
-            raise BufferMismatchError(f"Session: runtime must be 'auto', 'tidlrt', 'mock', a factory f(desc, net) or "
-                                      f"a Runtime, found {runtime!r}")
+            raise OptionError(f"Session: runtime must be 'auto', 'tidlrt', 'mock', a factory f(desc, net) or "
+                              f"a Runtime, found {runtime!r}")
         if runtime == "tidlrt" and model is not None:
-            raise BufferMismatchError("Session: model= is for the host mock; TIDL-RT runs the compiled network "
-                                      "(expected runtime='mock' or 'auto' with model=)")
+            raise OptionError("Session: model= is for the host mock; TIDL-RT runs the compiled network "
+                              "(expected runtime='mock' or 'auto' with model=)")
         if runtime == "auto":
             runtime = _auto(model, artifacts, notes)
         if runtime == "mock":
@@ -400,12 +421,12 @@ def _choose_runtime(runtime: Any, model: Any, input_pads: str, artifacts: Artifa
 
         return tidlrt, "tidlrt"
     if model is not None:
-        raise BufferMismatchError("Session: model= is for the default mock runtime and runtime= replaces it; "
-                                  "expected one of them, found both (pass the model to your runtime factory)")
+        raise OptionError("Session: model= is for the default mock runtime and runtime= replaces it; "
+                          "expected one of them, found both (pass the model to your runtime factory)")
     if not isinstance(runtime, type) and isinstance(runtime, Runtime):
         count = len(artifacts.io_files)
         if count != 1:
-            raise BufferMismatchError(
+            raise OptionError(
                 f"Session: a Runtime instance serves one subgraph, but {artifacts.io_files[0].parent} has {count} "
                 f"({', '.join(artifacts.subgraph_names)}); pass a factory f(desc, net) -> Runtime instead")
         instance = runtime
@@ -418,6 +439,16 @@ def _choose_runtime(runtime: Any, model: Any, input_pads: str, artifacts: Artifa
         factory = cast(RuntimeFactory, runtime)
         return factory, "custom"
     raise wrong_kind("Session", "runtime", runtime, "'auto', 'tidlrt', 'mock', a factory f(desc, net) or a Runtime")
+
+
+def _check_net_files(artifacts: Artifacts) -> None:
+    """TIDL-RT needs every subgraph's network file: the first missing one is a
+    PathNotFoundError naming it, before TI's library is touched."""
+    for io, net in zip(artifacts.io_files, artifacts.net_files):
+        if net is None:
+            expected = _net_candidate(io)
+            raise PathNotFoundError(str(expected), f"no such file; TIDL-RT needs the network file beside {io.name} "
+                                    f"(only the host mock runs without one)", errno.ENOENT)
 
 
 def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:

@@ -2,7 +2,8 @@
 
 The library (``libtidl_io_native.so``, plain C99, see ``*.c`` here) is looked for, in order:
 
-1. nowhere if ``TIDL_IO_NATIVE=0`` (the NumPy path is forced);
+1. nowhere if ``TIDL_IO_NATIVE`` is off (``0``, ``false``, ``off``, ``no``, any case: the NumPy
+   path is forced; ``1``/``true``/``on``/``yes`` or unset: look);
 2. ``TIDL_IO_NATIVE_LIB`` (a file path) if set, and only there;
 3. beside this file (an installed package, or a source tree built by ``pip install .`` or
    ``python tools/build_native.py``);
@@ -10,8 +11,10 @@ The library (``libtidl_io_native.so``, plain C99, see ``*.c`` here) is looked fo
    that has none.
 
 A library built from other sources than the ones beside this file is refused (stale build).
-``TIDL_IO_REQUIRE_NATIVE=1`` makes a failure to load an ImportError (CI sets it).
-``TIDL_IO_THREADS`` sets the threads used for large tensors (default: 2, at most the CPU count).
+``TIDL_IO_REQUIRE_NATIVE=1`` (or true/on/yes) makes a failure to load an ImportError (CI sets it).
+``TIDL_IO_THREADS`` sets the threads used for large tensors (a whole number >= 1, at most 8 used;
+default: 2, at most the CPU count). A value of either variable that is not understood is a
+:class:`~tidl_io.TidlIoWarning` naming it, and the default is used.
 
 Every wrapper returns None (or False) when it does not handle a case (a dtype, a byte order, a
 rank): the caller then runs the NumPy code, which stays the reference. Wrappers assume the caller
@@ -31,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .._env import env_flag, env_int
 from ..geometry import merge_axes
 
 HERE = Path(__file__).resolve().parent
@@ -70,13 +74,9 @@ def _candidates() -> Iterator[Path]:
 
 
 def _threads_default() -> int:
-    raw = os.environ.get("TIDL_IO_THREADS", "")
-    if raw.strip():
-        try:
-            return max(1, min(8, int(raw)))
-        except ValueError:
-            pass
-    return max(1, min(2, os.cpu_count() or 1))
+    """``TIDL_IO_THREADS`` (a whole number >= 1, at most 8 are used), else 2 (at most the CPU
+    count); a value not understood is warned about and the default used."""
+    return min(8, env_int("TIDL_IO_THREADS", max(1, min(2, os.cpu_count() or 1))))
 
 
 _VP, _I64, _INT, _F32, _F64 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int, ctypes.c_float, ctypes.c_double
@@ -108,8 +108,8 @@ def _prototype(lib: ctypes.CDLL) -> None:
 
 def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
     """(library or None, reason, path)."""
-    if os.environ.get("TIDL_IO_NATIVE", "").strip() == "0":
-        return None, "disabled by TIDL_IO_NATIVE=0", None
+    if not env_flag("TIDL_IO_NATIVE", True):
+        return None, f"disabled by TIDL_IO_NATIVE={os.environ['TIDL_IO_NATIVE'].strip()}", None
     expected = _build_module().source_hash() if any(HERE.glob("*.c")) else None
     problems = []
     for path in _candidates():
@@ -139,7 +139,7 @@ THREADS = _threads_default()
 SIMD = True  # the library's run-time-picked vector kernels (tio_set_simd); tests switch them off
 _enabled = LIB is not None
 
-if LIB is None and os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1":
+if LIB is None and env_flag("TIDL_IO_REQUIRE_NATIVE", False):
     raise ImportError(f"tidl_io: TIDL_IO_REQUIRE_NATIVE=1 but the native kernels are unavailable: {REASON}")
 
 

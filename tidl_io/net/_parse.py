@@ -40,7 +40,7 @@ def parse_net(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> 
         raise wrong_kind("parse_net", "source", source, "a str naming the data in messages")
     if not isinstance(data, (bytes, bytearray, memoryview)):
         hint = "; to read a file, use tidl_io.load_net(path)" if isinstance(data, (str, os.PathLike)) else ""
-        raise FormatError(source, f"expected the file's bytes, found {type(data).__name__}{hint}")
+        raise wrong_kind("parse_net", "data", data, "the file's bytes (bytes, bytearray or memoryview)", hint)
     data = bytes(data)
     return _parse(data, len(data), source, None)
 

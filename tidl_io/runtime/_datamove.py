@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import BufferMismatchError
+from .._check import check_int, wrong_kind
+from .._errors import ArgumentTypeError, BufferMismatchError, OptionError, TensorNotFoundError
 from .._limits import aligned_zeros, check_alloc
 from ..descriptor import ElementType, Tensor, TensorLayout
 from .protocol import Buffer, RtTensor, Tensors
@@ -204,21 +205,21 @@ def match_buffers(given: Tensors, slots: Sequence[Any], names: dict[str, int], k
         items = []
         for pos, rt in enumerate(given):
             if not isinstance(rt, RtTensor):
-                raise BufferMismatchError(f"{kind}s: a sequence must hold RtTensor objects, item {pos} is "
-                                          f"{type(rt).__name__}; use a mapping name -> buffer")
+                raise ArgumentTypeError(f"invoke: {kind}s: expected a sequence of RtTensor objects (or a mapping "
+                                        f"name -> buffer), found {type(rt).__name__} at item {pos}")
             items.append((rt.name if rt.name else pos, rt))
     else:
-        raise BufferMismatchError(f"{kind}s: expected a mapping name -> buffer, found {type(given).__name__}")
+        raise wrong_kind("invoke", f"{kind}s", given, "a mapping name -> buffer, or a sequence of RtTensor")
     for key, value in items:
         i = names.get(key) if isinstance(key, str) else None
         if i is None:
             if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
                 if not 0 <= key < len(slots):
-                    raise BufferMismatchError(f"{kind} index {key}: the descriptor has {len(slots)} {kind}(s)")
+                    raise TensorNotFoundError(f"{kind} index {key}: the descriptor has {len(slots)} {kind}(s)")
                 i = int(key)
             else:
                 listed = ", ".join(repr(s.name) for s in slots)
-                raise BufferMismatchError(f"unknown {kind} {key!r}: the descriptor's {kind}s are {listed}")
+                raise TensorNotFoundError(f"unknown {kind} {key!r}: the descriptor's {kind}s are {listed}")
         slot = slots[i]
         if found[i] is not None:
             raise BufferMismatchError(f"{slot.label} given twice")
@@ -227,8 +228,7 @@ def match_buffers(given: Tensors, slots: Sequence[Any], names: dict[str, int], k
                 raise BufferMismatchError(f"{slot.label}: given under that name but the RtTensor is named "
                                           f"{value.name!r}")
         elif not isinstance(value, np.ndarray):
-            raise BufferMismatchError(f"{slot.label}: expected a numpy buffer or an RtTensor, found "
-                                      f"{type(value).__name__}")
+            raise wrong_kind("invoke", slot.label, value, "a numpy buffer or an RtTensor")
         found[i] = value
     missing = [s.label for s, f in zip(slots, found) if f is None]
     if missing:
@@ -252,7 +252,7 @@ def check_rt(t: Tensor, rt: RtTensor) -> None:
     """Consistency of an RtTensor with its own data and with the tensor's logical shape."""
     data = rt.data
     if not isinstance(data, np.ndarray):
-        raise BufferMismatchError(f"{t.label}: RtTensor.data must be a numpy array, found {type(data).__name__}")
+        raise wrong_kind("invoke", f"{t.label}: RtTensor.data", data, "a numpy array")
     try:
         own = ElementType(rt.element_type).dtype
     except ValueError:
@@ -294,17 +294,14 @@ def check_convertible(t: Tensor, rt: RtTensor) -> None:
 # ---- shared by the runtimes -------------------------------------------------------------
 
 def check_alloc_args(size: Any, alignment: Any) -> tuple[int, int]:
-    """``alloc_shared``'s arguments as ints: a size >= 0 and a power-of-two alignment, or a
-    BufferMismatchError saying which is wrong."""
-    for what, value in (("size", size), ("alignment", alignment)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-            raise BufferMismatchError(f"alloc_shared: {what} must be an integer number of bytes, found "
-                                      f"{type(value).__name__} {value!r}")
-    size, alignment = int(size), int(alignment)
+    """``alloc_shared``'s arguments as ints: a size >= 0 and a power-of-two alignment; an
+    ArgumentTypeError for a non-integer, an OptionError for a bad value."""
+    size = check_int(size, "alloc_shared", "size", None, "an integer number of bytes")
+    alignment = check_int(alignment, "alloc_shared", "alignment", None, "an integer number of bytes")
     if size < 0:
-        raise BufferMismatchError(f"alloc_shared: size must be >= 0 bytes, found {size}")
+        raise OptionError(f"alloc_shared: size must be >= 0 bytes, found {size}")
     if alignment < 1 or alignment & (alignment - 1):
-        raise BufferMismatchError(f"alloc_shared: alignment must be a power of two, found {alignment}")
+        raise OptionError(f"alloc_shared: alignment must be a power of two, found {alignment}")
     return size, alignment
 
 

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._check import check_choice, check_flag, check_kind, check_path, open_regular, wrong_kind
-from .._errors import BufferMismatchError, FormatError, GeometryError
+from .._errors import BufferMismatchError, FormatError, GeometryError, TidlRtError
 from .._limits import check_alloc
 from ..buffers import _aligned_zeros
 from ..descriptor import Descriptor, Tensor, TensorLayout
@@ -202,6 +202,14 @@ class _Slot:
         return np.ndarray(self.shape, self.dtype, buffer=buf, offset=self.offset, strides=self.strides)
 
 
+def check_model_kind(model: Any, func: str) -> None:
+    """``model=``: None, a callable, a built-in model name or a model spec; an
+    ArgumentTypeError naming ``func`` for anything else."""
+    if model is not None and not (callable(model) or isinstance(model, (str, Mapping))):
+        raise wrong_kind(func, "model", model, "a callable, a built-in model name or a model spec "
+                         "(mapping or YAML text; see tidl_io.models)")
+
+
 class MockC7xRuntime:
     """A host stand-in for TIDL-RT on the C7x (see the module docstring).
 
@@ -222,9 +230,7 @@ class MockC7xRuntime:
             raise GeometryError(f"{desc.source}: cannot run this descriptor: " + "; ".join(problems))
         self._desc = desc
         self.net_nbytes = _check_net(net)
-        if model is not None and not (callable(model) or isinstance(model, (str, Mapping))):
-            raise wrong_kind("MockC7xRuntime", "model", model, "a callable, a built-in model name or a model spec "
-                             "(mapping or YAML text; see tidl_io.models)")
+        check_model_kind(model, "MockC7xRuntime")
         self.model: Model = resolve_model(model, desc)
         self._inputs = [_Slot(t) for t in desc.inputs]
         self._outputs = [_Slot(t) for t in desc.outputs]
@@ -258,9 +264,18 @@ class MockC7xRuntime:
         return buf
 
     def free_shared(self, buf: np.ndarray) -> None:
-        """``TIDLRT_freeSharedMem``: forget the block holding ``buf``."""
+        """``TIDLRT_freeSharedMem``: forget the block holding ``buf``. A ``buf`` from no
+        block of this runtime's :meth:`alloc_shared` (ordinary memory, another runtime's,
+        already freed) is a BufferMismatchError: TI's call would free memory it does not own."""
+        if not isinstance(buf, np.ndarray):
+            raise wrong_kind("MockC7xRuntime.free_shared", "buf", buf, "a numpy array from alloc_shared")
         lo, hi = byte_bounds(buf)
-        self._shared = [b for b in self._shared if not (b[0] <= lo and hi <= b[1])]
+        keep = [b for b in self._shared if not (b[0] <= lo and hi <= b[1])]
+        if len(keep) == len(self._shared):
+            raise BufferMismatchError(
+                f"MockC7xRuntime.free_shared: buf ({buf.nbytes} bytes at {lo:#x}) is in no block of this "
+                f"runtime's alloc_shared: ordinary memory, another runtime's block, or freed already")
+        self._shared = keep
         self._shared_cache.clear()
         self._memo.clear()
 
@@ -302,7 +317,7 @@ class MockC7xRuntime:
         are written in place. Returns the :class:`InvokeReport`."""
         t0 = time.perf_counter()
         if self._closed:
-            raise BufferMismatchError(f"{self._desc.source}: invoke after close()")
+            raise TidlRtError(f"{self._desc.source}: invoke after close()", call="TIDLRT_invoke")
         cached = self._memo.get(inputs, outputs)
         if cached is not None:
             in_plans, out_plans = cached

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._errors import ArgumentTypeError, BufferMismatchError, LibraryNotFoundError, TidlRtError
+from ..._errors import ArgumentTypeError, LibraryNotFoundError, OptionError, TidlRtError
 from .._datamove import check_alloc_args
 from ._structs import StructLayout
 
@@ -116,7 +116,7 @@ def load_library(library: str | os.PathLike[str] | None = None) -> Library:
         for target, how in _candidates(library):
             explicit = "/" in target
             if explicit and not Path(target).is_file():
-                tried.append(f"{target} ({how}): no such file")
+                tried.append(f"{target} ({how}): " + _not_a_file(Path(target)))
                 continue
             key = str(Path(target).resolve()) if explicit else target
             if key in _LOADED:  # same handle, functions and lock; "how" is this lookup's
@@ -134,6 +134,15 @@ def load_library(library: str | os.PathLike[str] | None = None) -> Library:
         "TIDL-RT library not found; tried: " + "; ".join(tried) + f". Set {ENV_LIBRARY} to the library's path "
         f"(on a PC: {ENV_TOOLS} to TI's tidl_tools folder), or install the board's libvx_tidl_rt.so "
         f"(add the libvx_tidl_rt.so -> libvx_tidl_rt.so.1.0 symlink if only the latter exists)", tuple(tried))
+
+
+def _not_a_file(path: Path) -> str:
+    """Why ``path`` (not a regular file) cannot be the library: missing, or a folder."""
+    if path.is_dir():
+        inside = [name for name in NAMES if (path / name).is_file()]
+        hint = f"; it holds {inside[0]}: give {path / inside[0]}" if inside else ""
+        return f"is a folder, expected the library file itself (libvx_tidl_rt.so){hint}"
+    return "no such file"
 
 
 def _bind(lib: Library) -> None:
@@ -222,7 +231,7 @@ def alloc_shared(lib: Library, size: int, alignment: int, registry: dict[int, in
     is dirty, like malloc)."""
     size, alignment = check_alloc_args(size, alignment)
     if size + alignment > 0x7FFFFFFF:
-        raise BufferMismatchError(f"alloc_shared: {size} bytes do not fit TIDLRT_allocSharedMem's int32 size")
+        raise OptionError(f"alloc_shared: size must fit TIDLRT_allocSharedMem's int32 size, found {size} bytes")
     with lib.lock:
         ptr = lib.fn("TIDLRT_allocSharedMem")(alignment, max(size, 1))
     if not ptr:

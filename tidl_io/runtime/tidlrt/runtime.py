@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._check import check_kind, check_path, open_regular, wrong_kind
-from ..._errors import BufferMismatchError, FormatError, GeometryError, PathNotFoundError, TidlRtError
+from ..._errors import (
+    BufferMismatchError,
+    FormatError,
+    GeometryError,
+    OptionError,
+    PathNotFoundError,
+    TidlRtError,
+)
 from ...descriptor import Descriptor, Tensor, TensorLayout, build
 from ...validate import geometry_problems
 from .._datamove import (
@@ -66,8 +73,8 @@ __all__ = ["TidlRtRuntime"]
 
 _PERF = struct.Struct("<6Q")  # sTIDLRT_PerfStats_t: six uint64 (every layout)
 
-_TRACE_HINT = ("run again with TidlRtRuntime(..., trace_log_level=2, trace_write_level=1) (tidl-io run: "
-               "--trace) to see TIDL-RT's own messages and per-layer traces")
+_TRACE_HINT = ("run again with tracing on to see TIDL-RT's own messages and per-layer traces (tidl-io run --trace; "
+               "from Python TidlRtRuntime(..., trace_log_level=2, trace_write_level=1))")
 
 
 class _Slot:
@@ -458,8 +465,8 @@ def _read_net(net: str | os.PathLike[str] | bytes | None, desc: Descriptor) -> b
 def _priority(name: str, value: Any) -> int:
     v = _int(name, value)
     if not 0 <= v <= 7:
-        raise TidlRtError(f"{name}: expected 0 (highest) .. 7 (lowest), found {v} (TIDL-RT does not check)",
-                          call="create")
+        raise OptionError(f"TidlRtRuntime: {name} must be 0 (highest) .. 7 (lowest), found {v} (TIDL-RT does not "
+                          f"check)")
     return v
 
 
@@ -469,7 +476,7 @@ def _delay(name: str, value: Any) -> float:
     except (TypeError, ValueError):
         raise wrong_kind("TidlRtRuntime", name, value, "milliseconds (a number)") from None
     if not v >= 0:
-        raise TidlRtError(f"{name}: expected >= 0 ms (inf: never pre-empt), found {value!r}", call="create")
+        raise OptionError(f"TidlRtRuntime: {name} must be >= 0 ms (inf: never pre-empt), found {value!r}")
     return min(v, FLT_MAX)
 
 
@@ -482,14 +489,14 @@ def _int(name: str, value: Any) -> int:
 def _positive(name: str, value: Any) -> int:
     v = _int(name, value)
     if v < 1:
-        raise TidlRtError(f"{name}: expected >= 1, found {v}", call="create")
+        raise OptionError(f"TidlRtRuntime: {name} must be >= 1, found {v} (refused before TIDL-RT is called)")
     return v
 
 
 def _non_negative(name: str, value: Any) -> int:
     v = _int(name, value)
     if v < 0:
-        raise TidlRtError(f"{name}: expected >= 0, found {v}", call="create")
+        raise OptionError(f"TidlRtRuntime: {name} must be >= 0, found {v} (refused before TIDL-RT is called)")
     return v
 
 

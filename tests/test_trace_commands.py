@@ -1,0 +1,104 @@
+"""``tidl-io golden`` / ``tidl-io compare`` arguments (tidl_io.trace.commands): the calibration
+dumps against an ONNX model built here, subgraph selection, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+import tidl_io
+from tidl_io.cli import main
+
+from conftest import EAST, ZERO_DCE
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def test_calibration_against_a_model(golden_extra: None, realdata: Path, tmp_path: Path) -> None:
+    """The EAST subgraph is a channel concat of its two inputs: as an ONNX model, run on the
+    calibration inputs, channel 4 of the output is destroyed (0 dB) in TIDL's."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Concat", ["onnx::Concat_616", "onnx::Concat_624"], ["625"], axis=1)], "east",
+        [helper.make_tensor_value_info("onnx::Concat_616", TensorProto.FLOAT, [1, 4, 176, 320]),
+         helper.make_tensor_value_info("onnx::Concat_624", TensorProto.FLOAT, [1, 1, 176, 320])],
+        [helper.make_tensor_value_info("625", TensorProto.FLOAT, [1, 5, 176, 320])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "east.onnx"))
+    rc, out, err = _run("compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.onnx"),
+                        "--json", "--html", str(tmp_path / "r.html"))
+    assert rc == 1, err
+    (row,) = json.loads(out)["layers"]
+    assert row["worst_channel"] == 4 and row["channel_snr_db"][4] == 0.0 and row["snr_db"] > 30
+    assert "run on the calibration inputs" in json.loads(out)["reference"]
+    assert (tmp_path / "r.html").read_text().count("<svg") == 3
+
+
+def _two_subgraphs(realdata: Path, tmp_path: Path) -> Path:
+    art = tmp_path / "art"
+    art.mkdir()
+    for name in ("a", "b"):
+        for kind in ("io_1", "net"):
+            shutil.copyfile(realdata / ZERO_DCE / "artifacts" / f"74_tidl_{kind}.bin", art / f"{name}_tidl_{kind}.bin")
+    return art
+
+
+def test_subgraph_is_picked_or_asked(realdata: Path, tmp_path: Path) -> None:
+    art = _two_subgraphs(realdata, tmp_path)
+    net = tidl_io.load_net(art / "b_tidl_net.bin")
+    layer = net.layer_by_data_id(1)
+    q = np.random.default_rng(0).integers(-5, 5, size=layer.shape).astype(np.int8)
+    for folder in ("t", "r"):
+        (tmp_path / folder).mkdir()
+        for sg in (0, 1):
+            q.tofile(tmp_path / folder / f"tidl_trace_subgraph_{sg}_0001_0001_0001_00001_00003_000600x00400.y")
+    rc, _, err = _run("compare", str(tmp_path / "t"), "--artifacts", str(art), "--ref", str(tmp_path / "r"))
+    assert rc == 1 and "2 subgraphs (a, b): say which one the traces are of with --subgraph N" in err
+    rc, out, err = _run("compare", str(tmp_path / "t"), "--artifacts", str(art), "--ref", str(tmp_path / "r"),
+                        "--subgraph", "1", "--json")
+    doc = json.loads(out)
+    assert rc == 0, err
+    assert "b_tidl_net.bin" in doc["test"] and [r["snr_db"] for r in doc["layers"]] == ["inf"]
+
+
+def test_nothing_compared_is_an_error(realdata: Path, tmp_path: Path) -> None:
+    (tmp_path / "t").mkdir()
+    net = tidl_io.load_net(realdata / ZERO_DCE / "artifacts" / "74_tidl_net.bin")
+    np.zeros(net.layer_by_data_id(2).shape, np.int8).tofile(
+        tmp_path / "t" / "tidl_trace_subgraph_0_0002_0001_0001_00001_00003_000600x00400.y")
+    np.savez(tmp_path / "g.npz", other=np.zeros(3))
+    rc, out, err = _run("compare", str(tmp_path / "t"), "--artifacts", str(realdata / ZERO_DCE / "artifacts"),
+                        "--golden", str(tmp_path / "g.npz"))
+    assert rc == 1 and "no layer could be compared" in err and "not compared: layer 2" in out
+    rc, _, err = _run("compare", str(tmp_path / "empty"), "--artifacts", str(realdata / ZERO_DCE / "artifacts"),
+                      "--golden", str(tmp_path / "g.npz"))
+    assert rc == 1 and "expected a folder of TIDL trace files" in err
+
+
+def test_golden_usage() -> None:
+    assert _run("golden", "m.onnx", "-o", "g.npz")[0] == 2  # --input is required
+    rc, _, err = _run("golden", "m.txt", "--input", "x.npy", "-o", "g.npz")
+    assert rc == 1 and "expected an .onnx or .tflite model" in err
+
+
+def test_missing_files_are_one_line(realdata: Path, tmp_path: Path) -> None:
+    art = str(realdata / ZERO_DCE / "artifacts")
+    for argv, says in [
+            (["compare", str(tmp_path / "nope"), "--artifacts", art, "--golden", "g.npz"],
+             "expected a folder of TIDL trace files"),
+            (["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "nope.npz")],
+             "nope.npz: no such file (expected a golden .npz)"),
+            (["golden", str(tmp_path / "nope.onnx"), "--input", "x.npy", "-o", str(tmp_path / "g.npz")],
+             "nope.onnx: no such model file")]:
+        rc, _out, err = _run(*argv)
+        assert rc == 1 and says in err and "Traceback" not in err and err.count("\n") == 1, argv

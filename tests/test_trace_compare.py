@@ -1,0 +1,260 @@
+"""Which layer loses accuracy (tidl_io.trace.compare): traces written by this test from a golden
+run of the real Zero-DCE model, quantized with the net's own scales, one channel of one layer
+spoiled; the calibration dumps of EAST 9.0; a second trace set; orientation by shape."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tidl_io
+from tidl_io.cli import main
+from tidl_io.trace.compare import compare_traces, orient, traces_lookup
+
+from conftest import EAST, ZERO_DCE
+
+SPOILED = 9  # dataId (= layer index) of 'zero_dce_1/functional_1/conv2d_4_1/...': a 32-channel convolution
+TRACED = (0, 1, 2, 3, 4, 5, 6, 7, SPOILED, 11, 13, 14, 15, 16)
+
+
+def _name(layer: Any) -> str:
+    n, c, h, w = layer.shape
+    return f"tidl_trace_subgraph_0_{layer.data_id:04d}_{n:04d}_0001_00001_{c:05d}_{w:06d}x{h:05d}.y"
+
+
+def _quantize(x: np.ndarray, layer: Any) -> np.ndarray:
+    if layer.dtype.kind == "f":
+        return x.astype(layer.dtype)
+    info = np.iinfo(layer.dtype)
+    return np.clip(np.round(x.astype(np.float64) * layer.scale) + layer.zero_point, info.min, info.max
+                   ).astype(layer.dtype)
+
+
+def _expected(ref: np.ndarray, codes: np.ndarray, layer: Any) -> dict[str, Any]:
+    """The metrics, from the formulas of the issue, in float64 NumPy."""
+    test = codes.astype(np.float64) if codes.dtype.kind == "f" else \
+        (codes.astype(np.float32) - np.float32(layer.zero_point)) / np.float32(layer.scale)
+    r, t = ref.astype(np.float64), test.astype(np.float64)
+    d = r - t
+    rr, dd = np.sum(r ** 2, axis=(0, 2, 3)), np.sum(d ** 2, axis=(0, 2, 3))
+    with np.errstate(divide="ignore", invalid="ignore"):  # no error at all is +inf dB, also for an all-zero channel
+        per = np.where(dd == 0, np.inf, 10 * np.log10(rr / dd))
+        snr = np.inf if not dd.any() else 10 * np.log10(np.sum(rr) / np.sum(dd))
+    if codes.dtype.kind in "iu":
+        info = np.iinfo(codes.dtype)
+        sat = (np.sum(codes == info.max) + (np.sum(codes == info.min) if info.min < 0 else 0)) / codes.size
+    else:
+        sat = None
+    return {"snr_db": snr, "channel_snr_db": per, "worst_channel": int(np.argmin(per)),
+            "worst_channel_snr_db": float(np.min(per)), "max_abs": np.max(np.abs(d)), "mean_abs": np.mean(np.abs(d)),
+            "cosine": np.sum(r * t) / np.sqrt(np.sum(r ** 2) * np.sum(t ** 2)), "saturated": sat}
+
+
+def _num(v: Any) -> float:
+    return float(v)  # JSON gives "inf" for +inf
+
+
+@pytest.fixture(scope="module")
+def zero_dce_case(golden_extra: None, realdata: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from tidl_io.trace.golden import run_golden, save_golden
+
+    art = realdata / ZERO_DCE / "artifacts"
+    net = tidl_io.load_net(art / "74_tidl_net.bin")
+    tmp = tmp_path_factory.mktemp("zero_dce")
+    x = (np.random.default_rng(17).random((1, 400, 600, 3)) * 0.1).astype(np.float32)  # a dark picture
+    np.save(tmp / "x.npy", x)
+    model = realdata / ZERO_DCE / "model" / "zero_dce_model.tflite"
+    run = run_golden(model, {"serving_default_args_0:0": x})
+    save_golden(tmp / "golden.npz", run)
+    traces = tmp / "traces"
+    traces.mkdir()
+    expected = {}
+    spoiled_channel = None
+    for d in TRACED:
+        layer = net.layer_by_data_id(d)
+        # TFLite is NHWC; TIDL's own layer 1 (serving_default_args_0:0_netFormat) has no tensor in
+        # the model: its trace (the input, converted) is written and must be listed as not compared
+        ref = run.tensors[layer.name if d != 1 else "serving_default_args_0:0"].transpose(0, 3, 1, 2)
+        codes = _quantize(ref, layer)
+        if d == SPOILED:  # the channel with the most energy is set to the zero point: real 0
+            spoiled_channel = int(np.argmax(np.sum(ref.astype(np.float64) ** 2, axis=(0, 2, 3))))
+            codes[:, spoiled_channel] = layer.zero_point
+        codes.tofile(traces / _name(layer))
+        if d != 1:
+            expected[d] = _expected(ref, codes, layer)
+    return {"art": art, "net": net, "tmp": tmp, "traces": traces, "expected": expected, "model": model,
+            "channel": spoiled_channel}
+
+
+def _threshold(expected: dict[int, dict[str, Any]]) -> float:
+    """Half a dB under the lowest (layer or channel) SNR of the layers before the spoiled one."""
+    before = [min(e["snr_db"], e["worst_channel_snr_db"]) for d, e in expected.items() if d < SPOILED]
+    return math.floor((min(before) - 0.5) * 10) / 10
+
+
+def test_spoiled_channel_is_named(zero_dce_case: dict[str, Any]) -> None:
+    c = zero_dce_case
+    exp = c["expected"]
+    threshold = _threshold(exp)
+    assert exp[SPOILED]["channel_snr_db"][c["channel"]] == 0.0 < threshold  # zeroed: 0 dB exactly
+    out, err = io.StringIO(), io.StringIO()
+    html = c["tmp"] / "report.html"
+    rc = main(["compare", str(c["traces"]), "--artifacts", str(c["art"]), "--golden", str(c["tmp"] / "golden.npz"),
+               "--min-snr", str(threshold), "--json", "--html", str(html)], out=out, err=err)
+    assert rc == 1, err.getvalue()
+    doc = json.loads(out.getvalue())
+    layer = c["net"].layer_by_data_id(SPOILED)
+    assert doc["first_bad"] == {"index": SPOILED, "data_id": SPOILED, "name": layer.name}
+    rows = {r["data_id"]: r for r in doc["layers"]}
+    assert [r["data_id"] for r in doc["layers"]] == list(TRACED)  # execution order
+    assert rows[SPOILED]["worst_channel"] == c["channel"] and rows[SPOILED]["worst_channel_snr_db"] == 0.0
+    assert rows[1]["status"] == "no reference" and doc["unmatched"] == [
+        {"index": 1, "data_id": 1, "name": "serving_default_args_0:0_netFormat", "status": "no reference",
+         "note": "no reference: no golden tensor named 'serving_default_args_0:0_netFormat'"}]
+    for d, e in exp.items():
+        r = rows[d]
+        assert r["status"] == "compared" and r["trace"] == "y"
+        assert _num(r["snr_db"]) == pytest.approx(e["snr_db"], abs=2e-3), d
+        assert np.allclose([_num(v) for v in r["channel_snr_db"]], e["channel_snr_db"], atol=2e-3), d
+        if math.isfinite(e["worst_channel_snr_db"]):
+            assert r["worst_channel"] == e["worst_channel"], d
+        assert r["max_abs"] == pytest.approx(e["max_abs"], rel=1e-6, abs=1e-9), d
+        assert r["mean_abs"] == pytest.approx(e["mean_abs"], rel=1e-5, abs=1e-9), d
+        assert _num(r["cosine"]) == pytest.approx(e["cosine"], abs=1e-6), d
+        assert r["saturated"] == (None if e["saturated"] is None else pytest.approx(e["saturated"]))
+        assert r["below_min_snr"] == (min(e["snr_db"], e["worst_channel_snr_db"]) < threshold)
+    page = html.read_text()
+    assert page.count("<svg") == 3 and f"channel {c['channel']}" in page and "first bad layer" in page
+
+
+def test_golden_model_in_memory_gives_the_same(zero_dce_case: dict[str, Any]) -> None:
+    c = zero_dce_case
+    threshold = _threshold(c["expected"])
+    out = io.StringIO()
+    rc = main(["compare", str(c["traces"]), "--artifacts", str(c["art"]), "--golden", str(c["model"]),
+               "--input", str(c["tmp"] / "x.npy"), "--min-snr", str(threshold), "--json"], out=out,
+              err=io.StringIO())
+    doc = json.loads(out.getvalue())
+    assert rc == 1 and doc["first_bad"]["data_id"] == SPOILED
+    assert "in memory" in doc["reference"]
+
+
+def test_text_report_and_unmatched(zero_dce_case: dict[str, Any], tmp_path: Path) -> None:
+    """A golden without some names: those layers are listed as not compared, never dropped."""
+    c = zero_dce_case
+    with np.load(c["tmp"] / "golden.npz") as z:
+        keep = {k: z[k] for k in z.files if k != "zero_dce_1/Mul"}
+    np.savez(tmp_path / "partial.npz", **keep)
+    out = io.StringIO()
+    rc = main(["compare", str(c["traces"]), "--artifacts", str(c["art"]), "--golden", str(tmp_path / "partial.npz"),
+               "--min-snr", "-100"], out=out, err=io.StringIO())
+    text = out.getvalue()
+    assert rc == 0
+    assert "not compared: layer 2 (dataId 2) 'zero_dce_1/Mul': no reference: no golden tensor named" in text
+    assert "not compared: layer 1 (dataId 1) 'serving_default_args_0:0_netFormat'" in text
+    assert f"no layer under -100 dB ({len(TRACED) - 2} compared)" in text
+
+
+def _east_reference(realdata: Path, path: Path) -> np.ndarray:
+    calib = tidl_io.load_calibration(realdata / EAST)
+    # the model is a concat of its two inputs: its float output is the two inputs side by side
+    ref = np.stack([np.concatenate([f["onnx::Concat_616"], f["onnx::Concat_624"]], axis=1) for f in calib.inputs])
+    np.savez(path, **{"625": ref})
+    return ref
+
+
+def test_east_calibration_channel_4_destroyed(realdata: Path, tmp_path: Path) -> None:
+    ref = _east_reference(realdata, tmp_path / "east.npz")
+    out = io.StringIO()
+    rc = main(["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz"), "--json"],
+              out=out, err=io.StringIO())
+    doc = json.loads(out.getvalue())
+    assert rc == 1 and doc["first_bad"] == {"index": 0, "data_id": 5, "name": "625"}  # netLog: 625 is buffer 5
+    (row,) = doc["layers"]
+    assert row["worst_channel"] == 4 and row["worst_channel_snr_db"] == 0.0 and row["channel_snr_db"][4] == 0.0
+    # channels 0-3: what TIDL's rounding at tensorScale 0.5 gives, exactly
+    calib = tidl_io.load_calibration(realdata / EAST)
+    test = np.stack([f["625"] for f in calib.outputs]).astype(np.float64)
+    r = ref.astype(np.float64)
+    assert np.array_equal(test[:, :, :4], np.clip(np.round(r[:, :, :4] * 0.5), -128, 127) / 0.5)
+    for ch in range(4):
+        want = 10 * np.log10(np.sum(r[:, :, ch] ** 2) / np.sum((r[:, :, ch] - test[:, :, ch]) ** 2))
+        assert row["channel_snr_db"][ch] == pytest.approx(want, abs=1e-3)
+    want = 10 * np.log10(np.sum(r ** 2) / np.sum((r - test) ** 2))
+    assert row["snr_db"] == pytest.approx(want, abs=1e-3) and row["snr_db"] > 30  # the layer SNR looks fine
+    assert main(["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz"),
+                 "--min-snr", "-1"], out=io.StringIO(), err=io.StringIO()) == 0
+
+
+def test_second_trace_set_by_data_id(realdata: Path, tmp_path: Path) -> None:
+    net = tidl_io.load_net(realdata / ZERO_DCE / "artifacts" / "74_tidl_net.bin")
+    rng = np.random.default_rng(3)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+    expected = {}
+    for d in (1, 2, 3):
+        layer = net.layer_by_data_id(d)
+        q = rng.integers(-100, 100, size=layer.shape).astype(np.int8)
+        q2 = q.copy()
+        q2[:, d - 1] = 0  # layer d: channel d-1 set to zero in the test set
+        q.tofile(tmp_path / "a" / _name(layer))
+        q2.tofile(tmp_path / "b" / _name(layer))
+        expected[d] = _expected(q.astype(np.float32) / np.float32(layer.scale), q2, layer)
+    (tmp_path / "b" / "tidl_trace_subgraph_0_0777_0001_0001_00001_00003_000600x00400.y").write_bytes(b"")
+    from tidl_io.trace.load import load_traces
+
+    report = compare_traces(load_traces(tmp_path / "b", net), traces_lookup(load_traces(tmp_path / "a", net), "a"))
+    assert [r.data_id for r in report.rows] == [1, 2, 3]
+    for r in report.rows:
+        e = expected[r.data_id]
+        assert r.metrics is not None and r.metrics.worst_channel == r.data_id - 1 == e["worst_channel"]
+        assert r.metrics.snr_db == pytest.approx(e["snr_db"], abs=1e-3)
+    assert report.first_bad is not None and report.first_bad.data_id == 1
+    assert len(report.warnings) == 1 and "dataId 777 is no layer's output" in report.warnings[0]
+    # the CLI says so and exits 1 even when no layer is under the threshold
+    err = io.StringIO()
+    out = io.StringIO()
+    rc = main(["compare", str(tmp_path / "b"), "--artifacts", str(realdata / ZERO_DCE / "artifacts"),
+               "--ref", str(tmp_path / "a"), "--min-snr", "-100"], out=out, err=err)
+    assert rc == 1 and "warning: tidl_trace_subgraph_0_0777" in out.getvalue()
+
+
+def test_orient() -> None:
+    a = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    same, how = orient(a, (2, 3, 4, 5))
+    assert same is not None and np.shares_memory(same, a) and how == ""
+    nhwc = np.ascontiguousarray(a.transpose(0, 2, 3, 1))
+    back, how = orient(nhwc, (2, 3, 4, 5))
+    assert back is not None and np.array_equal(back, a) and "NHWC" in how
+    squeezed, how = orient(a[0].copy(), (1, 3, 4, 5))
+    assert squeezed is not None and np.array_equal(squeezed, a[:1]) and "reshaped" in how
+    cube = np.zeros((1, 4, 4, 4), np.float32)
+    none, how = orient(cube, (1, 4, 4, 4))
+    assert none is None and how.startswith("ambiguous") and "not guessed" in how
+    picked, how = orient(cube, (1, 4, 4, 4), "NHWC")
+    assert picked is not None and "NHWC" in how
+    one_channel = np.zeros((1, 4, 5, 1), np.float32)  # NHWC with C = 1 is a reshape, not ambiguous
+    assert orient(one_channel, (1, 1, 4, 5))[0] is not None
+    assert orient(a, (2, 3, 5, 4))[1].startswith("shape mismatch")
+
+
+def test_usage_errors(tmp_path: Path) -> None:
+    def run(*argv: str) -> tuple[int, str]:
+        err = io.StringIO()
+        return main(["compare", *argv], out=io.StringIO(), err=err), err.getvalue()
+
+    assert run()[0] == 2
+    assert run(str(tmp_path), "--artifacts", str(tmp_path)) == (
+        2, ("tidl-io compare: error: give a reference: --golden golden.npz, --golden MODEL --input X, or --ref "
+            "TRACES2\n"))
+    assert run(str(tmp_path), "--artifacts", str(tmp_path), "--golden", "m.onnx")[0] == 2
+    assert run(str(tmp_path), "--calibration", str(tmp_path), "--golden", "g.npz")[0] == 2
+    assert run("--calibration", str(tmp_path))[0] == 2
+    assert run(str(tmp_path), "--golden", "g.npz", "--ref", "x")[0] == 2  # argparse: mutually exclusive
+

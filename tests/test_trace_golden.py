@@ -1,0 +1,150 @@
+"""Golden runs (tidl_io.trace.golden): a tiny ONNX model built here with onnx.helper, and the
+real Zero-DCE .tflite. Needs the extra 'golden' (skips without it; CI's golden stage sets
+TIDL_IO_REQUIRE_GOLDEN=1 so they fail there instead)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tidl_io
+from tidl_io.cli import main
+from tidl_io.trace import golden as G
+
+from conftest import ROOT, ZERO_DCE
+
+TFLITE = "model/zero_dce_model.tflite"
+
+
+def tiny_onnx(path: Path) -> None:
+    """X (1,2,3,4) -> relu -> r; r * 3 -> m; m + X -> Y."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    three = helper.make_tensor("three", TensorProto.FLOAT, [1], [3.0])
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["X"], ["r"]), helper.make_node("Mul", ["r", "three"], ["m"]),
+         helper.make_node("Add", ["m", "X"], ["Y"])],
+        "tiny", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 3, 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 2, 3, 4])], initializer=[three])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+def test_onnx_every_intermediate_tensor(golden_extra: None, tmp_path: Path) -> None:
+    model = tmp_path / "tiny.onnx"
+    tiny_onnx(model)
+    x = np.random.default_rng(0).normal(size=(1, 2, 3, 4)).astype(np.float32)
+    run = G.run_golden(model, {"X": x})
+    r = np.maximum(x, 0)
+    assert run.layout == "NCHW" and set(run.tensors) == {"X", "r", "m", "Y"}
+    assert np.array_equal(run.tensors["r"], r) and np.array_equal(run.tensors["m"], r * np.float32(3))
+    assert np.array_equal(run.tensors["Y"], r * np.float32(3) + x)
+    # through the command line, to an .npz, from an NHWC .npy (transposed, and said so)
+    np.save(tmp_path / "x.npy", x.transpose(0, 2, 3, 1))
+    out = io.StringIO()
+    assert main(["golden", str(model), "--input", str(tmp_path / "x.npy"), "-o", str(tmp_path / "g.npz")],
+                out=out, err=io.StringIO()) == 0
+    assert "NHWC -> NCHW" in out.getvalue() and "4 tensor(s) of tiny.onnx (NCHW)" in out.getvalue()
+    with np.load(tmp_path / "g.npz") as z:
+        assert set(z.files) == {"X", "r", "m", "Y", G.META_KEY}
+        assert np.array_equal(z["Y"], run.tensors["Y"]) and np.array_equal(z["X"], x)
+        assert json.loads(str(z[G.META_KEY]))["layout"] == "NCHW"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left
+
+
+def test_onnx_input_errors(golden_extra: None, tmp_path: Path) -> None:
+    model = tmp_path / "tiny.onnx"
+    tiny_onnx(model)
+    np.save(tmp_path / "bad.npy", np.zeros((1, 2, 3, 5), np.float32))
+    with pytest.raises(tidl_io.BufferMismatchError, match=r"bad.npy: shape \(1, 2, 3, 5\) fits neither the model "
+                                                          r"input 'X' \(1, 2, 3, 4\)"):
+        G.load_model_inputs(model, [str(tmp_path / "bad.npy")])
+    with pytest.raises(tidl_io.FormatError, match="expected an .onnx or .tflite"):
+        G.run_golden(tmp_path / "bad.npy", {})
+
+
+@pytest.fixture(scope="module")
+def zero_dce(realdata: Path) -> Path:
+    return realdata / ZERO_DCE
+
+
+def test_tflite_all_tensors(golden_extra: None, zero_dce: Path, tmp_path: Path) -> None:
+    x = (np.random.default_rng(1).random((1, 3, 400, 600)) * 0.1).astype(np.float32)  # NCHW, as TIDL sees it
+    np.save(tmp_path / "x.npy", x)
+    notes: list[str] = []
+    feeds = G.load_model_inputs(zero_dce / TFLITE, [str(tmp_path / "x.npy")], notes=notes)
+    assert "transposed NCHW -> NHWC" in notes[0]
+    run = G.run_golden(zero_dce / TFLITE, feeds)
+    assert run.layout == "NHWC"
+    # the spec: 53 of the 55 layer_info names are tensor names of this .tflite (the 2 others: *_netFormat)
+    names = [line.split(" ", 2)[2].strip() for line in
+             (zero_dce / "artifacts/tempDir/74_tidl_net.bin.layer_info.txt").read_text().splitlines()]
+    assert len(names) == 55 and sum(n in run.tensors for n in names) == 53
+    assert all(n.endswith("_netFormat") for n in names if n not in run.tensors)
+    # TI's netLog: layer 2 'zero_dce_1/Mul' takes dataId 1 twice (x * x), layer 3 'sub' takes (2, 1): x*x - x
+    xh = x.transpose(0, 2, 3, 1)
+    assert np.array_equal(run.tensors["serving_default_args_0:0"], xh)
+    assert np.array_equal(run.tensors["zero_dce_1/Mul"], xh * xh)
+    assert np.array_equal(run.tensors["zero_dce_1/sub"], xh * xh - xh)
+    assert run.tensors["StatefulPartitionedCall_1:0"].shape == (1, 400, 600, 3)
+
+
+def _png(pixels: np.ndarray) -> bytes:
+    h, w, _ = pixels.shape
+    raw = b"".join(b"\x00" + pixels[y].tobytes() for y in range(h))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def test_tflite_picture_with_param_yaml(golden_extra: None, zero_dce: Path, tmp_path: Path) -> None:
+    """param.yaml: mean 0, scale 0.003922, reverse_channels false, NHWC: x = pixel * 0.003922."""
+    pixels = np.random.default_rng(2).integers(0, 40, size=(400, 600, 3)).astype(np.uint8)
+    (tmp_path / "dark.png").write_bytes(_png(pixels))
+    notes: list[str] = []
+    feeds = G.load_model_inputs(zero_dce / TFLITE, [str(tmp_path / "dark.png")], notes=notes)
+    want = pixels[None].astype(np.float32) * np.float32(0.003922)
+    assert np.array_equal(feeds["serving_default_args_0:0"], want)
+    text = "\n".join(notes)
+    assert "no resize" in text and "RGB order" in text and "normalised" in text and "0.003922" in text
+    small = np.zeros((10, 20, 3), np.uint8)
+    (tmp_path / "small.png").write_bytes(_png(small))
+    with pytest.raises(tidl_io.BufferMismatchError, match="picture is 20x10.*takes 600x400"):
+        G.load_model_inputs(zero_dce / TFLITE, [str(tmp_path / "small.png")])
+
+
+def test_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("onnx", "onnxruntime", "ai_edge_litert", "ai_edge_litert.interpreter", "tflite_runtime",
+                 "tflite_runtime.interpreter", "tensorflow", "tensorflow.lite"):
+        monkeypatch.setitem(sys.modules, name, None)  # import raises ImportError
+    (tmp_path / "m.onnx").write_bytes(b"")
+    with pytest.raises(G.GoldenUnavailableError, match=r"pip install 'tidl-io\[golden\]'"):
+        G.run_golden(tmp_path / "m.onnx", {})
+    err = io.StringIO()
+    assert main(["golden", str(tmp_path / "m.onnx"), "--input", "x.npy", "-o", str(tmp_path / "g.npz")],
+                out=io.StringIO(), err=err) == 1
+    assert "tidl-io[golden]" in err.getvalue() and "Traceback" not in err.getvalue()
+
+
+def test_nothing_else_imports_the_extra() -> None:
+    code = ("import sys, tidl_io, tidl_io.cli, tidl_io.trace, tidl_io.trace.compare, tidl_io.trace.commands, "
+            "tidl_io.trace.report, tidl_io.trace.golden\n"
+            "tidl_io.cli._parser()\n"
+            "bad = [m for m in ('onnx', 'onnxruntime', 'ai_edge_litert', 'tflite_runtime', 'tensorflow') "
+            "if m in sys.modules]\nassert not bad, bad\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)

@@ -1,0 +1,151 @@
+"""Metrics of a comparison (tidl_io.trace.metrics) against the literal NumPy formulas,
+written out here in float64."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tidl_io.trace import metrics as M
+
+
+def _expected(ref: np.ndarray, test: np.ndarray, axis: int = 1) -> dict[str, object]:
+    r, t = ref.astype(np.float64), test.astype(np.float64)
+    d = r - t
+    snr = 10 * np.log10(np.sum(r ** 2) / np.sum(d ** 2))
+    cos = np.sum(r * t) / np.sqrt(np.sum(r ** 2) * np.sum(t ** 2))
+    rc, dc = np.moveaxis(r, axis, 0).reshape(r.shape[axis], -1), np.moveaxis(d, axis, 0).reshape(r.shape[axis], -1)
+    per = 10 * np.log10(np.sum(rc ** 2, axis=1) / np.sum(dc ** 2, axis=1))
+    return {"max_abs": np.max(np.abs(d)), "mean_abs": np.mean(np.abs(d)), "snr_db": snr, "cosine": cos,
+            "channel_snr_db": per, "worst_channel": int(np.argmin(per)), "worst_channel_snr_db": float(np.min(per))}
+
+
+def _check(m: M.Metrics, e: dict[str, object]) -> None:
+    assert m.max_abs == pytest.approx(e["max_abs"], rel=1e-6)
+    assert m.mean_abs == pytest.approx(e["mean_abs"], rel=1e-5)
+    assert m.snr_db == pytest.approx(e["snr_db"], abs=1e-3)
+    assert m.cosine == pytest.approx(e["cosine"], abs=1e-6)
+    assert np.allclose(m.channel_snr_db, e["channel_snr_db"], atol=1e-3)
+    assert m.worst_channel == e["worst_channel"]
+    assert m.worst_channel_snr_db == pytest.approx(e["worst_channel_snr_db"], abs=1e-3)
+
+
+def test_against_numpy_formulas() -> None:
+    rng = np.random.default_rng(17)
+    ref = rng.normal(size=(2, 5, 30, 70)).astype(np.float32)
+    test = ref + rng.normal(scale=0.05, size=ref.shape).astype(np.float32)
+    test[:, 3] = 0.0  # one channel destroyed: 0 dB exactly
+    m = M.compare_arrays(ref, test)
+    _check(m, _expected(ref, test))
+    assert m.worst_channel == 3 and m.worst_channel_snr_db == 0.0
+    assert m.count == ref.size and m.saturated is None
+
+
+def test_one_destroyed_channel_hides_in_the_layer_snr() -> None:
+    """The spec's east-9.0 lesson: 31 fine channels and one all-zero keep the layer SNR high."""
+    rng = np.random.default_rng(1)
+    ref = rng.normal(size=(1, 32, 16, 16)).astype(np.float32)
+    test = ref + rng.normal(scale=1e-3, size=ref.shape).astype(np.float32)
+    test[0, 7] = 0
+    m = M.compare_arrays(ref, test)
+    assert m.snr_db > 14 and m.worst_channel == 7 and m.worst_channel_snr_db == 0.0
+    assert m.below(20.0) and not M.compare_arrays(ref[:, :7], test[:, :7]).below(20.0)
+
+
+def test_blocks_equal_one_pass() -> None:
+    """Frames fed one by one (and rows longer than one block) give the one-pass numbers."""
+    rng = np.random.default_rng(2)
+    ref = rng.normal(size=(3, 2, 300, 300)).astype(np.float32)  # 90000 > one 65536-element block
+    test = (ref * 1.01 + 0.01).astype(np.float32)
+    acc = M.Accumulator(2)
+    for k in range(3):
+        acc.add(ref[k:k + 1], test[k:k + 1])
+    _check(acc.result(), _expected(ref, test))
+
+
+def test_other_axis_and_dtypes() -> None:
+    rng = np.random.default_rng(3)
+    ref = rng.normal(size=(4, 6, 5))  # float64, channels last
+    test = ref[:, ::-1, :]  # a non-contiguous view too
+    _check(M.compare_arrays(ref, test, axis=2), _expected(ref, test, axis=2))
+
+
+def test_conventions() -> None:
+    z = np.zeros((1, 2, 3, 3), np.float32)
+    one = np.ones((1, 2, 3, 3), np.float32)
+    exact = M.compare_arrays(one, one)
+    assert exact.snr_db == math.inf and exact.worst_channel_snr_db == math.inf and exact.cosine == 1.0
+    assert exact.max_abs == 0 and exact.mean_abs == 0
+    assert M.compare_arrays(z, z).cosine == 1.0 and M.compare_arrays(z, z).snr_db == math.inf
+    assert M.compare_arrays(z, one).snr_db == -math.inf and M.compare_arrays(z, one).cosine == 0.0
+    assert M.compare_arrays(one, z).snr_db == 0.0
+    nan = one.copy()
+    nan[0, 1, 0, 0] = np.nan
+    m = M.compare_arrays(one, nan)
+    assert math.isnan(m.max_abs) and math.isnan(m.snr_db) and m.worst_channel == 1
+    assert m.below(-1000.0)  # NaN is under any threshold
+
+
+def test_single_functions() -> None:
+    rng = np.random.default_rng(4)
+    ref = rng.normal(size=(1, 3, 4, 4)).astype(np.float32)
+    test = (ref + 0.1).astype(np.float32)
+    e = _expected(ref, test)
+    assert M.max_abs(ref, test) == pytest.approx(e["max_abs"], rel=1e-6)
+    assert M.mean_abs(ref, test) == pytest.approx(e["mean_abs"], rel=1e-6)
+    assert M.snr_db(ref, test) == pytest.approx(e["snr_db"], abs=1e-4)
+    assert M.cosine(ref, test) == pytest.approx(e["cosine"], abs=1e-7)
+    assert np.allclose(M.channel_snr_db(ref, test), e["channel_snr_db"], atol=1e-4)
+    assert M.worst_channel(ref, test)[0] == e["worst_channel"]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16])
+def test_saturated_every_code(dtype: type) -> None:
+    info = np.iinfo(dtype)
+    codes = np.arange(info.min, info.max + 1).astype(dtype)  # every code once
+    at = 1 + (info.min < 0)  # the max, and the min when signed
+    assert M.saturated(codes) == at / codes.size
+    acc = M.Accumulator(1)
+    acc.add_codes(codes)
+    acc.add(np.zeros((1, 1)), np.zeros((1, 1)))
+    assert acc.result().saturated == at / codes.size
+    with pytest.raises(TypeError, match="integer codes"):
+        M.saturated(codes.astype(np.float32))
+
+
+def test_shape_errors() -> None:
+    with pytest.raises(ValueError, match="must be equal"):
+        M.compare_arrays(np.zeros((1, 2, 3)), np.zeros((1, 2, 4)))
+    with pytest.raises(ValueError, match="expected 3 channels"):
+        M.Accumulator(3).add(np.zeros((1, 2, 3)), np.zeros((1, 2, 3)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 3), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_property(c: int, n: int, hw: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    ref = rng.normal(size=(n, c, hw)).astype(np.float32)
+    test = (ref + rng.normal(scale=0.3, size=ref.shape)).astype(np.float32)
+    _check(M.compare_arrays(ref, test), _expected(ref, test))
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 300, 300), (2, 5, 7, 3)])  # long rows, short rows
+def test_quantized_sources(shape: tuple[int, ...]) -> None:
+    """Codes stand for (q - zero_point) / scale, dequantized block by block: the same numbers
+    as the formula applied to the whole array, saturation counted from the codes."""
+    rng = np.random.default_rng(6)
+    ref = rng.normal(size=shape).astype(np.float32)
+    codes = rng.integers(-128, 128, size=shape).astype(np.int8)
+    real = (codes.astype(np.float32) - np.float32(3)) / np.float32(41.5)
+    m = M.compare_arrays(ref, M.Quantized(codes, 41.5, 3), codes=codes)
+    _check(m, _expected(ref, real))
+    assert m.saturated == np.mean((codes == 127) | (codes == -128))
+    both = M.compare_arrays(M.Quantized(codes, 41.5, 3), M.Quantized(codes, 41.5, 3))
+    assert both.snr_db == math.inf and both.max_abs == 0.0
+    nhwc = M.compare_arrays(np.moveaxis(ref, 1, -1).copy(), M.Quantized(np.moveaxis(codes, 1, -1).copy(), 41.5, 3),
+                            axis=3)
+    _check(nhwc, _expected(ref, real))

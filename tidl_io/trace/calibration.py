@@ -1,0 +1,122 @@
+"""TIDL's calibration dumps: the float inputs of each calibration image and the outputs of
+TIDL's fixed-point run on it, read as frames beside the io descriptor they belong to.
+
+The model importer leaves, in the artifacts folder or its ``tempDir/``, for a subgraph
+``<sg>`` (its io file ``<sg>_tidl_io_1.bin``):
+
+- ``<sg>_calib_raw_data.bin``: per calibration image, the network's inputs in order, float32,
+  dense (N, C, H, W);
+- ``<sg>_tidl_io__stats_tool_out.bin``: per image, the network's outputs as TIDL's
+  fixed-point run produced them, dequantized to float32, dense, in order.
+
+So a float run of the model on the inputs, compared with the outputs, measures what
+quantization did without a board.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .._check import check_path, wrong_kind
+from .._errors import FormatError, PathNotFoundError
+from ..artifacts import find_artifacts
+from ..descriptor import Descriptor, Tensor, load
+
+__all__ = ["Calibration", "load_calibration", "tensor_nchw"]
+
+INPUTS_SUFFIX = "_calib_raw_data.bin"
+OUTPUTS_SUFFIX = "_tidl_io__stats_tool_out.bin"
+
+
+def tensor_nchw(t: Tensor) -> tuple[int, ...]:
+    """The shape frames of ``t`` are given in: (N, C, H, W) when DIM1 = DIM2 = 1, else the
+    6-D (N, DIM1, DIM2, C, H, W)."""
+    n, d1, d2, c, h, w = t.shape
+    return (n, c, h, w) if d1 == d2 == 1 else tuple(t.shape)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The calibration frames of one subgraph: ``inputs[i]`` and ``outputs[i]`` map tensor
+    names to float32 arrays shaped by :func:`tensor_nchw` (read-only views of the files,
+    read on first touch)."""
+
+    subgraph: str
+    descriptor: Descriptor
+    inputs: list[dict[str, np.ndarray]]
+    outputs: list[dict[str, np.ndarray]]
+    inputs_file: Path
+    outputs_file: Path
+
+
+def _frames(path: Path, tensors: Sequence[Tensor], what: str) -> list[dict[str, np.ndarray]]:
+    sizes = [t.size for t in tensors]
+    frame = sum(sizes) * 4
+    found = path.stat().st_size
+    if frame == 0 or found == 0 or found % frame:
+        shapes = ", ".join(f"{t.name} {tensor_nchw(t)}" for t in tensors)
+        raise FormatError(str(path), f"{found} bytes is not a whole number of frames of the {what} "
+                          f"(float32 {shapes}: {frame} bytes per frame)")
+    data = np.memmap(path, dtype="<f4", mode="r")
+    frames = []
+    for k in range(found // frame):
+        start = k * (frame // 4)
+        item = {}
+        for t, n in zip(tensors, sizes):
+            item[t.name] = data[start:start + n].reshape(tensor_nchw(t))
+            start += n
+        frames.append(item)
+    return frames
+
+
+def _dump(folder: Path, name: str) -> Path | None:
+    for where in (folder, folder / "tempDir"):
+        if (where / name).is_file():
+            return where / name
+    return None
+
+
+def load_calibration(path: str | os.PathLike[str], subgraph: str | None = None) -> Calibration:
+    """The calibration frames of an artifacts folder (or model folder, or io file).
+
+    ``subgraph`` names the io file's subgraph (``625`` for ``625_tidl_io_1.bin``); it may be
+    left out when only one subgraph has dumps. Raises :class:`~tidl_io.PathNotFoundError`
+    when the dumps are missing and :class:`~tidl_io.FormatError` when a file's size is not a
+    whole number of frames or the two files hold different numbers of frames."""
+    arts = find_artifacts(check_path(path, "load_calibration", "path"))
+    if subgraph is not None and not isinstance(subgraph, str):
+        raise wrong_kind("load_calibration", "subgraph", subgraph, "a subgraph name (str) or None")
+    found = []
+    for io, name in zip(arts.io_files, arts.subgraph_names):
+        ins, outs = _dump(io.parent, name + INPUTS_SUFFIX), _dump(io.parent, name + OUTPUTS_SUFFIX)
+        if subgraph is not None and name != subgraph:
+            continue
+        if ins is not None and outs is not None:
+            found.append((io, name, ins, outs))
+        elif subgraph is not None:
+            missing = name + (INPUTS_SUFFIX if ins is None else OUTPUTS_SUFFIX)
+            raise PathNotFoundError(str(io.parent / "tempDir" / missing),
+                                    f"no calibration dump {missing} beside {io.name} (nor in tempDir/)")
+    if not found:
+        names = ", ".join(arts.subgraph_names)
+        if subgraph is not None:
+            raise PathNotFoundError(str(path), f"no subgraph {subgraph!r} here; subgraphs: {names}")
+        raise PathNotFoundError(str(path), f"no calibration dumps (<subgraph>{INPUTS_SUFFIX} and "
+                                f"<subgraph>{OUTPUTS_SUFFIX}, beside the io files or in tempDir/) for "
+                                f"subgraph(s) {names}")
+    if len(found) > 1:
+        raise FormatError(str(path), f"calibration dumps of several subgraphs ({', '.join(f[1] for f in found)}): "
+                          "name one")
+    io, name, ins, outs = found[0]
+    desc = load(io)
+    inputs = _frames(ins, desc.inputs, f"inputs of {io.name}")
+    outputs = _frames(outs, desc.outputs, f"outputs of {io.name}")
+    if len(inputs) != len(outputs):
+        raise FormatError(str(outs), f"{len(outputs)} output frame(s), but {ins.name} holds {len(inputs)} "
+                          "input frame(s): expected one output frame per calibration image")
+    return Calibration(name, desc, inputs, outputs, ins, outs)

@@ -1,0 +1,266 @@
+"""Read a folder of TIDL layer traces against the network they came from.
+
+>>> net = tidl_io.load_net("artifacts/74_tidl_net.bin")              # doctest: +SKIP
+>>> traces = tidl_io.load_traces("traces", net)                     # doctest: +SKIP
+>>> traces[4].shape, traces[4].dtype                                  # doctest: +SKIP
+((1, 32, 400, 600), dtype('float32'))
+
+:func:`load_traces` looks at names and sizes only; each array is read when asked for, one
+file at a time (a 55-layer 400x600 model traces ~0.6 GB of floats). Files are keyed by the
+layer's output **dataId**. For each file:
+
+- the dims in its name must be the layer's (N, DIM1, DIM2, C, W x H; older names have no
+  DIM1/DIM2 and may give H x W);
+- its size tells the layout: dense (N*DIM1*DIM2*C*H*W elements) or padded (the layer's
+  pitches and pads, :attr:`Layer.geometry`: up to the last valid element, or the whole
+  buffer); any other size is an error naming the file and the sizes expected and found;
+- ``.y`` files hold codes in the layer's element type, dequantized with the layer's scale
+  and zero point (``(q - zero_point) / scale``; :meth:`Traces.codes` gives the codes);
+  ``_float.bin`` files hold float32 values. When both exist, values come from ``.y``.
+
+Problems that concern one file (wrong size, dims, a dataId the net lacks) are collected in
+:attr:`Traces.problems` (file -> message) and that file is left out; ``strict=True`` raises
+them instead. Files whose names are no trace's are listed in :attr:`Traces.ignored`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._check import check_flag, check_kind, check_path, wrong_kind
+from .._errors import FormatError, PathNotFoundError
+from ..quant import dequantize_codes
+from .metrics import Quantized
+from .names import TraceName, parse_trace_name
+
+__all__ = ["TraceFile", "Traces", "load_traces"]
+
+
+@dataclass(frozen=True)
+class TraceFile:
+    """One trace file matched to its layer: ``layout`` is ``"dense"`` or ``"padded"``."""
+
+    path: Path
+    name: TraceName
+    layer: Any
+    layout: str
+    swapped_wh: bool = False  # an older name that gives H x W
+
+    @property
+    def kind(self) -> str:
+        return self.name.kind
+
+
+def _geometry_6d(layer: Any) -> tuple[int, ...]:
+    return tuple(int(v) for v in layer.geometry.shape)
+
+
+def _check_dims(tn: TraceName, layer: Any, path: Path) -> bool:
+    """Whether W and H are swapped (older names); FormatError when the dims disagree."""
+    n, d1, d2, c, h, w = _geometry_6d(layer)
+    want: tuple[int, ...] = (n, d1, d2, c)
+    got: tuple[int, ...] = (tn.batch, tn.dim1, tn.dim2, tn.channels)
+    if tn.legacy:  # N, C, W x H only: DIM1 and DIM2 fold into N
+        want, got = (n * d1 * d2, c), (tn.batch, tn.channels)
+    if got == want and (tn.width, tn.height) == (w, h):
+        return False
+    if tn.legacy and got == want and (tn.height, tn.width) == (w, h):
+        return True
+    layer_dims = f"N={n} DIM1={d1} DIM2={d2} C={c} W={w} H={h}"
+    name_dims = (f"N={tn.batch} C={tn.channels} {tn.width}x{tn.height}" if tn.legacy else
+                 f"N={tn.batch} DIM1={tn.dim1} DIM2={tn.dim2} C={tn.channels} W={tn.width} H={tn.height}")
+    raise FormatError(str(path), f"dims in the name ({name_dims}) disagree with layer {layer.index} "
+                      f"(dataId {layer.data_id}, {layer.type}) of the net: {layer_dims}")
+
+
+def _itemsize(tn: TraceName, layer: Any) -> int:
+    return 4 if tn.kind == "float" else int(np.dtype(layer.dtype).itemsize)
+
+
+def _non_overlapping(g: Any) -> bool:
+    """Whether the geometry's valid elements sit at distinct offsets (TI stores pitches for
+    some data layers that describe no buffer: a channel pitch shorter than a plane)."""
+    extent = 1
+    for s, n in sorted((int(s), int(n)) for n, s in zip(g.shape, g.strides) if n > 1):
+        if s < extent:
+            return False
+        extent = s * (n - 1) + extent
+    return True
+
+
+def _sizes(tn: TraceName, layer: Any) -> dict[int, str]:
+    """Accepted file sizes (bytes) -> layout: dense, or padded (up to the last valid
+    element, the whole buffer, or the batch pitch times N) when the pitches describe a
+    buffer at least as large as the dense one."""
+    item = _itemsize(tn, layer)
+    dense = math.prod(_geometry_6d(layer))
+    sizes = {dense * item: "dense"}
+    g = layer.geometry
+    if _non_overlapping(g):
+        for elems in (g.required_size, g.padded_size, int(g.shape[0]) * int(g.strides[0])):
+            if elems > dense:
+                sizes.setdefault(elems * item, "padded")
+    return sizes
+
+
+def _match(path: Path, tn: TraceName, net: Any) -> TraceFile:
+    try:
+        layer = net.layer_by_data_id(tn.data_id)
+    except (KeyError, LookupError, ValueError):
+        layer = None
+    if layer is None:
+        raise FormatError(str(path), f"dataId {tn.data_id} is no layer's output in {net.source}")
+    swapped = _check_dims(tn, layer, path)
+    sizes = _sizes(tn, layer)
+    found = path.stat().st_size
+    if found not in sizes:
+        what = "codes of " + str(np.dtype(layer.dtype)) if tn.kind == "y" else "float32"
+        expected = " or ".join(f"{k} ({v})" for k, v in sizes.items())
+        raise FormatError(str(path), f"{found} bytes fits layer {layer.index} (dataId {tn.data_id}, "
+                          f"{layer.type}) neither dense nor padded: expected {expected} bytes of {what}")
+    return TraceFile(path, tn, layer, sizes[found], swapped)
+
+
+class Traces(Mapping[int, np.ndarray]):
+    """dataId -> float32 array in the layer's shape (NCHW), read from its file on each
+    access (nothing is cached: hold the array while you need it)."""
+
+    def __init__(self, folder: Path, net: Any, files: dict[int, dict[str, TraceFile]],
+                 problems: dict[str, str], ignored: tuple[str, ...], notes: tuple[str, ...] = ()) -> None:
+        self.folder = folder
+        self.net = net
+        self.files = files
+        self.problems = problems
+        self.ignored = ignored
+        self.notes = notes
+
+    def __getitem__(self, data_id: int) -> np.ndarray:
+        f = self.entry(data_id)
+        if f.kind == "float":
+            return self._read(f)
+        layer = f.layer
+        return dequantize_codes(self._read(f), float(layer.scale), int(layer.zero_point),
+                                label=f"{f.path.name} (layer {layer.index})")
+
+    def quantized(self, data_id: int) -> np.ndarray | Quantized:
+        """What ``traces[data_id]`` holds, without dequantizing all of it: the float32 array,
+        or the codes with their scale and zero point (:class:`~tidl_io.trace.metrics.Quantized`)."""
+        f = self.entry(data_id)
+        data = self._read(f)
+        if f.kind == "float" or data.dtype.kind == "f":
+            return data.astype(np.float32, copy=False)
+        return Quantized(data, float(f.layer.scale), int(f.layer.zero_point))
+
+    def __iter__(self) -> Iterator[int]:
+        order: dict[int, int] = {}
+        for i, layer in enumerate(self.net.layers):
+            order.setdefault(layer.data_id, i)
+        return iter(sorted(self.files, key=lambda d: (order.get(d, len(order)), d)))
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def entry(self, data_id: int) -> TraceFile:
+        """The file the values of ``data_id`` come from (``.y`` when there is one)."""
+        kinds = self.files.get(data_id)
+        if kinds is None:
+            raise KeyError(data_id)
+        return kinds.get("y") or kinds["float"]
+
+    def codes(self, data_id: int) -> np.ndarray | None:
+        """The raw codes of the layer's ``.y`` trace (element type, NCHW), or None when only a
+        float trace exists."""
+        f = self.files.get(data_id, {}).get("y")
+        return None if f is None else self._read(f)
+
+    def _read(self, f: TraceFile) -> np.ndarray:
+        layer = f.layer
+        dtype = np.dtype("<f4") if f.kind == "float" else np.dtype(layer.dtype).newbyteorder("<")
+        buf = np.fromfile(f.path, dtype=dtype)
+        shape6 = _geometry_6d(layer)
+        if f.layout == "dense":
+            arr6 = buf.reshape(shape6)
+        else:
+            geom = layer.geometry
+            if geom.itemsize != dtype.itemsize:  # a float trace of an integer layer: same element strides
+                geom = dataclasses.replace(geom, itemsize=dtype.itemsize)
+            arr6 = geom.view(buf)
+        n, d1, d2, c, h, w = shape6
+        out = arr6.reshape(n * d1 * d2, c, h, w) if arr6.flags.c_contiguous else \
+            np.ascontiguousarray(arr6).reshape(n * d1 * d2, c, h, w)
+        shape = tuple(int(v) for v in layer.shape)
+        return out.reshape(shape) if math.prod(shape) == out.size else out
+
+
+def _int_or_none(value: Any, arg: str) -> int | None:
+    if value is None or (isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))):
+        return None if value is None else int(value)
+    raise wrong_kind("load_traces", arg, value, "an int or None")
+
+
+def load_traces(path: str | os.PathLike[str], net: Any, *, subgraph: int | None = None,
+                core: int | None = None, strict: bool = False) -> Traces:
+    """The traces in folder ``path`` of the network ``net`` (a :class:`tidl_io.Network`).
+
+    A folder may hold the traces of several subgraphs or cores (``<base>_<sg>_...``,
+    ``C7X_<n>_...``): pick one with ``subgraph`` / ``core``; with several and none picked,
+    a FormatError lists them. A folder with no trace file is a PathNotFoundError."""
+    from ..net import Network
+
+    folder = Path(check_path(path, "load_traces", "path"))
+    check_kind(net, Network, "load_traces", "net")
+    subgraph, core = _int_or_none(subgraph, "subgraph"), _int_or_none(core, "core")
+    check_flag(strict, "load_traces", "strict")
+    if not folder.is_dir():
+        raise PathNotFoundError(str(folder), "expected a folder of TIDL trace files (*.y, *_float.bin)")
+    parsed: list[tuple[Path, TraceName]] = []
+    ignored = []
+    for p in sorted(folder.iterdir()):
+        tn = parse_trace_name(p.name) if p.is_file() else None
+        if tn is None:
+            ignored.append(p.name)
+        else:
+            parsed.append((p, tn))
+    if not parsed:
+        seen = f"; files seen: {', '.join(ignored[:8])}{' ...' if len(ignored) > 8 else ''}" if ignored else ""
+        raise PathNotFoundError(str(folder), "no TIDL trace file here (names like tidl_trace_subgraph_0_"
+                                f"0001_0001_0001_00001_00032_000600x00400.y or _float.bin){seen}")
+    parsed = [(p, t) for p, t in parsed if (subgraph is None or t.subgraph == subgraph)
+              and (core is None or t.core == core)]
+    groups = sorted({t.group for _, t in parsed}, key=lambda g: (g[0] or -1, g[1], g[2] or -1))
+    if len(groups) != 1:
+        def say(g: tuple[int | None, str, int | None]) -> str:
+            core_, base, sg = g
+            return f"{f'C7X_{core_} ' if core_ is not None else ''}{base!r} subgraph {sg}"
+        if not groups:
+            raise FormatError(str(folder), f"no trace of subgraph {subgraph} / core {core} here")
+        raise FormatError(str(folder), f"traces of several runs here ({'; '.join(say(g) for g in groups)}): "
+                          "pick one with subgraph= / core= (--subgraph / --core)")
+    files: dict[int, dict[str, TraceFile]] = {}
+    problems: dict[str, str] = {}
+    notes = []
+    for p, tn in parsed:
+        try:
+            f = _match(p, tn, net)
+        except FormatError as exc:
+            if strict:
+                raise
+            problems[p.name] = str(exc)
+            continue
+        if f.swapped_wh:
+            notes.append(f"{p.name}: the name gives height x width (TI's older example does): read as "
+                         f"{tn.height}x{tn.width}")
+        slot = files.setdefault(tn.data_id, {})
+        if tn.kind in slot:
+            raise FormatError(str(p), f"a second {tn.kind} trace of dataId {tn.data_id} "
+                              f"(the first: {slot[tn.kind].path.name})")
+        slot[tn.kind] = f
+    return Traces(folder, net, files, problems, tuple(ignored), tuple(notes))

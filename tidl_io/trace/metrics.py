@@ -1,0 +1,275 @@
+"""How far a TIDL tensor is from its reference: pure functions on arrays, and a streaming
+accumulator that gives the same numbers from blocks (frames, layers read one at a time).
+
+Every metric compares ``test`` (what TIDL produced) with ``ref`` (the float golden or a
+second trace set), both real values of one shape with channels on ``axis`` (1 for NCHW):
+
+- ``max_abs`` = max |ref - test|, ``mean_abs`` = mean |ref - test|;
+- ``snr_db`` = 10 log10(sum ref^2 / sum (ref - test)^2): +inf when they are equal, -inf when
+  ref is all zeros and test is not;
+- ``cosine`` = sum ref*test / sqrt(sum ref^2 * sum test^2): 1 when both are all zeros, 0
+  when only one is;
+- ``channel_snr_db`` the SNR of each channel, ``worst_channel`` the channel with the lowest
+  (a NaN counts as lowest), ``worst_channel_snr_db`` its value: one channel can be
+  destroyed while the layer's SNR looks fine;
+- ``saturated`` (codes only) = fraction of codes at the element type's maximum, or at its
+  minimum for signed types.
+
+Values are float32 (other dtypes are converted block by block); each block of 64 K elements,
+small enough to stay in the CPU cache, is summed in float32 and the block sums in float64.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..quant import dequantize_codes
+
+__all__ = ["Accumulator", "Metrics", "Quantized", "channel_snr_db", "compare_arrays", "cosine", "max_abs", "mean_abs",
+           "saturated", "snr_db", "worst_channel"]
+
+_BLOCK = 1 << 16  # elements per block: three float32 blocks stay in a 1 MB cache
+
+
+def _snr(signal: float, noise: float) -> float:
+    """10 log10(signal / noise) with the conventions above (the one SNR formula)."""
+    if noise == 0:
+        return math.nan if math.isnan(signal) else math.inf
+    if signal == 0:
+        return -math.inf
+    return 10.0 * math.log10(signal / noise)
+
+
+def _cosine(error: float, ref_energy: float, test_energy: float, cross: float) -> float:
+    """sum ref*test / sqrt(sum ref^2 * sum test^2). Near 1, from the error energy instead
+    of the cross sum: with sum ref*test = (sum ref^2 + sum test^2 - sum (ref - test)^2) / 2 it
+    is 1 - (error - (|ref| - |test|)^2) / (2 |ref| |test|), which keeps the digits of 1 - cos
+    that a rounded cross sum loses (used when the error is small against |ref| |test|)."""
+    if ref_energy == 0 and test_energy == 0:
+        return 1.0
+    if ref_energy == 0 or test_energy == 0:
+        return 0.0
+    a, b = math.sqrt(ref_energy), math.sqrt(test_energy)
+    direct = cross / (a * b)
+    if direct < 0.5 or error > a * b:  # not near 1, or norms far apart: the cross sum is the better one
+        return max(-1.0, min(1.0, direct))
+    return max(-1.0, min(1.0, 1.0 - (error - (a - b) ** 2) / (2.0 * a * b)))
+
+
+def _worst(snrs: tuple[float, ...]) -> int | None:
+    if not snrs:
+        return None
+    for i, s in enumerate(snrs):
+        if math.isnan(s):
+            return i
+    return min(range(len(snrs)), key=snrs.__getitem__)
+
+
+@dataclass(frozen=True)
+class Quantized:
+    """Codes and their quantization, standing for the real values ``(codes - zero_point) /
+    scale`` (:func:`tidl_io.quant.dequantize_codes`) without making them all at once."""
+
+    codes: np.ndarray
+    scale: float
+    zero_point: int = 0
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.codes.shape)
+
+    def reshape(self, shape: tuple[int, ...]) -> Quantized:
+        return Quantized(self.codes.reshape(shape), self.scale, self.zero_point)
+
+    def dequantize(self) -> np.ndarray:
+        return dequantize_codes(self.codes, self.scale, self.zero_point)
+
+
+Source = np.ndarray | Quantized
+
+
+def _shape(x: Source) -> tuple[int, ...]:
+    return tuple(x.shape)
+
+
+def _as3(x: Source, shape3: tuple[int, int, int]) -> Source:
+    """``x`` as (before, channels, after): a view when its memory allows, else a copy."""
+    if isinstance(x, Quantized):
+        return x.reshape(shape3)
+    return np.asarray(x).reshape(shape3)
+
+
+def _fetch(x: Source, idx: tuple[Any, ...], buf: np.ndarray) -> np.ndarray:
+    """Block ``idx`` of ``x`` as float32: a view of float32 data, else converted into ``buf``."""
+    if isinstance(x, Quantized):
+        return dequantize_codes(x.codes[idx], x.scale, x.zero_point, out=buf)
+    block = x[idx]
+    if block.dtype == np.float32 and block.flags.c_contiguous:
+        return block
+    np.copyto(buf, block, casting="unsafe")
+    return buf
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """The metrics of one comparison (see the module text); ``count`` = elements compared."""
+
+    max_abs: float
+    mean_abs: float
+    snr_db: float
+    cosine: float
+    channel_snr_db: tuple[float, ...]
+    worst_channel: int | None
+    worst_channel_snr_db: float | None
+    saturated: float | None
+    count: int
+
+    def below(self, min_snr_db: float) -> bool:
+        """Whether the layer's SNR or its worst channel's is under ``min_snr_db`` (NaN is)."""
+        worst = self.worst_channel_snr_db
+        return not (self.snr_db >= min_snr_db) or (worst is not None and not (worst >= min_snr_db))
+
+
+class Accumulator:
+    """Sums for :class:`Metrics` fed block by block: ``add(ref, test)`` with arrays whose
+    ``axis`` holds the ``channels`` channels (e.g. one NCHW frame at a time), ``add_codes``
+    for the saturation count, then ``result()``. Nothing is kept but the sums."""
+
+    def __init__(self, channels: int) -> None:
+        self.channels = channels
+        self._sums = np.zeros((4, channels))  # per channel: error, ref, test energies, cross (float64)
+        self._abs = 0.0
+        self._max = 0.0
+        self._nan = False
+        self._count = 0
+        self._codes = 0
+        self._at_limit = 0
+        self._buf = [np.empty(_BLOCK, np.float32) for _ in range(3)]
+
+    def add(self, ref: Source, test: Source, axis: int = 1) -> None:
+        """Add a block: ``ref`` and ``test`` of one shape, channels on ``axis``; either may be
+        :class:`Quantized` codes, dequantized here a cache-sized block at a time."""
+        shape = _shape(ref)
+        if shape != _shape(test):
+            raise ValueError(f"ref has shape {shape}, test {_shape(test)}: they must be equal")
+        if not shape or shape[axis] != self.channels:
+            raise ValueError(f"expected {self.channels} channels on axis {axis}, found shape {shape}")
+        axis %= len(shape)
+        p, c, n = math.prod(shape[:axis]), self.channels, math.prod(shape[axis + 1:])
+        r3, t3 = _as3(ref, (p, c, n)), _as3(test, (p, c, n))
+        if n >= _BLOCK // 4:  # long channel rows: one channel at a time
+            for i in range(p):
+                for ch in range(c):
+                    for start in range(0, n, _BLOCK):
+                        k = min(_BLOCK, n - start)
+                        idx = (i, ch, slice(start, start + k))
+                        self._block(r3, t3, idx, k, (k,), ch)
+        else:  # short rows (channels last, or small planes): whole rows of every channel
+            rows = max(1, _BLOCK // (c * max(n, 1)))
+            for start in range(0, p, rows):
+                k = min(rows, p - start)
+                self._block(r3, t3, (slice(start, start + k),), k * c * n, (k, c, n), None)
+        self._count += math.prod(shape)
+
+    def _block(self, r3: Source, t3: Source, idx: tuple[Any, ...], size: int, shape: tuple[int, ...],
+               channel: int | None) -> None:
+        ra, ta, d = self._buf
+        a = _fetch(r3, idx, ra[:size].reshape(shape))
+        b = _fetch(t3, idx, ta[:size].reshape(shape))
+        e = d[:size].reshape(shape)
+        np.subtract(a, b, out=e)
+        sums = self._sums
+        if channel is not None:  # 1-D rows: BLAS dots, summed in float32 per block
+            sums[0, channel] += float(np.dot(e, e))
+            sums[1, channel] += float(np.dot(a, a))
+            sums[2, channel] += float(np.dot(b, b))
+            sums[3, channel] += float(np.dot(a, b))
+        else:  # (rows, C, n): per-channel sums over rows and n, in float32 per block
+            for i, (x, y) in enumerate(((e, e), (a, a), (b, b), (a, b))):
+                sums[i] += np.einsum("ijk,ijk->j", x, y)
+        np.abs(e, out=e)
+        self._abs += float(e.sum())
+        m = float(e.max())
+        if math.isnan(m):
+            self._nan = True
+        elif m > self._max:
+            self._max = m
+
+    def add_codes(self, codes: np.ndarray) -> None:
+        """Count the codes at the element type's limit (see :func:`saturated`)."""
+        self._codes += codes.size
+        self._at_limit += _at_limit(codes)
+
+    def result(self) -> Metrics:
+        err, sig, tt, rt = (math.fsum(float(v) for v in self._sums[i]) for i in range(4))
+        snrs = tuple(_snr(float(s), float(e)) for s, e in zip(self._sums[1], self._sums[0]))
+        worst = _worst(snrs)
+        nan = math.nan
+        return Metrics(
+            max_abs=nan if self._nan else self._max,
+            mean_abs=self._abs / self._count if self._count else nan,
+            snr_db=_snr(sig, err),
+            cosine=_cosine(err, sig, tt, rt),
+            channel_snr_db=snrs,
+            worst_channel=worst,
+            worst_channel_snr_db=None if worst is None else snrs[worst],
+            saturated=self._at_limit / self._codes if self._codes else None,
+            count=self._count,
+        )
+
+
+def _at_limit(codes: np.ndarray) -> int:
+    info = np.iinfo(codes.dtype)
+    count = int(np.count_nonzero(codes == info.max))
+    if info.min < 0:
+        count += int(np.count_nonzero(codes == info.min))
+    return count
+
+
+def compare_arrays(ref: Source, test: Source, axis: int = 1, codes: np.ndarray | None = None) -> Metrics:
+    """Every metric of ``test`` against ``ref`` in one pass (``codes``: the test's codes, for
+    ``saturated``)."""
+    shape = _shape(ref)
+    acc = Accumulator(shape[axis] if len(shape) > 1 else shape[0])
+    acc.add(ref, test, axis if len(shape) > 1 else 0)
+    if codes is not None:
+        acc.add_codes(codes)
+    return acc.result()
+
+
+def max_abs(ref: np.ndarray, test: np.ndarray) -> float:
+    return compare_arrays(ref.reshape(1, -1), test.reshape(1, -1), 0).max_abs
+
+
+def mean_abs(ref: np.ndarray, test: np.ndarray) -> float:
+    return compare_arrays(ref.reshape(1, -1), test.reshape(1, -1), 0).mean_abs
+
+
+def snr_db(ref: np.ndarray, test: np.ndarray) -> float:
+    return compare_arrays(ref.reshape(1, -1), test.reshape(1, -1), 0).snr_db
+
+
+def cosine(ref: np.ndarray, test: np.ndarray) -> float:
+    return compare_arrays(ref.reshape(1, -1), test.reshape(1, -1), 0).cosine
+
+
+def channel_snr_db(ref: np.ndarray, test: np.ndarray, axis: int = 1) -> tuple[float, ...]:
+    return compare_arrays(ref, test, axis).channel_snr_db
+
+
+def worst_channel(ref: np.ndarray, test: np.ndarray, axis: int = 1) -> tuple[int | None, float | None]:
+    """(channel, its SNR in dB) of the lowest per-channel SNR."""
+    m = compare_arrays(ref, test, axis)
+    return m.worst_channel, m.worst_channel_snr_db
+
+
+def saturated(codes: np.ndarray) -> float:
+    """Fraction of integer ``codes`` at their dtype's maximum (or minimum, if signed)."""
+    codes = np.asarray(codes)
+    if codes.dtype.kind not in "iu":
+        raise TypeError(f"saturated: expected integer codes, found dtype {codes.dtype}")
+    return _at_limit(codes) / codes.size if codes.size else math.nan

@@ -1,0 +1,225 @@
+"""How ``tidl-io compare`` shows a :class:`~tidl_io.trace.compare.CompareReport`: a text
+table, a JSON document, and one self-contained HTML page (inline SVG: SNR per layer and,
+for the first bad layer, histograms of reference and test; nothing is fetched, as in
+``inspect --html``).
+
+JSON numbers that are not finite (an SNR of +inf for an exact match) are written as the
+strings ``"inf"``, ``"-inf"`` and ``"nan"`` (JSON has no such numbers; ``float()`` reads them).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import __version__
+from .._format import _short, document
+from ..picture import esc
+from .compare import CompareReport, Histogram, Row
+
+__all__ = ["format_report", "render_html", "report_to_dict"]
+
+
+def _num(x: float | None) -> float | str | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+
+
+def _row_dict(r: Row) -> dict[str, Any]:
+    m = r.metrics
+    return {
+        "index": r.index, "data_id": r.data_id, "name": r.name, "type": r.type,
+        "shape": list(r.shape) if r.shape is not None else None, "status": r.status, "trace": r.kind,
+        "max_abs": _num(m.max_abs) if m else None, "mean_abs": _num(m.mean_abs) if m else None,
+        "snr_db": _num(m.snr_db) if m else None, "cosine": _num(m.cosine) if m else None,
+        "worst_channel": m.worst_channel if m else None,
+        "worst_channel_snr_db": _num(m.worst_channel_snr_db) if m else None,
+        "saturated": _num(m.saturated) if m else None,
+        "channel_snr_db": [_num(v) for v in m.channel_snr_db] if m else None,
+        "below_min_snr": r.bad, "note": r.note,
+    }
+
+
+def report_to_dict(report: CompareReport) -> dict[str, Any]:
+    """The ``--json`` document: ``layers[]`` (every row, compared or not), ``first_bad``
+    (``index``, ``data_id``, ``name``, or null), ``unmatched`` (rows not compared),
+    ``warnings`` and ``notes``."""
+    bad = report.first_bad
+    doc = document([_row_dict(r) for r in report.rows], key="layers")
+    doc.update({
+        "reference": report.reference, "test": report.test, "min_snr_db": report.min_snr_db,
+        "first_bad": None if bad is None else {"index": bad.index, "data_id": bad.data_id, "name": bad.name},
+        "unmatched": [{"index": r.index, "data_id": r.data_id, "name": r.name, "status": r.status, "note": r.note}
+                      for r in report.unmatched],
+        "warnings": list(report.warnings), "notes": list(report.notes),
+    })
+    return doc
+
+
+def _f(x: float | None, fmt: str = ".2f") -> str:
+    if x is None:
+        return "-"
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return format(x, fmt)
+
+
+def _cells(r: Row) -> list[str]:
+    m = r.metrics
+    worst = "-" if m is None or m.worst_channel is None else f"{m.worst_channel}: {_f(m.worst_channel_snr_db, '.1f')}"
+    sat = "-" if m is None or m.saturated is None else f"{100 * m.saturated:.2f}%"
+    return [str(r.index), str(r.data_id), (r.type or "").removeprefix("TIDL_").removesuffix("Layer"),
+            _short(r.name or "-", 36), "x".join(map(str, r.shape or ())),
+            _f(m.snr_db, ".1f") if m else r.status, worst, _f(m.cosine, ".5f") if m else "",
+            _f(m.max_abs, ".4g") if m else "", _f(m.mean_abs, ".4g") if m else "", sat,
+            "BAD" if r.bad else ""]
+
+
+_HEAD = ["#", "dataId", "type", "name", "shape", "SNR dB", "worst ch: dB", "cosine", "max|d|", "mean|d|",
+         "saturated", ""]
+
+
+def format_report(report: CompareReport) -> str:
+    """The text table and the summary lines."""
+    rows = [_HEAD] + [_cells(r) for r in report.rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEAD))]
+    lines = [f"reference: {report.reference}", f"test:      {report.test}", ""]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    lines.append("")
+    bad = report.first_bad
+    done = len(report.compared)
+    if bad is None:
+        lines.append(f"no layer under {report.min_snr_db:g} dB ({done} compared)")
+    else:
+        m = bad.metrics
+        assert m is not None
+        lines.append(f"first bad (SNR or a channel's SNR < {report.min_snr_db:g} dB): layer {bad.index}, dataId "
+                     f"{bad.data_id}, {bad.name!r}: SNR {_f(m.snr_db, '.1f')} dB, worst channel "
+                     f"{m.worst_channel} at {_f(m.worst_channel_snr_db, '.1f')} dB")
+    for r in report.unmatched:
+        lines.append(f"not compared: layer {r.index} (dataId {r.data_id}) {r.name!r}: {r.note}")
+    lines += [f"warning: {w}" for w in report.warnings]
+    lines += [f"note: {n}" for n in report.notes]
+    return "\n".join(lines)
+
+
+# ---- HTML -------------------------------------------------------------------------------
+
+_CSS = """
+body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 24px; color: #1a202c; }
+h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 2px solid #2b6cb0; }
+table { border-collapse: collapse; font-size: 12px; } th, td { border: 1px solid #cbd5e0; padding: 2px 8px;
+white-space: nowrap; text-align: left; } th { background: #edf2f7; } tr.bad td { background: #fed7d7; }
+td.name { max-width: 380px; overflow: hidden; text-overflow: ellipsis; }
+p.note { font-size: 12px; word-break: break-all; } p.summary b { word-break: break-all; } p.warn { font-size: 12px; color: #c53030; } svg { max-width: 100%; height: auto; }
+"""
+
+
+def _snr_svg(report: CompareReport) -> str:
+    rows = report.compared
+    w, h, left, top, bottom = 900, 260, 50, 16, 40
+    if not rows:
+        return '<p class="note">no layer compared</p>'
+    vals = []
+    for r in rows:
+        m = r.metrics
+        assert m is not None
+        vals.append((m.snr_db, m.worst_channel_snr_db if m.worst_channel_snr_db is not None else m.snr_db))
+    finite = [v for pair in vals for v in pair if math.isfinite(v)] + [report.min_snr_db, 0.0]
+    lo, hi = math.floor(min(finite) / 10) * 10, math.ceil(max(finite) / 10) * 10 + 10
+    span = max(hi - lo, 10)
+    pw, ph = w - left - 10, h - top - bottom
+    step = pw / max(len(rows), 1)
+
+    def y(v: float) -> float:
+        v = hi if v == math.inf else (lo if not math.isfinite(v) else v)
+        return top + ph * (hi - v) / span
+
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="snr" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
+             'role="img" aria-label="SNR per layer">'), f'<rect x="0" y="0" width="{w}" height="{h}" fill="#fff"/>']
+    for tick in range(int(lo), int(hi) + 1, 10 if span <= 100 else 20):
+        parts.append(f'<line x1="{left}" x2="{w - 10}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#e2e8f0"/>'
+                     f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" font-size="10" text-anchor="end">{tick}</text>')
+    thr = y(report.min_snr_db)
+    parts.append(f'<line x1="{left}" x2="{w - 10}" y1="{thr:.1f}" y2="{thr:.1f}" stroke="#c53030" '
+                 f'stroke-dasharray="5,4"/><text x="{w - 12}" y="{thr - 4:.1f}" font-size="10" fill="#c53030" '
+                 f'text-anchor="end">min {report.min_snr_db:g} dB</text>')
+    layer_pts, chan_pts = [], []
+    for i, (r, (snr, worst)) in enumerate(zip(rows, vals)):
+        x = left + step * (i + 0.5)
+        layer_pts.append(f"{x:.1f},{y(snr):.1f}")
+        chan_pts.append(f"{x:.1f},{y(worst):.1f}")
+        colour = "#c53030" if r.bad else "#2b6cb0"
+        parts.append(f'<circle cx="{x:.1f}" cy="{y(snr):.1f}" r="3" fill="{colour}"><title>layer {r.index} '
+                     f'(dataId {r.data_id}) {esc(r.name or "")}: SNR {_f(snr, ".1f")} dB, worst channel '
+                     f'{_f(worst, ".1f")} dB</title></circle>')
+        if len(rows) <= 80 or i % max(1, len(rows) // 40) == 0:
+            parts.append(f'<text x="{x:.1f}" y="{h - bottom + 14}" font-size="9" text-anchor="middle">{r.index}</text>')
+    parts.append(f'<polyline fill="none" stroke="#2b6cb0" stroke-width="1.5" points="{" ".join(layer_pts)}"/>')
+    parts.append(f'<polyline fill="none" stroke="#dd6b20" stroke-width="1" stroke-dasharray="3,2" '
+                 f'points="{" ".join(chan_pts)}"/>')
+    parts.append(f'<text x="{left}" y="{h - 6}" font-size="11">layer index (execution order) — blue: layer SNR, '
+                 'orange: worst channel SNR (dB); +inf drawn at the top</text></svg>')
+    return "".join(parts)
+
+
+def _hist_svg(hist: Histogram) -> str:
+    w, h, left, top, bottom = 440, 200, 40, 20, 34
+    pw, ph = w - left - 10, h - top - bottom
+    peak = max(max(hist.ref, default=0), max(hist.test, default=0), 1)
+    n = len(hist.ref)
+    bw = pw / n
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" class="hist" viewBox="0 0 {w} {h}" width="{w}" '
+             f'height="{h}" role="img" aria-label="{esc(hist.label)}">'),
+             f'<rect x="0" y="0" width="{w}" height="{h}" fill="#fff"/>',
+             f'<text x="{left}" y="13" font-size="11">{esc(hist.label)}</text>']
+    for counts, colour, dx in ((hist.ref, "#2b6cb0", 0.0), (hist.test, "#dd6b20", 0.5)):
+        for i, c in enumerate(counts):
+            if c:
+                bh = ph * math.sqrt(c / peak)  # square-root scale: small bins stay visible
+                parts.append(f'<rect x="{left + bw * (i + dx):.2f}" y="{top + ph - bh:.2f}" width="{bw / 2:.2f}" '
+                             f'height="{bh:.2f}" fill="{colour}"/>')
+    parts.append(f'<text x="{left}" y="{h - 18}" font-size="10">{hist.edges[0]:.4g}</text>'
+                 f'<text x="{w - 10}" y="{h - 18}" font-size="10" text-anchor="end">{hist.edges[-1]:.4g}</text>'
+                 f'<text x="{left}" y="{h - 4}" font-size="10">blue: reference, orange: TIDL (count, square-root '
+                 'scale)</text></svg>')
+    return "".join(parts)
+
+
+def render_html(report: CompareReport) -> str:
+    """The report page: summary, SNR per layer, histograms of the first bad layer, table."""
+    bad = report.first_bad
+    if bad is None:
+        summary = f"no layer under {report.min_snr_db:g} dB ({len(report.compared)} compared)"
+    else:
+        m = bad.metrics
+        assert m is not None
+        summary = (f"first bad layer: {bad.index} (dataId {bad.data_id}) <b>{esc(bad.name or '')}</b> — SNR "
+                   f"{_f(m.snr_db, '.1f')} dB, worst channel {m.worst_channel} at "
+                   f"{_f(m.worst_channel_snr_db, '.1f')} dB (threshold {report.min_snr_db:g} dB)")
+    head = "".join(f"<th>{esc(c)}</th>" for c in _HEAD[:-1])
+    body = []
+    for r in report.rows:
+        cells = _cells(r)[:-1]
+        tds = "".join(f'<td class="name" title="{esc(r.name or "")}">{esc(c)}</td>' if i == 3 else f"<td>{esc(c)}</td>"
+                      for i, c in enumerate(cells))
+        body.append(f'<tr class="{"bad" if r.bad else ""}" data-index="{r.index}">{tds}</tr>')
+    hists = "".join(_hist_svg(h_) for h_ in report.histograms)
+    extra = "".join(f'<p class="warn">not compared: layer {r.index} (dataId {r.data_id}) {esc(r.name or "")}: '
+                    f"{esc(r.note)}</p>" for r in report.unmatched)
+    extra += "".join(f'<p class="warn">warning: {esc(w)}</p>' for w in report.warnings)
+    extra += "".join(f'<p class="note">note: {esc(n)}</p>' for n in report.notes)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>tidl-io compare</title><style>{_CSS}</style></head>"
+            f'<body data-tidl-io-compare="{len(report.rows)}"><h1>Which layer loses accuracy?</h1>'
+            f'<p class="note">tidl-io {esc(__version__)} · reference: {esc(report.reference)} · test: '
+            f"{esc(report.test)}</p><p class=\"summary\">{summary}</p><h2>SNR per layer</h2>{_snr_svg(report)}"
+            + (f"<h2>First bad layer: reference vs TIDL</h2>{hists}" if hists else "")
+            + f"<h2>Layers</h2><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f"{extra}</body></html>\n")
