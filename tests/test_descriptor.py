@@ -226,6 +226,19 @@ def test_empty_input() -> None:
         tidl_io.parse(b"", "f.bin")
 
 
+def test_a_net_file_given_as_a_descriptor_says_so() -> None:
+    """The bundled example's net (its first word 0x20240719, TIDL 10.0's netVersion in
+    schemas/net/versions.yaml) read as an io descriptor: the error says what the file is."""
+    net = Path(tidl_io.__file__).parent / "examples" / "detector_tidl_net.bin"
+    assert struct.unpack_from("<I", net.read_bytes())[0] == 0x20240719
+    with pytest.raises(tidl_io.FormatError, match=r"matches no known layout.*first word 0x20240719 is the "
+                       r"netVersion of a TIDL 10.0 network file: read it with tidl_io.load_net"):
+        tidl_io.load(net)
+    with pytest.raises(tidl_io.FormatError) as info:  # an io-sized mistake keeps the plain message
+        tidl_io.parse(_good()[:-1], "x.bin")
+    assert "netVersion" not in str(info.value)
+
+
 @pytest.mark.parametrize("delta", [-1, +1])
 def test_truncated_or_extended_by_one_byte(delta: int) -> None:
     data = _good()

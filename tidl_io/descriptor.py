@@ -207,7 +207,18 @@ def _parse_container(data: bytes, source: str) -> Descriptor:
         main = _parse_one(data[:s], layout, source)
         return Descriptor(main.layout, main.fields, subgraphs=subs, container=entries, source=source)
     raise FormatError(source, f"size {size} bytes matches no known layout and is not a multi-subgraph "
-                      f"container; known sizes: {_known_sizes()}")
+                      f"container; known sizes: {_known_sizes()}{_net_hint(data)}")
+
+
+def _net_hint(data: bytes) -> str:
+    """What to say when the bytes are a network file (its first word a known netVersion)."""
+    from .net._schema import net_versions
+
+    entry = net_versions().get(_struct.unpack_from("<I", data)[0]) if len(data) >= 4 else None
+    if entry is None:
+        return ""
+    return (f"; its first word {entry.value:#010x} is the netVersion of a TIDL {entry.release} network file: "
+            f"read it with tidl_io.load_net (tidl-io inspect reads either)")
 
 
 _EXPECTED_FILE = "a TIDL I/O descriptor file (*_tidl_io_1.bin)"
