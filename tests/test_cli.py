@@ -297,3 +297,22 @@ def test_every_command_exits_0_1_or_2_with_a_one_line_error(data: Any) -> None:
             argv += ["--repeat", "1"]  # keep the timed loop short
         code, out, text = _run_cli(argv, root)
     _check_outcome(argv, code, out, text)
+
+
+@pytest.mark.parametrize("name", ["detector_tidl_io_1.bin", "detector_tidl_net.bin"])
+def test_unreadable_file_says_why_once(tmp_path: Path, monkeypatch, name: str) -> None:
+    """A file the user may not read (chmod 000; simulated, as root reads everything): one line
+    saying it cannot be opened and why, not 'cannot read: cannot open: ...'."""
+    target = tmp_path / name
+    shutil.copy(EXAMPLES / name, target)
+    real_open = os.open
+
+    def refuse(path: Any, *args: Any, **kwargs: Any) -> int:
+        if str(path) == str(target):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
+    code, out, err = run("inspect", str(target))
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"tidl-io: error: {target}: cannot open: Permission denied; expected a TIDL "), err

@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from . import __version__
 from ._errors import TidlIoError
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .net import Network
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+T = TypeVar("T")
 
 
 
@@ -56,34 +57,30 @@ class _Fail(Exception):
 
 
 def _load(path: Path) -> Descriptor:
-    try:
-        return load(path)
-    except FileNotFoundError:
-        raise _Fail(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise _Fail(f"{path}: is a folder") from None
-    except OSError as exc:
-        raise _Fail(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except TidlIoError as exc:
-        raise _Fail(str(exc)) from None
+    return _read(load, path)
 
 
 def _load_any(path: Path) -> Descriptor | Network:
     """A net file (``*tidl_net*.bin`` or a known netVersion) as a Network, else a descriptor."""
     from .net._parse import load_net, looks_like_net
 
-    if not looks_like_net(path):
-        return _load(path)
+    return _read(load_net, path) if looks_like_net(path) else _load(path)
+
+
+def _read(reader: Callable[[Path], T], path: Path) -> T:
+    """``reader(path)``, its failure as one line. tidl_io's path errors are OSErrors too and say
+    what they are themselves ("cannot open: Permission denied; expected ..."); only a bare
+    OSError gets "cannot read"."""
     try:
-        return load_net(path)
+        return reader(path)
     except FileNotFoundError:
         raise _Fail(f"{path}: no such file") from None
     except IsADirectoryError:
         raise _Fail(f"{path}: is a folder") from None
-    except OSError as exc:
-        raise _Fail(f"{path}: cannot read: {exc.strerror or exc}") from None
     except TidlIoError as exc:
         raise _Fail(str(exc)) from None
+    except OSError as exc:
+        raise _Fail(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def _items(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor | Network]]:
