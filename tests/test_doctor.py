@@ -329,10 +329,11 @@ def test_api_never_raises_for_what_it_finds(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("argv", [(), ("--explain", "no number", "."), ("--library", "x.so", "--no-library", "."),
-                                  ("--bogus", ".")])
+                                  ("--bogus", "."), ("",), ("--library", "", ".")])
 def test_usage_errors_exit_2(argv: tuple[str, ...]) -> None:
     code, out, err = run(*argv)
     assert code == 2 and out == "" and "Traceback" not in err
+    assert not err.startswith("tidl-io: error: : "), err  # an empty path is named as the option it was given to
 
 
 # ---- the bundled example and the README ------------------------------------------------------

@@ -304,6 +304,10 @@ def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.no_library and args.library is not None:
         print("tidl-io: error: --library and --no-library exclude each other", file=err)
         return EXIT_USAGE
+    for what, value in (("PATH", args.path), ("--library", args.library)):
+        if value == "":
+            print(f"tidl-io: error: {what} is empty; expected a path", file=err)
+            return EXIT_USAGE
     found = diagnose(args.path, library=args.library, explain=keys, check_library=not args.no_library)
     out.write((dumps_json(diagnosis_to_dict(found)) if args.json else format_diagnosis(found)) + "\n")
     return EXIT_OK if found.ok else EXIT_INVALID
