@@ -121,6 +121,18 @@ def test_hostile_layer_name_is_escaped(tmp_path: Path) -> None:
     assert code == 0 and "<script>" not in page and "&lt;script&gt;" in page
 
 
+def test_control_characters_in_names_reach_no_terminal(tmp_path: Path) -> None:
+    """layer_info.txt is text anyone can edit: an escape sequence in a name must not drive the
+    terminal, nor a tab break the columns; the table shows them as Python escapes."""
+    path = tmp_path / "evil_tidl_net.bin"
+    path.write_bytes(build_net(V1101, sample_layers(V1101), cores=1))
+    (tmp_path / "evil_tidl_net.bin.layer_info.txt").write_text("0 0 \x1b[31mred\x07\n1 1 a\tb\n")
+    code, text, _ = run("inspect", str(path))
+    assert code == 0 and not any(ord(c) < 32 for c in text.replace("\n", "")), repr(text)
+    rows = text.splitlines()
+    assert "\\x1b[31mred\\x07" in rows[3] and "a\\tb" in rows[4]
+
+
 def test_readme_shows_the_example_as_inspect_prints_it() -> None:
     from conftest import ROOT
 

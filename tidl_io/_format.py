@@ -143,6 +143,10 @@ def document(items: Iterable[dict[str, Any]], key: str = "descriptors") -> dict[
 # ---- text -------------------------------------------------------------------------------
 
 def _short(name: str, width: int = 40) -> str:
+    """``name`` for a table cell: characters that would drive a terminal or break the columns
+    (escape sequences, tabs, other controls) as Python escapes, then at most ``width``."""
+    if not name.isprintable():
+        name = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
     if len(name) <= width:
         return name
     keep = width - 1
