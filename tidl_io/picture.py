@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ._format import shape_in_layout
+from ._format import _short, shape_in_layout
 from .descriptor import Descriptor, Tensor, TensorLayout
 
 __all__ = ["svg_files", "tensor_svg"]
@@ -51,13 +51,6 @@ def esc(text: str) -> str:
     shown as ``\\xNN``."""
     text = _XML_BAD.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     return html.escape(text, quote=True)
-
-
-def _short(name: str, width: int) -> str:
-    if len(name) <= width:
-        return name
-    keep = width - 1
-    return name[: keep // 2] + "…" + name[len(name) - (keep - keep // 2):]
 
 
 @dataclass
