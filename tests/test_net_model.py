@@ -111,3 +111,11 @@ def test_bundled_example_net_links_to_the_example_io() -> None:
                                                                              "TIDL_DataLayer"]
     conv = net.layer_by_name("backbone/conv1")
     assert (conv.params["kernelW"], conv.params["strideW"], conv.raw["actParams"]["actType"]) == (3, 2, 1)
+
+
+def test_layer_by_name_of_the_wrong_kind(net: tidl_io.Network) -> None:
+    """A name that is no str is an argument of the wrong kind, not a name the net lacks."""
+    with pytest.raises(tidl_io.ArgumentTypeError, match=r"layer_by_name: name: expected a str"):
+        net.layer_by_name(5)  # type: ignore[arg-type]
+    with pytest.raises(tidl_io.ArgumentTypeError, match=r"layer_by_name: name: expected a str"):
+        net.layer(name=b"conv")  # type: ignore[arg-type]

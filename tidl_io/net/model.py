@@ -225,6 +225,8 @@ class Network:
 
     def layer_by_name(self, name: str) -> Layer:
         """The first layer (execution order) named ``name`` in layer_info.txt."""
+        if not isinstance(name, str):
+            raise wrong_kind("layer_by_name", "name", name, "a str (a layer name from layer_info.txt)")
         for layer in self.layers:
             if layer.name == name:
                 return layer
