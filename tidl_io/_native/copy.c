@@ -11,7 +11,7 @@
  *   transpose   the source is contiguous along b: a cache-blocked 2-D transpose of the (b, a) plane
  *               for every index of the other axes, with register-tile kernels beside a portable
  *               loop: 16 x 16 bytes (SSE2, NEON), 4 x 4 four-byte cells (SSE2, NEON) and 8 x 8 (AVX2,
- *               picked at run time on x86-64);
+ *               picked at run time on x86-64); on x86 through a block buffer, see tio_tr_strip;
  *   general     anything else: one strided loop per destination row.
  * (check_padding has no kernel here: NumPy's count_nonzero over the pad blocks measured twice as fast
  * as a plain C count, 0.45x vs 0.90x a copy of the buffer.)
@@ -45,6 +45,37 @@
 #define TIO_STRIP_BYTES 4096
 #endif
 
+/* On x86 the transposes go through a block buffer instead (tio_tr_strip): TIO_TR_RUN bytes of each
+ * of TIO_TR_BUF / TIO_TR_RUN source rows are transposed into the buffer (on each thread's stack),
+ * whose rows are then copied out as whole destination runs, with non-temporal stores for whole
+ * cache lines once the output is TIO_NT_MIN_BYTES or more. Why, measured on an Intel Xeon (Sapphire
+ * / Emerald Rapids class, KVM, 2 vCPUs; 2-D float32 4096 x 4096 and 4095 x 4097, one thread, times
+ * np.copyto of the same bytes): the tiles writing straight into the destination took 4.5-5.7x. The
+ * cost is the destination: 8 rows x 32 bytes per tile, each destination line written in two halves
+ * 1024 rows apart, is a demand RFO miss per store that no prefetcher follows (stores alone in that
+ * pattern: 2-4x the time of sequential stores; loads in the same pattern 1-2x). Not the cause: huge
+ * pages (no change: not the TLB), tile size / strip length (8-64 x 256 B-4 KiB: 3.2-6x), software
+ * prefetch of either side (no gain), register tiles of 16 x 16 writing whole lines (3.5-4x), and 4
+ * KiB aliasing (4095 x 4097 is as slow as 4096 x 4096). A buffer alone, with plain stores (runs of
+ * 512 bytes both sides, 128 KiB buffer): 1.7-2x. Whole-line non-temporal stores from the buffer take
+ * the read-for-ownership away: 0.5-1.0x with a 32 KiB buffer (and from the tiles directly, half
+ * lines: 15-50x: write combining needs whole lines). */
+#ifndef TIO_TR_COLS
+#define TIO_TR_COLS 64 /* source rows per block */
+#endif
+#ifndef TIO_TR_RUN
+#define TIO_TR_RUN 512 /* bytes of each source row per block */
+#endif
+#define TIO_TR_ROWS(isz) (TIO_TR_RUN / (isz) < 256 ? TIO_TR_RUN / (isz) : 256) /* destination rows per strip */
+#define TIO_TR_LEAD 64
+#define TIO_TR_BUF (256 * (TIO_TR_LEAD + TIO_TR_COLS * 2)) /* the largest: two-byte items */
+#ifndef TIO_NT_MIN_BYTES
+#define TIO_NT_MIN_BYTES ((int64_t)1 << 20)
+#endif
+#if defined(TIO_SSE2) && (defined(__x86_64__) || defined(__i386__)) && !defined(TIO_NO_TR_BUF)
+#define TIO_TR_BUFFERED 1
+#endif
+
 enum { TIO_ROWS, TIO_DEINTERLEAVE, TIO_INTERLEAVE, TIO_TRANSPOSE, TIO_GENERAL };
 
 typedef struct {
@@ -58,6 +89,7 @@ typedef struct {
     int64_t pieces;           /* work items per outer index */
     int64_t strip;            /* transpose: b indices per item */
     int avx;                  /* transpose: the AVX2 tiles (x86-64 CPUs that have them) */
+    int nt;                   /* transpose: non-temporal stores of whole destination lines */
 } tio_cjob;
 
 /* ---- scalar helpers ---------------------------------------------------------------------------- */
@@ -439,12 +471,69 @@ static void tio_block(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t 
     }
 }
 
+#if defined(TIO_TR_BUFFERED)
+/* One destination line from s to d (64-byte aligned), bypassing the caches. */
+static inline void tio_stream_line(char *d, const char *s)
+{
+    __m128i x0 = _mm_loadu_si128((const __m128i *)s), x1 = _mm_loadu_si128((const __m128i *)(s + 16));
+    __m128i x2 = _mm_loadu_si128((const __m128i *)(s + 32)), x3 = _mm_loadu_si128((const __m128i *)(s + 48));
+    _mm_stream_si128((__m128i *)d, x0);
+    _mm_stream_si128((__m128i *)(d + 16), x1);
+    _mm_stream_si128((__m128i *)(d + 32), x2);
+    _mm_stream_si128((__m128i *)(d + 48), x3);
+}
+
+/* ni destination rows of the plane (d, s at the strip's first row; ni <= TIO_TR_ROWS), all na
+ * columns, in blocks of TIO_TR_COLS columns through buf. A buffer row is TIO_TR_LEAD bytes, then a
+ * block's row. With nt, every whole 64-byte line of the destination goes out by non-temporal stores:
+ * the bytes of a row's last, partial line wait in the TIO_TR_LEAD bytes before the row for the next
+ * block, which completes the line (only a row's own first and last partial lines take plain stores;
+ * they fall within the row's own bytes, so nothing outside the destination is written). */
+static void tio_tr_strip(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t na, int64_t isz,
+                         int avx, int nt, char *buf)
+{
+    const int64_t line = TIO_TR_LEAD + TIO_TR_COLS * isz;
+    for (int64_t j0 = 0; j0 < na; j0 += TIO_TR_COLS) {
+        int64_t nj = na - j0 < TIO_TR_COLS ? na - j0 : TIO_TR_COLS;
+        int last = j0 + nj == na;
+        tio_block(buf + TIO_TR_LEAD, line, s + j0 * ssa, ssa, ni, nj, isz, avx);
+        for (int64_t i = 0; i < ni; i++) {
+            char *at = d + i * dsb + j0 * isz;
+            const char *from = buf + i * line + TIO_TR_LEAD;
+            int64_t n = nj * isz;
+            if (!nt) {
+                memcpy(at, from, (size_t)n);
+                continue;
+            }
+            if (j0 > 0) { /* the waiting bytes first: from the line's start */
+                int64_t wait = (int64_t)((uintptr_t)at & 63);
+                at -= wait, from -= wait, n += wait;
+            } else { /* up to the row's first line boundary (n >= 64 here unless last) */
+                int64_t head = (int64_t)(-(uintptr_t)at & 63);
+                head = head < n ? head : n;
+                memcpy(at, from, (size_t)head);
+                at += head, from += head, n -= head;
+            }
+            for (; n >= 64; n -= 64, at += 64, from += 64)
+                tio_stream_line(at, from);
+            if (last)
+                memcpy(at, from, (size_t)n);
+            else /* (n < 64 <= a block's row: apart) */
+                memcpy(buf + i * line + TIO_TR_LEAD - n, from, (size_t)n);
+        }
+    }
+}
+#endif
+
 /* ---- the job ------------------------------------------------------------------------------------- */
 
 static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
 {
     const tio_cjob *job = (const tio_cjob *)ctx;
     int64_t isz = job->isz;
+#if defined(TIO_TR_BUFFERED)
+    uint64_t buf[TIO_TR_BUF / 8]; /* (transposes only: 48 KiB) */
+#endif
     tio_cursor cur;
     tio_cursor_start(&job->walk, lo, job->pieces, &cur);
     for (int64_t item = lo; item < hi; item++, tio_cursor_next(&job->walk, job->pieces, &cur)) {
@@ -473,6 +562,11 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
         case TIO_TRANSPOSE: {
             int64_t i0 = piece * job->strip;
             int64_t ni = job->nb - i0 < job->strip ? job->nb - i0 : job->strip;
+#if defined(TIO_TR_BUFFERED)
+            tio_tr_strip(d + i0 * job->dsb, job->dsb, s + i0 * isz, job->ssa, ni, job->na, isz, job->avx, job->nt,
+                         (char *)buf);
+            break;
+#endif
             const int64_t tile = TIO_TILE_A(isz);
             for (int64_t j0 = 0; j0 < job->na; j0 += tile) {
                 int64_t nj = job->na - j0 < tile ? job->na - j0 : tile;
@@ -485,6 +579,10 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
             tio_strided(d, job->dsa, s, job->ssa, job->na, isz);
         }
     }
+#if defined(TIO_TR_BUFFERED)
+    if (job->nt)
+        _mm_sfence(); /* the non-temporal stores are visible before this part is reported done */
+#endif
 }
 
 static int64_t tio_abs(int64_t x) { return x < 0 ? -x : x; }
@@ -506,6 +604,9 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     for (int k = 0; k < a; k++)
         if (b < 0 || tio_abs(src_strides[k]) < tio_abs(src_strides[b]))
             b = k;
+    int64_t total = 1;
+    for (int k = 0; k < ndim; k++)
+        total *= shape[k];
     int lg = tio_log2_size(itemsize);
     int aligned = lg >= 0 && ((uintptr_t)dst | (uintptr_t)src) % (uintptr_t)itemsize == 0;
     job.kind = TIO_GENERAL;
@@ -559,6 +660,10 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
 #endif
         /* a strip of b: whole cache lines of each source row */
         job.strip = TIO_STRIP_BYTES / itemsize > 4 ? TIO_STRIP_BYTES / itemsize : 4;
+#if defined(TIO_TR_BUFFERED)
+        job.strip = TIO_TR_ROWS(itemsize);
+        job.nt = tio_simd_on() && total * itemsize >= TIO_NT_MIN_BYTES;
+#endif
         job.pieces = (job.nb + job.strip - 1) / job.strip;
         break;
     default: job.pieces = 1;
@@ -566,9 +671,6 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     int64_t outer = 1;
     for (int k = 0; k < job.walk.ndim; k++)
         outer *= job.walk.shape[k];
-    int64_t total = 1;
-    for (int k = 0; k < ndim; k++)
-        total *= shape[k];
     tio_parallel(tio_copy_range, &job, outer * job.pieces, threads, 2 * total * itemsize);
     return 0;
 }
