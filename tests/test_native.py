@@ -590,11 +590,12 @@ def test_transpose_tile_edges(rows: int, dtype: str, simd: bool) -> None:
         same(got, expect)
 
 
-# On x86 a transpose goes through a block buffer (copy.c, tio_tr_strip): blocks of 64 source rows, strips of
-# 512 bytes of each source row (at most 256 destination rows), and from 1 MiB of output on, every whole
-# destination line by non-temporal stores, a row's partial line waiting for the next block. Each (dtype,
-# rows, cols) has its own remainders of both (rows % 64 in 0, 1, 31, 63; cols % strip in 1, 5, 7, 63, 255);
-# the padded destination starts its rows at every alignment and has a border that must stay zero.
+# On x86 a transpose goes through a block buffer (copy.c, tio_tr_strip): blocks of 32 source rows (64 of
+# one-byte items), strips of 1024 bytes of each source row (at most 256 destination rows), and from 1 MiB
+# of output on, every whole destination line by non-temporal stores, a row's partial line waiting for the
+# next block. Each (dtype, rows, cols) has its own remainders of both (rows % block in 0, 1, 31, 63;
+# cols % strip in 1, 5, 7, 65, 127, 129, 255); the padded destination starts its rows at every alignment
+# and has a border that must stay zero.
 @pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
 @pytest.mark.parametrize("padded", [False, True], ids=["plain", "padded"])
 @pytest.mark.parametrize("case", [("u1", 1025, 1031), ("u1", 1087, 1025), ("i2", 705, 769), ("i2", 767, 767),

@@ -46,9 +46,10 @@
 #endif
 
 /* On x86 the transposes go through a block buffer instead (tio_tr_strip): TIO_TR_RUN bytes of each
- * of TIO_TR_BUF / TIO_TR_RUN source rows are transposed into the buffer (on each thread's stack),
- * whose rows are then copied out as whole destination runs, with non-temporal stores for whole
- * cache lines once the output is TIO_NT_MIN_BYTES or more. Why, measured on an Intel Xeon (Sapphire
+ * of TIO_TR_COLS source rows are transposed into the buffer (48 KiB on each thread's stack), whose
+ * rows are then copied out as destination runs, with non-temporal stores for whole cache lines once
+ * the output is TIO_NT_MIN_BYTES or more (below, a 1000 x 1000 float32 transpose took 4x a copy with
+ * plain stores, 1.1x with them). Why, measured on an Intel Xeon (Sapphire
  * / Emerald Rapids class, KVM, 2 vCPUs; 2-D float32 4096 x 4096 and 4095 x 4097, one thread, times
  * np.copyto of the same bytes): the tiles writing straight into the destination took 4.5-5.7x. The
  * cost is the destination: 8 rows x 32 bytes per tile, each destination line written in two halves
@@ -60,15 +61,16 @@
  * 512 bytes both sides, 128 KiB buffer): 1.7-2x. Whole-line non-temporal stores from the buffer take
  * the read-for-ownership away: 0.5-1.0x with a 32 KiB buffer (and from the tiles directly, half
  * lines: 15-50x: write combining needs whole lines). */
-#ifndef TIO_TR_COLS
-#define TIO_TR_COLS 64 /* source rows per block */
-#endif
 #ifndef TIO_TR_RUN
-#define TIO_TR_RUN 512 /* bytes of each source row per block */
+#define TIO_TR_RUN 1024 /* bytes of each source row per block */
 #endif
+/* source rows per block: 32, and at least a line of each destination row (tio_tr_strip relies on it) */
+#define TIO_TR_COLS(isz) (64 / (isz) > 32 ? 64 / (isz) : 32)
 #define TIO_TR_ROWS(isz) (TIO_TR_RUN / (isz) < 256 ? TIO_TR_RUN / (isz) : 256) /* destination rows per strip */
 #define TIO_TR_LEAD 64
-#define TIO_TR_BUF (256 * (TIO_TR_LEAD + TIO_TR_COLS * 2)) /* the largest: two-byte items */
+#define TIO_TR_BYTES(isz) (TIO_TR_ROWS(isz) * (TIO_TR_LEAD + TIO_TR_COLS(isz) * (isz))) /* a strip's buffer */
+#define TIO_TR_MAX(x, y) ((x) > (y) ? (x) : (y))
+#define TIO_TR_BUF TIO_TR_MAX(TIO_TR_MAX(TIO_TR_BYTES(1), TIO_TR_BYTES(2)), TIO_TR_MAX(TIO_TR_BYTES(4), TIO_TR_BYTES(8)))
 #ifndef TIO_NT_MIN_BYTES
 #define TIO_NT_MIN_BYTES ((int64_t)1 << 20)
 #endif
@@ -484,7 +486,7 @@ static inline void tio_stream_line(char *d, const char *s)
 }
 
 /* ni destination rows of the plane (d, s at the strip's first row; ni <= TIO_TR_ROWS), all na
- * columns, in blocks of TIO_TR_COLS columns through buf. A buffer row is TIO_TR_LEAD bytes, then a
+ * columns, in blocks of TIO_TR_COLS columns (>= 64 bytes) through buf. A buffer row is TIO_TR_LEAD bytes, then a
  * block's row. With nt, every whole 64-byte line of the destination goes out by non-temporal stores:
  * the bytes of a row's last, partial line wait in the TIO_TR_LEAD bytes before the row for the next
  * block, which completes the line (only a row's own first and last partial lines take plain stores;
@@ -492,9 +494,9 @@ static inline void tio_stream_line(char *d, const char *s)
 static void tio_tr_strip(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t na, int64_t isz,
                          int avx, int nt, char *buf)
 {
-    const int64_t line = TIO_TR_LEAD + TIO_TR_COLS * isz;
-    for (int64_t j0 = 0; j0 < na; j0 += TIO_TR_COLS) {
-        int64_t nj = na - j0 < TIO_TR_COLS ? na - j0 : TIO_TR_COLS;
+    const int64_t cols = TIO_TR_COLS(isz), line = TIO_TR_LEAD + cols * isz;
+    for (int64_t j0 = 0; j0 < na; j0 += cols) {
+        int64_t nj = na - j0 < cols ? na - j0 : cols;
         int last = j0 + nj == na;
         tio_block(buf + TIO_TR_LEAD, line, s + j0 * ssa, ssa, ni, nj, isz, avx);
         for (int64_t i = 0; i < ni; i++) {
@@ -518,8 +520,9 @@ static void tio_tr_strip(char *d, int64_t dsb, const char *s, int64_t ssa, int64
                 tio_stream_line(at, from);
             if (last)
                 memcpy(at, from, (size_t)n);
-            else /* (n < 64 <= a block's row: apart) */
-                memcpy(buf + i * line + TIO_TR_LEAD - n, from, (size_t)n);
+            else /* the last 64 bytes of the block's row (>= 64: apart), so the n < 64 waiting ones are
+                    the buffer row's last before TIO_TR_LEAD (a fixed size: inline moves, no call) */
+                memcpy(buf + i * line + TIO_TR_LEAD - 64, from + n - 64, 64);
         }
     }
 }
