@@ -56,7 +56,8 @@ static inline float tio_div_by_inverse(float a, float b, float y)
 #define TIO_DIV_FMA_MAX_ABS ((int64_t)1 << 16)   /* |a| covered by the proof */
 
 /* threads.c: run fn(ctx, lo, hi) over [0, n) split between up to `threads` threads (the caller's
- * thread does the first part; others are created and joined, never spinning). */
+ * thread and others created and joined, never spinning), in chunks that each takes in turn: fn may be
+ * called several times per thread, on any sub-ranges that together cover [0, n) once. */
 typedef void (*tio_range_fn)(void *ctx, int64_t lo, int64_t hi);
 void tio_parallel(tio_range_fn fn, void *ctx, int64_t n, int threads, int64_t bytes);
 
