@@ -380,6 +380,12 @@ int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int
     return job.nans;
 }
 
+int64_t tio_quantize_prepared(void *dst, const void *src, const tio_qargs *a, int threads)
+{
+    return tio_quantize(dst, a->dst_type, src, a->src_type, a->ndim, a->shape, a->dst_strides, a->src_strides,
+                        a->scale, a->zero_point, a->lo, a->hi, a->nearest, threads);
+}
+
 /* ---- dequantize ------------------------------------------------------------------------------ */
 
 /* How a job dequantizes (tio_dequantize_kind): the first that applies of */

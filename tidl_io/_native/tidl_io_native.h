@@ -123,6 +123,14 @@ TIO_EXPORT int64_t tio_quantize(void *dst, int dst_type, const void *src, int sr
 TIO_EXPORT int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const int64_t *shape,
                               const int64_t *dst_strides, const int64_t *src_strides, float scale,
                               int64_t zero_point, int threads);
+/* tio_quantize with every argument but the addresses and the thread count prepared once in a struct
+ * (tidl_io/_native's quantize_call): a small frame's pack converts 4 call arguments instead of 14 */
+typedef struct {
+    int dst_type, src_type, ndim, nearest;
+    int64_t shape[TIO_MAXDIM], dst_strides[TIO_MAXDIM], src_strides[TIO_MAXDIM];
+    double scale, zero_point, lo, hi;
+} tio_qargs;
+TIO_EXPORT int64_t tio_quantize_prepared(void *dst, const void *src, const tio_qargs *args, int threads);
 /* which row kernel tio_dequantize uses for these parameters (quant.c's TIO_DEQ_*), -1 if refused */
 TIO_EXPORT int tio_dequantize_kind(int src_type, float scale, int64_t zero_point);
 
