@@ -91,6 +91,7 @@ typedef struct {
     int64_t pieces;           /* work items per outer index */
     int64_t strip;            /* transpose: b indices per item */
     int avx;                  /* transpose: the AVX2 tiles (x86-64 CPUs that have them) */
+    int buffered;             /* transpose: through the block buffer (tio_tr_strip) */
     int nt;                   /* transpose: non-temporal stores of whole destination lines */
 } tio_cjob;
 
@@ -566,9 +567,11 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
             int64_t i0 = piece * job->strip;
             int64_t ni = job->nb - i0 < job->strip ? job->nb - i0 : job->strip;
 #if defined(TIO_TR_BUFFERED)
-            tio_tr_strip(d + i0 * job->dsb, job->dsb, s + i0 * isz, job->ssa, ni, job->na, isz, job->avx, job->nt,
-                         (char *)buf);
-            break;
+            if (job->buffered) {
+                tio_tr_strip(d + i0 * job->dsb, job->dsb, s + i0 * isz, job->ssa, ni, job->na, isz, job->avx,
+                             job->nt, (char *)buf);
+                break;
+            }
 #endif
             const int64_t tile = TIO_TILE_A(isz);
             for (int64_t j0 = 0; j0 < job->na; j0 += tile) {
@@ -664,8 +667,14 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
         /* a strip of b: whole cache lines of each source row */
         job.strip = TIO_STRIP_BYTES / itemsize > 4 ? TIO_STRIP_BYTES / itemsize : 4;
 #if defined(TIO_TR_BUFFERED)
-        job.strip = TIO_TR_ROWS(itemsize);
-        job.nt = tio_simd_on() && total * itemsize >= TIO_NT_MIN_BYTES;
+        /* (destination rows of a line or less, e.g. NCHW -> NHWC of 64 one-byte channels, are written
+           one after the other by the tiles directly: there the buffer's copy per row cost more than it
+           saved, 1.4-1.6x a copy against 1.0-1.5x) */
+        job.buffered = job.na * itemsize > 64;
+        if (job.buffered) {
+            job.strip = TIO_TR_ROWS(itemsize);
+            job.nt = tio_simd_on() && total * itemsize >= TIO_NT_MIN_BYTES;
+        }
 #endif
         job.pieces = (job.nb + job.strip - 1) / job.strip;
         break;
