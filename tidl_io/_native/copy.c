@@ -45,13 +45,14 @@
 #define TIO_STRIP_BYTES 4096
 #endif
 
-/* On x86 the transposes go through a block buffer instead (tio_tr_strip): TIO_TR_RUN bytes of each
- * of TIO_TR_COLS source rows are transposed into the buffer (48 KiB on each thread's stack), whose
- * rows are then copied out as destination runs, with non-temporal stores for whole cache lines once
- * the output is TIO_NT_MIN_BYTES or more (below, a 1000 x 1000 float32 transpose took 4x a copy with
- * plain stores, 1.1x with them). Why, measured on an Intel Xeon (Sapphire
- * / Emerald Rapids class, KVM, 2 vCPUs; 2-D float32 4096 x 4096 and 4095 x 4097, one thread, times
- * np.copyto of the same bytes): the tiles writing straight into the destination took 4.5-5.7x. The
+/* On x86 the transposes with destination rows longer than 512 bytes go through a block buffer instead
+ * (tio_tr_strip): TIO_TR_RUN bytes of each of TIO_TR_COLS source rows are transposed into the buffer
+ * (at most 48 KiB, on each thread's stack), whose rows are then copied out as destination runs, with
+ * non-temporal stores for whole cache lines once the output is TIO_NT_MIN_BYTES or more (below, a
+ * 1000 x 1000 float32 transpose took 4x a copy with plain stores, 1.1x with them). Why, measured on an
+ * Intel Xeon (Sapphire / Emerald Rapids class, KVM, 2 vCPUs; 2-D float32 4096 x 4096 and 4095 x 4097,
+ * one thread, times np.copyto of the same bytes): the tiles writing straight into the destination
+ * took 4.5-5.7x. The
  * cost is the destination: 8 rows x 32 bytes per tile, each destination line written in two halves
  * 1024 rows apart, is a demand RFO miss per store that no prefetcher follows (stores alone in that
  * pattern: 2-4x the time of sequential stores; loads in the same pattern 1-2x). Not the cause: huge
@@ -60,7 +61,9 @@
  * KiB aliasing (4095 x 4097 is as slow as 4096 x 4096). A buffer alone, with plain stores (runs of
  * 512 bytes both sides, 128 KiB buffer): 1.7-2x. Whole-line non-temporal stores from the buffer take
  * the read-for-ownership away: 0.5-1.0x with a 32 KiB buffer (and from the tiles directly, half
- * lines: 15-50x: write combining needs whole lines). */
+ * lines: 15-50x: write combining needs whole lines). Blocks of 32 rows x 1024 bytes then did better
+ * than 64 x 512 where rows are not line aligned (4095 x 4097: 1.1-1.3x against 1.25-2x). Shorter
+ * destination rows keep the direct tiles (tio_copy says why). */
 #ifndef TIO_TR_RUN
 #define TIO_TR_RUN 1024 /* bytes of each source row per block */
 #endif
