@@ -58,3 +58,28 @@ def test_native_kernels_line_says_which_path_and_why(monkeypatch) -> None:
         assert lines["native kernels"] == f"off, NumPy path ({state['reason']})"
     with _native.forced(False):
         assert dict(info.collect())["native kernels"].startswith("off, NumPy path (")
+
+
+INTEL = """processor\t: 0
+vendor_id\t: GenuineIntel
+model name\t: Intel(R) Xeon(R) Processor
+flags\t\t: fpu sse2 sse4_1 avx avx2 fma avx512f avx512bw
+processor\t: 1
+model name\t: Intel(R) Xeon(R) Processor
+"""
+A72 = """processor\t: 0
+BogoMIPS\t: 50.00
+Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid
+CPU implementer\t: 0x41
+CPU part\t: 0xd08
+"""
+
+
+def test_cpu_description_from_cpuinfo_texts() -> None:
+    import os
+    import platform
+    tail = f", {os.cpu_count()} CPUs, {platform.machine()}"
+    assert info.cpu_description(INTEL) == f"Intel(R) Xeon(R) Processor{tail} (sse4_1 avx2 fma avx512f)"
+    assert info.cpu_description(A72) == f"CPU implementer 0x41 part 0xd08{tail} (asimd)"
+    assert info.cpu_description("").endswith(tail)  # (no /proc/cpuinfo: platform's processor or "unknown CPU")
+    assert dict(info.collect())["cpu"] == info.cpu_description()

@@ -592,6 +592,31 @@ def test_transpose_tile_edges(rows: int, dtype: str, simd: bool) -> None:
         same(got, expect)
 
 
+# On x86 a transpose goes through a block buffer (copy.c, tio_tr_strip): blocks of 32 source rows (64 of
+# one-byte items), strips of 1024 bytes of each source row (at most 256 destination rows), and from 1 MiB
+# of output on, every whole destination line by non-temporal stores, a row's partial line waiting for the
+# next block. Each (dtype, rows, cols) has its own remainders of both (rows % block in 0, 1, 31, 63;
+# cols % strip in 1, 5, 7, 65, 127, 129, 255); the padded destination starts its rows at every alignment
+# and has a border that must stay zero.
+@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
+@pytest.mark.parametrize("padded", [False, True], ids=["plain", "padded"])
+@pytest.mark.parametrize("case", [("u1", 1025, 1031), ("u1", 1087, 1025), ("i2", 705, 769), ("i2", 767, 767),
+                                  ("f4", 513, 517), ("f4", 576, 641), ("f8", 385, 383), ("f8", 415, 321),
+                                  ("f4", 1100, 1031, 2)])
+def test_transpose_block_edges(case: tuple[Any, ...], padded: bool, simd: bool) -> None:
+    dtype, rows, cols, threads = (*case, 1)[:4]
+    x = _array(np.random.default_rng(rows), (rows, cols), dtype)
+    def run() -> np.ndarray:
+        holder = np.zeros((cols + 2, rows + 3) if padded else (cols, rows), dtype)
+        permute(x, (1, 0), out=holder[1:cols + 1, 2:rows + 2] if padded else holder)
+        return holder
+    ref, got = both(run, threads=threads, simd=simd)
+    same(ref, got)
+    expect = np.zeros_like(got)
+    (expect[1:cols + 1, 2:rows + 2] if padded else expect)[...] = x.T
+    same(got, expect)
+
+
 @pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
 @pytest.mark.parametrize("n", [8, 15, 16, 17, 24, 31, 32, 33, 40, 63, 65, 96, 100])
 def test_square_inplace_tile_edges(n: int, simd: bool) -> None:

@@ -7,11 +7,12 @@ raise for a missing feature: it says what is missing and why.
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 from collections.abc import Callable
 
-__all__ = ["PROVIDERS", "collect", "format_info", "register"]
+__all__ = ["PROVIDERS", "collect", "cpu_description", "format_info", "register"]
 
 Provider = Callable[[], tuple[str, str]]
 
@@ -109,6 +110,38 @@ def _shared_memory() -> tuple[str, str]:
         "allocates, but TIDLRT_isSharedMem does not recognise the block"
 
 
+# CPU features that decide which native kernels run (x86-64, aarch64), as /proc/cpuinfo names them
+_ISA_FLAGS = ("sse4_1", "avx2", "fma", "avx512f", "asimd", "sve")
+
+
+def cpu_description(cpuinfo: str | None = None) -> str:
+    """The CPU's model, logical CPU count, machine and vector features, from ``cpuinfo`` (the text
+    of /proc/cpuinfo; read here when None, absent off Linux), e.g. ``"Intel(R) Xeon(R) Processor, 2
+    CPUs, x86_64 (sse4_1 avx2 fma avx512f)"``: benchmark tables print it (speed ratios depend on it)."""
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+                cpuinfo = f.read()
+        except OSError:
+            cpuinfo = ""
+    fields: dict[str, str] = {}
+    for line in cpuinfo.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            fields.setdefault(key.strip().lower(), value.strip())
+    model = fields.get("model name") or fields.get("hardware") or ""
+    if not model and "cpu part" in fields:  # (aarch64 kernels name the part, not the model)
+        model = f"CPU implementer {fields.get('cpu implementer', '?')} part {fields['cpu part']}"
+    flags = set((fields.get("flags") or fields.get("features") or "").split())
+    isa = " ".join(f for f in _ISA_FLAGS if f in flags)
+    return (f"{model or platform.processor() or 'unknown CPU'}, {os.cpu_count()} CPUs, {platform.machine()}"
+            + (f" ({isa})" if isa else ""))
+
+
+def _cpu() -> tuple[str, str]:
+    return "cpu", cpu_description()
+
+
 def _native() -> tuple[str, str]:
     from ._native import info
 
@@ -118,7 +151,7 @@ def _native() -> tuple[str, str]:
     return "native kernels", f"active: {n['path']} ({n['isa']}, {n['threads']} thread(s))"
 
 
-PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _native, _library, _layout, _devices, _shared_memory]
+PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _cpu, _native, _library, _layout, _devices, _shared_memory]
 
 
 def register(provider: Provider) -> None:

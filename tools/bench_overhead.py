@@ -23,9 +23,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np
 
-from tidl_io import make_descriptor
+from tidl_io import _native, make_descriptor
 from tidl_io.buffers import alloc_input, alloc_output, pack, unpack, view
 from tidl_io.details import get_input_details
+from tidl_io.info import cpu_description
 from tidl_io.quant import quantize
 
 CALLS = 2000
@@ -70,8 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, fn in cases.items():
             times[name].append(per_call(fn))
     copy = statistics.median(copies)
+    print(f"cpu: {cpu_description()}")
     print(f"numpy {np.__version__}, {args.repeat} rounds of {CALLS} calls; np.copyto of 48 bytes: "
-          f"{copy * 1e6:.2f} us")
+          f"{copy * 1e6:.2f} us; native: {_native.info()['reason']}")
     print(f"{'call':<24} {'us per call':>11} {'ratio to copyto':>15}")
     for name, ts in times.items():
         t = statistics.median(ts)

@@ -32,6 +32,7 @@ except ImportError:  # running from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tidl_io import _blocked, _native
+from tidl_io.info import cpu_description
 from tidl_io.permute import permute, plan_permute
 from tidl_io.reorg import reorg
 
@@ -207,6 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     reps = args.repeats or (3 if args.quick else 7)
     big = (2, 64, 52, 52) if args.quick else (8, 64, 208, 208)
     sq = 512 if args.quick else 4096
+    print(f"cpu: {cpu_description()}")
     print(f"numpy {np.__version__}, einops {einops.__version__ if einops else 'not installed'}; "
           f"fastest of {reps}; columns: time / time of np.copyto of the same bytes; native: {_native.info()['reason']}")
     print(_header())
@@ -216,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     nhwc = "n c h w -> n h w c"
     print(_permute_case(big, (0, 2, 3, 1), "float32", reps, (1.3, 1.6), "NCHW->NHWC", nhwc))
     print(_permute_case(big, (0, 2, 3, 1), "uint8", reps, (1.5, 2.0), "NCHW->NHWC", nhwc))
-    print(_permute_case((sq, sq), (1, 0), "float32", reps, None, "2-D transpose", "a b -> b a"))
+    print(_permute_case((sq, sq), (1, 0), "float32", reps, (1.5, 2.3), "2-D transpose", "a b -> b a"))
     print(_permute_case((sq - 1, sq + 1), (1, 0), "float32", reps, (1.5, 2.3), "2-D transpose", "a b -> b a"))
     print(_reshape_case((big[0], 1, big[1], big[2] * big[3]), (0, 2, 1, 3), reps))
     print(_inplace_case(sq, reps, (1.5, 2.2)))

@@ -90,6 +90,8 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "tio_source_hash": (ctypes.c_char_p, []),
     "tio_isa": (ctypes.c_char_p, []),
     "tio_quantize": (_I64, [_VP, _INT, _VP, _INT, _INT, _I64P, _I64P, _I64P, _F64, _F64, _F64, _F64, _INT, _INT]),
+    # called through _unchecked (no per-call argument conversion); its restype is read from here
+    "tio_quantize_prepared": (_I64, [_VP, _VP, _VP, _INT]),
     "tio_dequantize": (_INT, [_VP, _VP, _INT, _INT, _I64P, _I64P, _I64P, _F32, _I64, _INT]),
     "tio_dequantize_kind": (_INT, [_INT, _F32, _I64]),
     "tio_copy": (_INT, [_VP, _VP, _I64, _INT, _I64P, _I64P, _I64P, _INT]),
@@ -254,12 +256,21 @@ def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo
     return quantize_at(call, _address(dst), _address(src))
 
 
+class _QArgs(ctypes.Structure):
+    """tio_qargs (tidl_io_native.h)."""
+    _fields_ = [("dst_type", ctypes.c_int), ("src_type", ctypes.c_int), ("ndim", ctypes.c_int),
+                ("nearest", ctypes.c_int), ("shape", ctypes.c_int64 * MAXDIM),
+                ("dst_strides", ctypes.c_int64 * MAXDIM), ("src_strides", ctypes.c_int64 * MAXDIM),
+                ("scale", ctypes.c_double), ("zero_point", ctypes.c_double), ("lo", ctypes.c_double),
+                ("hi", ctypes.c_double)]
+
+
 @functools.lru_cache(maxsize=1024)
 def quantize_call(shape: tuple[int, ...], dst_strides: tuple[int, ...], dst_dtype: np.dtype,
                   src_strides: tuple[int, ...], src_dtype: np.dtype, scale: float, zero_point: float, lo: float,
                   hi: float, nearest: bool) -> tuple[Any, ...] | None:
     """One tio_quantize call prepared, every argument but the two addresses and the thread count
-    converted once (for small tensors the conversion costs as much as a tenth of the kernel): for
+    in a tio_qargs struct (converting 14 arguments per call cost a frame's pack ~2 us): for
     quantize_at; None when the kernel does not handle the case."""
     if src_dtype.kind != "f" or src_dtype.itemsize not in (4, 8) or dst_dtype.kind not in "iu" \
             or dst_dtype.itemsize > 4 or not (dst_dtype.isnative and src_dtype.isnative) or 0 in shape:
@@ -268,23 +279,36 @@ def quantize_call(shape: tuple[int, ...], dst_strides: tuple[int, ...], dst_dtyp
     if plan is None:
         return None
     k, sizes, ds, ss, d_off, s_off, span = plan
-    c = ctypes
-    return (d_off, c.c_int(_CODES[dst_dtype]), s_off,
-            (c.c_int(_CODES[src_dtype]), c.c_int(k), sizes, ds, ss, c.c_double(scale), c.c_double(zero_point),
-             c.c_double(lo), c.c_double(hi), c.c_int(nearest)), dst_dtype.itemsize, src_dtype.itemsize, span)
+    args = _QArgs(_CODES[dst_dtype], _CODES[src_dtype], k, int(nearest), tuple(sizes), tuple(ds), tuple(ss),
+                  scale, zero_point, lo, hi)
+    return d_off, s_off, ctypes.byref(args), dst_dtype.itemsize, src_dtype.itemsize, span
 
 
-def quantize_at(call: tuple[Any, ...] | None, dst_address: int, src_address: int) -> int | None:
+def _unchecked(lib: ctypes.CDLL | None, name: str) -> Any:
+    """The library function ``name`` without argtypes (its restype from :data:`SIGNATURES`), for
+    calls whose arguments are all ctypes objects already: a prototype's per-argument checks cost
+    ~0.1 us each."""
+    if lib is None:
+        return None
+    fn = lib._FuncPtr((name, lib))
+    fn.restype = SIGNATURES[name][0]
+    return fn
+
+
+_QUANTIZE = _unchecked(LIB, "tio_quantize_prepared")
+
+
+def quantize_at(call: tuple[Any, ...] | None, dst_address: int, src_address: int,
+                _vp: Any = ctypes.c_void_p, _int: Any = ctypes.c_int) -> int | None:
     """Run a quantize_call on the arrays at these addresses (of its first elements, which the caller
     keeps alive); the NaN count, or None when not handled (no call, the native path is off, or the
     two overlap)."""
-    lib = active()
-    if lib is None or call is None:
+    if not _enabled or call is None:
         return None
-    d_off, dst_code, s_off, rest, dsize, ssize, span = call
+    d_off, s_off, args, dsize, ssize, span = call
     if not _disjoint(dst_address, dsize, src_address, ssize, span):
         return None
-    nans = lib.tio_quantize(dst_address + d_off, dst_code, src_address + s_off, *rest, THREADS)
+    nans = _QUANTIZE(_vp(dst_address + d_off), _vp(src_address + s_off), args, _int(THREADS))
     if nans < 0:  # pragma: no cover - quantize_call's checks exclude it
         raise AssertionError("tio_quantize refused its arguments")
     return int(nans)

@@ -11,7 +11,7 @@
  *   transpose   the source is contiguous along b: a cache-blocked 2-D transpose of the (b, a) plane
  *               for every index of the other axes, with register-tile kernels beside a portable
  *               loop: 16 x 16 bytes (SSE2, NEON), 4 x 4 four-byte cells (SSE2, NEON) and 8 x 8 (AVX2,
- *               picked at run time on x86-64);
+ *               picked at run time on x86-64); on x86 through a block buffer, see tio_tr_strip;
  *   general     anything else: one strided loop per destination row.
  * (check_padding has no kernel here: NumPy's count_nonzero over the pad blocks measured twice as fast
  * as a plain C count, 0.45x vs 0.90x a copy of the buffer.)
@@ -45,6 +45,42 @@
 #define TIO_STRIP_BYTES 4096
 #endif
 
+/* On x86 the transposes with destination rows longer than 512 bytes go through a block buffer instead
+ * (tio_tr_strip): TIO_TR_RUN bytes of each of TIO_TR_COLS source rows are transposed into the buffer
+ * (at most 48 KiB, on each thread's stack), whose rows are then copied out as destination runs, with
+ * non-temporal stores for whole cache lines once the output is TIO_NT_MIN_BYTES or more (below, a
+ * 1000 x 1000 float32 transpose took 4x a copy with plain stores, 1.1x with them). Why, measured on an
+ * Intel Xeon (Sapphire / Emerald Rapids class, KVM, 2 vCPUs; 2-D float32 4096 x 4096 and 4095 x 4097,
+ * one thread, times np.copyto of the same bytes): the tiles writing straight into the destination
+ * took 4.5-5.7x. The
+ * cost is the destination: 8 rows x 32 bytes per tile, each destination line written in two halves
+ * 1024 rows apart, is a demand RFO miss per store that no prefetcher follows (stores alone in that
+ * pattern: 2-4x the time of sequential stores; loads in the same pattern 1-2x). Not the cause: huge
+ * pages (no change: not the TLB), tile size / strip length (8-64 x 256 B-4 KiB: 3.2-6x), software
+ * prefetch of either side (no gain), register tiles of 16 x 16 writing whole lines (3.5-4x), and 4
+ * KiB aliasing (4095 x 4097 is as slow as 4096 x 4096). A buffer alone, with plain stores (runs of
+ * 512 bytes both sides, 128 KiB buffer): 1.7-2x. Whole-line non-temporal stores from the buffer take
+ * the read-for-ownership away: 0.5-1.0x with a 32 KiB buffer (and from the tiles directly, half
+ * lines: 15-50x: write combining needs whole lines). Blocks of 32 rows x 1024 bytes then did better
+ * than 64 x 512 where rows are not line aligned (4095 x 4097: 1.1-1.3x against 1.25-2x). Shorter
+ * destination rows keep the direct tiles (tio_copy says why). */
+#ifndef TIO_TR_RUN
+#define TIO_TR_RUN 1024 /* bytes of each source row per block */
+#endif
+/* source rows per block: 32, and at least a line of each destination row (tio_tr_strip relies on it) */
+#define TIO_TR_COLS(isz) (64 / (isz) > 32 ? 64 / (isz) : 32)
+#define TIO_TR_ROWS(isz) (TIO_TR_RUN / (isz) < 256 ? TIO_TR_RUN / (isz) : 256) /* destination rows per strip */
+#define TIO_TR_LEAD 64
+#define TIO_TR_BYTES(isz) (TIO_TR_ROWS(isz) * (TIO_TR_LEAD + TIO_TR_COLS(isz) * (isz))) /* a strip's buffer */
+#define TIO_TR_MAX(x, y) ((x) > (y) ? (x) : (y))
+#define TIO_TR_BUF TIO_TR_MAX(TIO_TR_MAX(TIO_TR_BYTES(1), TIO_TR_BYTES(2)), TIO_TR_MAX(TIO_TR_BYTES(4), TIO_TR_BYTES(8)))
+#ifndef TIO_NT_MIN_BYTES
+#define TIO_NT_MIN_BYTES ((int64_t)1 << 20)
+#endif
+#if defined(TIO_SSE2) && (defined(__x86_64__) || defined(__i386__)) && !defined(TIO_NO_TR_BUF)
+#define TIO_TR_BUFFERED 1
+#endif
+
 enum { TIO_ROWS, TIO_DEINTERLEAVE, TIO_INTERLEAVE, TIO_TRANSPOSE, TIO_GENERAL };
 
 typedef struct {
@@ -58,6 +94,8 @@ typedef struct {
     int64_t pieces;           /* work items per outer index */
     int64_t strip;            /* transpose: b indices per item */
     int avx;                  /* transpose: the AVX2 tiles (x86-64 CPUs that have them) */
+    int buffered;             /* transpose: through the block buffer (tio_tr_strip) */
+    int nt;                   /* transpose: non-temporal stores of whole destination lines */
 } tio_cjob;
 
 /* ---- scalar helpers ---------------------------------------------------------------------------- */
@@ -439,12 +477,70 @@ static void tio_block(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t 
     }
 }
 
+#if defined(TIO_TR_BUFFERED)
+/* One destination line from s to d (64-byte aligned), bypassing the caches. */
+static inline void tio_stream_line(char *d, const char *s)
+{
+    __m128i x0 = _mm_loadu_si128((const __m128i *)s), x1 = _mm_loadu_si128((const __m128i *)(s + 16));
+    __m128i x2 = _mm_loadu_si128((const __m128i *)(s + 32)), x3 = _mm_loadu_si128((const __m128i *)(s + 48));
+    _mm_stream_si128((__m128i *)d, x0);
+    _mm_stream_si128((__m128i *)(d + 16), x1);
+    _mm_stream_si128((__m128i *)(d + 32), x2);
+    _mm_stream_si128((__m128i *)(d + 48), x3);
+}
+
+/* ni destination rows of the plane (d, s at the strip's first row; ni <= TIO_TR_ROWS), all na
+ * columns, in blocks of TIO_TR_COLS columns (>= 64 bytes) through buf. A buffer row is TIO_TR_LEAD bytes, then a
+ * block's row. With nt, every whole 64-byte line of the destination goes out by non-temporal stores:
+ * the bytes of a row's last, partial line wait in the TIO_TR_LEAD bytes before the row for the next
+ * block, which completes the line (only a row's own first and last partial lines take plain stores;
+ * they fall within the row's own bytes, so nothing outside the destination is written). */
+static void tio_tr_strip(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t na, int64_t isz,
+                         int avx, int nt, char *buf)
+{
+    const int64_t cols = TIO_TR_COLS(isz), line = TIO_TR_LEAD + cols * isz;
+    for (int64_t j0 = 0; j0 < na; j0 += cols) {
+        int64_t nj = na - j0 < cols ? na - j0 : cols;
+        int last = j0 + nj == na;
+        tio_block(buf + TIO_TR_LEAD, line, s + j0 * ssa, ssa, ni, nj, isz, avx);
+        for (int64_t i = 0; i < ni; i++) {
+            char *at = d + i * dsb + j0 * isz;
+            const char *from = buf + i * line + TIO_TR_LEAD;
+            int64_t n = nj * isz;
+            if (!nt) {
+                memcpy(at, from, (size_t)n);
+                continue;
+            }
+            if (j0 > 0) { /* the waiting bytes first: from the line's start */
+                int64_t wait = (int64_t)((uintptr_t)at & 63);
+                at -= wait, from -= wait, n += wait;
+            } else { /* up to the row's first line boundary (n >= 64 here unless last) */
+                int64_t head = (int64_t)(-(uintptr_t)at & 63);
+                head = head < n ? head : n;
+                memcpy(at, from, (size_t)head);
+                at += head, from += head, n -= head;
+            }
+            for (; n >= 64; n -= 64, at += 64, from += 64)
+                tio_stream_line(at, from);
+            if (last)
+                memcpy(at, from, (size_t)n);
+            else /* the last 64 bytes of the block's row (>= 64: apart), so the n < 64 waiting ones are
+                    the buffer row's last before TIO_TR_LEAD (a fixed size: inline moves, no call) */
+                memcpy(buf + i * line + TIO_TR_LEAD - 64, from + n - 64, 64);
+        }
+    }
+}
+#endif
+
 /* ---- the job ------------------------------------------------------------------------------------- */
 
 static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
 {
     const tio_cjob *job = (const tio_cjob *)ctx;
     int64_t isz = job->isz;
+#if defined(TIO_TR_BUFFERED)
+    uint64_t buf[TIO_TR_BUF / 8]; /* (transposes only: 48 KiB) */
+#endif
     tio_cursor cur;
     tio_cursor_start(&job->walk, lo, job->pieces, &cur);
     for (int64_t item = lo; item < hi; item++, tio_cursor_next(&job->walk, job->pieces, &cur)) {
@@ -473,6 +569,13 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
         case TIO_TRANSPOSE: {
             int64_t i0 = piece * job->strip;
             int64_t ni = job->nb - i0 < job->strip ? job->nb - i0 : job->strip;
+#if defined(TIO_TR_BUFFERED)
+            if (job->buffered) {
+                tio_tr_strip(d + i0 * job->dsb, job->dsb, s + i0 * isz, job->ssa, ni, job->na, isz, job->avx,
+                             job->nt, (char *)buf);
+                break;
+            }
+#endif
             const int64_t tile = TIO_TILE_A(isz);
             for (int64_t j0 = 0; j0 < job->na; j0 += tile) {
                 int64_t nj = job->na - j0 < tile ? job->na - j0 : tile;
@@ -485,6 +588,10 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
             tio_strided(d, job->dsa, s, job->ssa, job->na, isz);
         }
     }
+#if defined(TIO_TR_BUFFERED)
+    if (job->nt)
+        _mm_sfence(); /* the non-temporal stores are visible before this part is reported done */
+#endif
 }
 
 static int64_t tio_abs(int64_t x) { return x < 0 ? -x : x; }
@@ -506,6 +613,9 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     for (int k = 0; k < a; k++)
         if (b < 0 || tio_abs(src_strides[k]) < tio_abs(src_strides[b]))
             b = k;
+    int64_t total = 1;
+    for (int k = 0; k < ndim; k++)
+        total *= shape[k];
     int lg = tio_log2_size(itemsize);
     int aligned = lg >= 0 && ((uintptr_t)dst | (uintptr_t)src) % (uintptr_t)itemsize == 0;
     job.kind = TIO_GENERAL;
@@ -559,6 +669,17 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
 #endif
         /* a strip of b: whole cache lines of each source row */
         job.strip = TIO_STRIP_BYTES / itemsize > 4 ? TIO_STRIP_BYTES / itemsize : 4;
+#if defined(TIO_TR_BUFFERED)
+        /* (destination rows of up to 512 bytes, e.g. NCHW -> NHWC of 64 channels, keep the direct tiles:
+           a strip's rows then span a few hundred KiB that stay in L2 between the tiles' passes, and the
+           buffer's copy per row cost more than it saved: NCHW -> NHWC [8, 64, 208, 208] uint8 1.4-1.6x a
+           copy through the buffer, 1.0-1.5x direct; float32 1.8-2.1x against 1.1-1.8x) */
+        job.buffered = job.na * itemsize > 512;
+        if (job.buffered) {
+            job.strip = TIO_TR_ROWS(itemsize);
+            job.nt = tio_simd_on() && total * itemsize >= TIO_NT_MIN_BYTES;
+        }
+#endif
         job.pieces = (job.nb + job.strip - 1) / job.strip;
         break;
     default: job.pieces = 1;
@@ -566,9 +687,6 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     int64_t outer = 1;
     for (int k = 0; k < job.walk.ndim; k++)
         outer *= job.walk.shape[k];
-    int64_t total = 1;
-    for (int k = 0; k < ndim; k++)
-        total *= shape[k];
     tio_parallel(tio_copy_range, &job, outer * job.pieces, threads, 2 * total * itemsize);
     return 0;
 }

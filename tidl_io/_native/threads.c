@@ -68,17 +68,29 @@ int tio_cpu_avx2_fma(void)
 }
 #endif
 
+/* The threads take chunks of the range in turn from a shared counter rather than a fixed share each:
+ * on a shared machine a thread that is not scheduled for a while (another process on its CPU) then
+ * leaves its chunks to the others instead of holding up the whole call. Measured on the 2-vCPU Intel
+ * Xeon with other processes running: a 4095 x 4097 float32 transpose on 2 threads took 1.3-2.2x a copy
+ * with fixed halves, 1.15-1.25x with chunks (one thread alone: 1.1-1.25x). */
+#define TIO_CHUNKS_PER_THREAD 8
+
 typedef struct {
     tio_range_fn fn;
     void *ctx;
-    int64_t lo, hi;
-} tio_job;
+    int64_t n, chunk;
+    int64_t next; /* the first item not yet taken (atomic) */
+} tio_shared;
 
-static void *tio_run_job(void *arg)
+static void *tio_take_chunks(void *arg)
 {
-    tio_job *job = (tio_job *)arg;
-    job->fn(job->ctx, job->lo, job->hi);
-    return NULL;
+    tio_shared *sh = (tio_shared *)arg;
+    for (;;) {
+        int64_t lo = __atomic_fetch_add(&sh->next, sh->chunk, __ATOMIC_RELAXED);
+        if (lo >= sh->n)
+            return NULL;
+        sh->fn(sh->ctx, lo, sh->n - lo < sh->chunk ? sh->n : lo + sh->chunk);
+    }
 }
 
 void tio_parallel(tio_range_fn fn, void *ctx, int64_t n, int threads, int64_t bytes)
@@ -92,22 +104,16 @@ void tio_parallel(tio_range_fn fn, void *ctx, int64_t n, int threads, int64_t by
             fn(ctx, 0, n);
         return;
     }
+    tio_shared sh = {fn, ctx, n, 0, 0};
+    sh.chunk = n / ((int64_t)threads * TIO_CHUNKS_PER_THREAD);
+    if (sh.chunk < 1)
+        sh.chunk = 1;
     pthread_t ids[TIO_MAX_THREADS];
-    tio_job jobs[TIO_MAX_THREADS];
     int started[TIO_MAX_THREADS] = {0};
-    for (int t = 0; t < threads; t++) {
-        jobs[t].fn = fn;
-        jobs[t].ctx = ctx;
-        jobs[t].lo = n * t / threads;
-        jobs[t].hi = n * (t + 1) / threads;
-    }
     for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&ids[t], NULL, tio_run_job, &jobs[t]) == 0;
-    fn(ctx, jobs[0].lo, jobs[0].hi);
-    for (int t = 1; t < threads; t++) {
+        started[t] = pthread_create(&ids[t], NULL, tio_take_chunks, &sh) == 0;
+    tio_take_chunks(&sh); /* (a thread that could not be created leaves its chunks to this one) */
+    for (int t = 1; t < threads; t++)
         if (started[t])
             pthread_join(ids[t], NULL);
-        else
-            fn(ctx, jobs[t].lo, jobs[t].hi); /* no thread: do its part here */
-    }
 }

@@ -56,7 +56,8 @@ static inline float tio_div_by_inverse(float a, float b, float y)
 #define TIO_DIV_FMA_MAX_ABS ((int64_t)1 << 16)   /* |a| covered by the proof */
 
 /* threads.c: run fn(ctx, lo, hi) over [0, n) split between up to `threads` threads (the caller's
- * thread does the first part; others are created and joined, never spinning). */
+ * thread and others created and joined, never spinning), in chunks that each takes in turn: fn may be
+ * called several times per thread, on any sub-ranges that together cover [0, n) once. */
 typedef void (*tio_range_fn)(void *ctx, int64_t lo, int64_t hi);
 void tio_parallel(tio_range_fn fn, void *ctx, int64_t n, int threads, int64_t bytes);
 
@@ -122,6 +123,14 @@ TIO_EXPORT int64_t tio_quantize(void *dst, int dst_type, const void *src, int sr
 TIO_EXPORT int tio_dequantize(float *dst, const void *src, int src_type, int ndim, const int64_t *shape,
                               const int64_t *dst_strides, const int64_t *src_strides, float scale,
                               int64_t zero_point, int threads);
+/* tio_quantize with every argument but the addresses and the thread count prepared once in a struct
+ * (tidl_io/_native's quantize_call): a small frame's pack converts 4 call arguments instead of 14 */
+typedef struct {
+    int dst_type, src_type, ndim, nearest;
+    int64_t shape[TIO_MAXDIM], dst_strides[TIO_MAXDIM], src_strides[TIO_MAXDIM];
+    double scale, zero_point, lo, hi;
+} tio_qargs;
+TIO_EXPORT int64_t tio_quantize_prepared(void *dst, const void *src, const tio_qargs *args, int threads);
 /* which row kernel tio_dequantize uses for these parameters (quant.c's TIO_DEQ_*), -1 if refused */
 TIO_EXPORT int tio_dequantize_kind(int src_type, float scale, int64_t zero_point);
 
