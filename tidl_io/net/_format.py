@@ -53,17 +53,21 @@ def format_net(net: Network, path: str, indent: str = "", physical: bool = False
 
 def _physical(la: Layer) -> list[str]:
     if la.is_output:
-        return ["-", "-", "-"]
+        return ["-", "-", "-", "-"]
     g = la.geometry
-    return ["/".join(map(str, la.pitches)), str(g.first_offset), str(g.required_size * g.itemsize)]
+    pitches = "/".join(map(str, la.pitches))
+    if g is None:  # the file does not tell the layout, or its pitches overlap: no number rather than a wrong one
+        return [la.layout or "?", pitches, "?", "?"]
+    return [str(la.layout), pitches, str(g.first_offset), str(g.required_size * g.itemsize)]
 
 
 def net_rows(net: Network, physical: bool = False) -> list[list[str]]:
     """The layer table: a head row, then one row per layer (names shortened to 40);
-    ``physical`` adds pitches (as stored), the first valid element and the bytes up to the
-    last valid element of each output buffer."""
+    ``physical`` adds the output buffer's layout (NCHW, NHWC, ``?`` where the file does not
+    tell), pitches (as stored), the first valid element and the bytes up to the last valid
+    element (``?`` where the layout or pitches define no buffer)."""
     rows = [["#", "type", "name", "inputs", "dataId", "dtype", "shape", "scale", "zp", "pad W/H"]
-            + (["pitches", "first @", "bytes"] if physical else [])]
+            + (["layout", "pitches", "first @", "bytes"] if physical else [])]
     for la in net.layers:
         rows.append([str(la.index), short_type(la) + _role(la), _short(la.name or "", 40),
                      ",".join(map(str, la.inputs)) or "-", "-" if la.is_output else str(la.data_id),

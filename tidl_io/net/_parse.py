@@ -8,6 +8,7 @@ Every check failure is a :class:`~tidl_io.FormatError` naming the file, byte off
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import os
@@ -21,7 +22,7 @@ import numpy as np
 from .._check import check_path, open_regular, read_limited, wrong_kind
 from .._errors import FormatError, PathError
 from ._schema import NetLayout, fields_of, known_versions_text, layout_for, net_versions
-from .model import Layer, Network, Section
+from .model import Layer, Network, Section, decide_layouts
 
 __all__ = ["load_net", "parse_net", "read_layer_info"]
 
@@ -295,6 +296,9 @@ def _layers(layout: NetLayout, arr: np.ndarray, data: bytes | bytearray, n: int,
             element_code=elements[i], dims=tuple(dims[i]), pads=(pad_w[i], pad_h[i]), pitches=tuple(pitches[i]),
             scale=scales[i], zero_point=zero_points[i], params=params[i], raw=_LazyRaw(arr[i], layout.layer)))
     _name_outputs(layers, names)
+    for k, order in enumerate(decide_layouts(layers)):
+        if order != layers[k].layout:
+            layers[k] = dataclasses.replace(layers[k], layout=order)
     return tuple(layers)
 
 
@@ -310,8 +314,6 @@ def _name_outputs(layers: list[Layer], names: dict[int, tuple[int, str]]) -> Non
 
 
 def _replace_name(layer: Layer, name: str | None) -> Layer:
-    import dataclasses
-
     return dataclasses.replace(layer, name=name)
 
 
