@@ -60,7 +60,9 @@ def load_net(path: str | os.PathLike[str]) -> Network:
         try:
             head = fh.read(_HEAD)
             need = _structure_extent(head, max(size, len(head)), name)
-            data = bytearray(max(need, len(head)))  # one buffer: the structure part, read once
+            # one buffer: the structure part, read once; never more than the file holds (a short
+            # file claiming many layers is reported truncated by _parse)
+            data = bytearray(max(min(need, size), len(head)))
             data[: len(head)] = head
             reader = cast(io.BufferedReader, fh)  # open_regular gives os.fdopen's BufferedReader
             got = len(head) + (reader.readinto(memoryview(data)[len(head):]) or 0) if need > len(head) else len(head)
@@ -78,6 +80,9 @@ def _version(head: bytes | bytearray, file_size: int, source: str) -> tuple[int,
                           f"4-byte netVersion", offset=0, field="netVersion")
     version = struct.unpack_from("<I", head)[0]
     variants = layout_for(version)
+    if not variants and is_version_word(version):
+        raise FormatError(source, f"a TIDL network file of a release tidl-io does not know (netVersion "
+                          f"{version:#010x}, known: {known_versions_text()})", offset=0, field="netVersion")
     if not variants:
         raise FormatError(source, f"netVersion {version:#010x} is not a TIDL net version tidl-io knows (known: "
                           f"{known_versions_text()}); not a net file, or one of a newer TIDL release",
@@ -366,9 +371,18 @@ def parse_layer_info(text: str) -> dict[int, tuple[int, str]]:
 
 # ---- finding nets -----------------------------------------------------------------------
 
+def is_version_word(word: int) -> bool:
+    """Whether ``word`` is shaped like TIDL_NET_VERSION: a date written in hex digits,
+    ``0x20YYMMDD`` (``0x20240719``). An io descriptor starts with its input count."""
+    digits = f"{word:08x}"
+    return (digits.isdigit() and digits.startswith("20") and 1 <= int(digits[4:6]) <= 12
+            and 1 <= int(digits[6:8]) <= 31)
+
+
 def looks_like_net(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is meant as a net file: named ``*tidl_net*.bin``, or a regular file
-    starting with a known netVersion (io descriptors are told by size, nets by this word)."""
+    starting with a netVersion-shaped word (:func:`is_version_word`, known or of a newer
+    release; io descriptors are told by size, nets by this word)."""
     p = Path(path)
     if "tidl_net" in p.name and p.name.endswith(".bin"):
         return True
@@ -379,4 +393,4 @@ def looks_like_net(path: str | os.PathLike[str]) -> bool:
             word = fh.read(4)
     except (OSError, PathError):
         return False
-    return len(word) == 4 and struct.unpack("<I", word)[0] in net_versions()
+    return len(word) == 4 and is_version_word(struct.unpack("<I", word)[0])
