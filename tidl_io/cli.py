@@ -126,7 +126,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output is not None:
         print("tidl-io: error: -o/--output goes with --html or --svg", file=err)
         return EXIT_USAGE
-    from ._format import descriptor_to_dict, document, dumps_json, format_descriptor
+    from ._format import descriptor_to_dict, dumps_json, format_descriptor
     from .net._format import format_net, net_to_dict
 
     items, nets, texts = [], [], []
@@ -143,15 +143,25 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             texts.append(format_net(item, str(target), physical=args.physical))
     status = EXIT_INVALID if failures else EXIT_OK
     if args.json:
-        doc = document(items)
-        if nets:
-            doc["nets"] = nets
-            if not items:
-                del doc["descriptors"]
-        out.write(dumps_json(doc) + "\n")
+        out.write(dumps_json(_json_document(args.paths, items, nets)) + "\n")
     elif texts:
         out.write("\n\n".join(texts) + "\n")
     return status
+
+
+def _json_document(paths: Sequence[str], items: list[dict[str, Any]], nets: list[dict[str, Any]]) -> dict[str, Any]:
+    """``inspect --json``'s document. One PATH naming a net file that was read: the net's own
+    object (``net_version``, ``release``, ``layers[]``, ...) with ``schema_version``. Anything
+    else (io files, folders, several paths, a file that failed): ``{"schema_version",
+    "descriptors": [...], "nets": [...]}``, both arrays always present."""
+    from ._format import document
+
+    if len(paths) == 1 and nets and not items and not Path(paths[0]).is_dir():
+        (net,) = nets
+        return {"schema_version": document([])["schema_version"], **net}
+    doc = document(items)
+    doc["nets"] = nets
+    return doc
 
 
 def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
