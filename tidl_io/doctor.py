@@ -13,7 +13,7 @@
   "Network version - 0x…, Expected version - 0x…"); no library is a note, not an error;
 - optionally, what TI's error numbers name: ``"DIM Error - For Tensor 20"`` is dataId 20.
 
-Nothing here prints: the result is a :class:`Diagnosis` holding located :class:`Finding`
+Nothing here prints: the result is a :class:`Diagnosis` holding located :class:`DoctorFinding`
 objects; ``tidl_io._format`` renders it as text or JSON.
 """
 
@@ -31,39 +31,19 @@ import numpy as np
 
 from ._check import wrong_kind
 from ._errors import (
-    FormatError,
     LibraryNotFoundError,
     OptionError,
     TensorNotFoundError,
     TidlIoError,
     TidlRtError,
 )
+from ._findings import ERROR, NOTE, DoctorFinding, dims_text, reason, release_text
 from ._schema import Layout, layouts
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
 from .net import IoLink, Layer, Network, load_net
+from .sidecars import check_sidecars, read_metadata
 
-__all__ = ["Diagnosis", "Finding", "SubgraphReport", "diagnose", "parse_explain"]
-
-ERROR, NOTE = "error", "note"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One located result. ``level`` is "error" (the files disagree: exit 1) or "note";
-    ``check`` names the check (files, release, io-net, metadata, allowed-nodes, param,
-    library, explain); ``source`` the file it is about; ``where`` the place inside it
-    (a tensor, a TI field, a layer, a line)."""
-
-    level: str
-    check: str
-    source: str
-    message: str
-    where: tuple[str, ...] = ()
-    subgraph: str | None = None
-
-    def __str__(self) -> str:
-        return f"{self.level}: {', '.join((self.source, *self.where))}: {self.message}"
-
+__all__ = ["Diagnosis", "DoctorFinding", "SubgraphReport", "diagnose", "parse_explain"]
 
 @dataclass(frozen=True)
 class SubgraphReport:
@@ -92,10 +72,10 @@ class Diagnosis:
     subgraphs: tuple[SubgraphReport, ...]
     releases: tuple[str, ...]
     library: str | None
-    findings: tuple[Finding, ...]
+    findings: tuple[DoctorFinding, ...]
 
     @property
-    def errors(self) -> tuple[Finding, ...]:
+    def errors(self) -> tuple[DoctorFinding, ...]:
         return tuple(f for f in self.findings if f.level == ERROR)
 
     @property
@@ -140,7 +120,7 @@ class _Sub:
     desc: Descriptor | None = None
     net: Network | None = None
     report: SubgraphReport | None = None
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[DoctorFinding] = field(default_factory=list)
 
 
 def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | None = None,
@@ -160,13 +140,12 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     given_net = _net_given(Path(path))
     if given_net is not None:
         return Diagnosis(str(path), str(Path(path).parent), (), (), "not checked",
-                         (Finding(ERROR, "files", str(path), given_net),))
+                         (DoctorFinding(ERROR, "files", str(path), given_net),))
     try:
         folder, ios = locate_io_files(path, "doctor")
     except (TidlIoError, OSError) as exc:
         return Diagnosis(str(path), str(path), (), (), "not checked",
-                         (Finding(ERROR, "files", str(path), _reason(exc, str(path))),))
-    from .sidecars import check_sidecars, read_metadata
+                         (DoctorFinding(ERROR, "files", str(path), reason(exc, str(path))),))
 
     meta, findings = read_metadata(folder)
     order = {s.name: s.index for s in meta.subgraphs} if meta else {}
@@ -178,7 +157,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
             sub.net_path = _net_file(io)
         except (TidlIoError, OSError) as exc:  # a folder or FIFO under the net's name: said once, there
             bad = str(_net_candidate(io))
-            sub.findings.append(Finding(ERROR, "files", bad, _reason(exc, bad), subgraph=sub.name))
+            sub.findings.append(DoctorFinding(ERROR, "files", bad, reason(exc, bad), subgraph=sub.name))
         subs.append(_check_subgraph(sub))
     for s in subs:
         findings += s.findings
@@ -232,28 +211,6 @@ def _explain_keys(explain: Any) -> list[tuple[str, int]]:
     return keys
 
 
-def _reason(exc: BaseException, path: str) -> str:
-    """An error's message on one line (a YAML parser's spans several), without the path when
-    the finding names it already (as typed, or as the message spells it: "DIR/" is "DIR")."""
-    text = " ".join(str(exc).split())
-    for name in dict.fromkeys((path, os.path.normpath(path) if path else path)):
-        if isinstance(exc, FormatError) and exc.source == name:
-            return text[len(name):].lstrip(",: ") or text
-        for prefix in (f"{name}: ", f"{name}, "):
-            if text.startswith(prefix):
-                return text[len(prefix):]
-    if isinstance(exc, OSError) and not isinstance(exc, TidlIoError):
-        return f"cannot read: {exc.strerror or exc}"
-    return text
-
-
-def _read_text(path: Path) -> str:
-    from ._check import open_regular, read_limited
-
-    with open_regular(str(path), f"a text file ({path.name})") as fh:
-        return read_limited(fh, 1 << 24)[: 1 << 24].decode("utf-8", errors="replace")
-
-
 # ---- one subgraph: io file, net file, release, io <-> net --------------------------------
 
 def _check_subgraph(s: _Sub) -> _Sub:
@@ -264,21 +221,21 @@ def _check_subgraph(s: _Sub) -> _Sub:
     try:
         s.desc = load(s.io)
     except (TidlIoError, OSError) as exc:
-        s.findings.append(Finding(ERROR, "files", io, _reason(exc, io), subgraph=s.name))
+        s.findings.append(DoctorFinding(ERROR, "files", io, reason(exc, io), subgraph=s.name))
     if s.net_path is None and s.name == s.io.name:  # neither of TI's names: no net name to look for
-        s.findings.append(Finding(ERROR, "files", io, "named neither NAME_tidl_io_1.bin nor tidl_io_NAME_1.bin, "
+        s.findings.append(DoctorFinding(ERROR, "files", io, "named neither NAME_tidl_io_1.bin nor tidl_io_NAME_1.bin, "
                                   "so its network file (NAME_tidl_net.bin / tidl_net_NAME.bin) cannot be found: "
                                   "keep the names TI's tools gave the pair", subgraph=s.name))
     elif s.net_path is None:
         if not net_said:
-            s.findings.append(Finding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT "
+            s.findings.append(DoctorFinding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT "
                                       f"needs the network file of subgraph {s.name!r}", subgraph=s.name))
     else:
         net = str(s.net_path)
         try:
             s.net = load_net(s.net_path)
         except (TidlIoError, OSError) as exc:
-            s.findings.append(Finding(ERROR, "files", net, _reason(exc, net), subgraph=s.name))
+            s.findings.append(DoctorFinding(ERROR, "files", net, reason(exc, net), subgraph=s.name))
     d, n = s.desc, s.net
     s.report = SubgraphReport(
         s.name, io, None if s.net_path is None else str(s.net_path),
@@ -304,17 +261,11 @@ def net_releases(net: Network) -> tuple[str, ...]:
     return () if entry is None else tuple(entry.releases)
 
 
-def _release_text(releases: Iterable[str]) -> str:
-    from .net._schema import release_text
-
-    return "TIDL " + (release_text(tuple(sorted(releases))) or "?")
-
-
 def _layouts_of(release: str) -> list[Layout]:
     return [lay for lay in layouts() if release in lay.releases]
 
 
-def _release_problem(d: Descriptor, net: Any, s: _Sub) -> Finding | None:
+def _release_problem(d: Descriptor, net: Any, s: _Sub) -> DoctorFinding | None:
     """An error when the io descriptor's layout is not one the net's release writes."""
     rels = net_releases(net)
     if not rels or set(rels) & set(d.layout.releases):
@@ -323,21 +274,21 @@ def _release_problem(d: Descriptor, net: Any, s: _Sub) -> Finding | None:
     sizes = " or ".join(str(x) for x in want) or "unknown"
     ti = f'; TIDL-RT of that release says "Config file size ({d.layout.size}) does not match size of ' \
          f'sTIDL_IOBufDesc_t ({want[0]})"' if len(want) == 1 else ""
-    return Finding(ERROR, "release", str(s.io),
+    return DoctorFinding(ERROR, "release", str(s.io),
                    f"{d.layout.size} bytes is the {d.layout.title} io descriptor, but {Path(net.source).name} has "
                    f"netVersion {int(net.net_version):#010x} ({net.release}), whose io descriptor has {sizes} bytes: "
                    f"files of two TIDL releases (recompile, or copy both from one artifacts folder){ti}",
                    ("file size",), s.name)
 
 
-def _check_releases_agree(subs: list[_Sub]) -> list[Finding]:
+def _check_releases_agree(subs: list[_Sub]) -> list[DoctorFinding]:
     """Every subgraph of one release: the nets' netVersions equal, and the io layouts of
     subgraphs without a readable net sharing a release with the rest."""
     seen = [(s, net) for s, net in _nets(subs)]
     out = []
     if seen:
         first, ref = seen[0]
-        out += [Finding(ERROR, "release", str(s.net_path), f"netVersion {net.net_version:#010x} ({net.release}) "
+        out += [DoctorFinding(ERROR, "release", str(s.net_path), f"netVersion {net.net_version:#010x} ({net.release}) "
                         f"differs from {first.net_path.name if first.net_path else first.name}'s "
                         f"{ref.net_version:#010x} ({ref.release}): subgraphs of two TIDL releases",
                         subgraph=s.name) for s, net in seen[1:] if net.net_version != ref.net_version]
@@ -346,8 +297,8 @@ def _check_releases_agree(subs: list[_Sub]) -> list[Finding]:
         want = set(net_releases(seen[0][1])) if seen else set(ios[0][1].layout.releases)
         where = (f"{seen[0][0].net_path.name if seen[0][0].net_path else seen[0][0].name}'s netVersion" if seen
                  else f"{ios[0][0].io.name}'s layout")
-        out += [Finding(ERROR, "release", str(s.io), f"the {d.layout.title} io descriptor ({d.layout.size} bytes) "
-                        f"is of another release than {where} ({_release_text(want)}): subgraphs of two TIDL "
+        out += [DoctorFinding(ERROR, "release", str(s.io), f"the {d.layout.title} io descriptor ({d.layout.size} bytes) "
+                        f"is of another release than {where} ({release_text(want)}): subgraphs of two TIDL "
                         f"releases", ("file size",), s.name)
                 for s, d in ios if want and not want & set(d.layout.releases)]
     return out
@@ -367,10 +318,6 @@ def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
 
 
 # ---- io descriptor <-> net --------------------------------------------------------------
-
-def _dims_text(dims: Sequence[int]) -> str:
-    return "x".join(str(int(v)) for v in dims)
-
 
 def _element_name(code: int) -> str:
     try:
@@ -402,7 +349,7 @@ def _tensor_problems(t: Tensor, link: IoLink) -> list[tuple[str, str]]:
     return problems
 
 
-def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[Finding]:
+def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[DoctorFinding]:
     io, netname = str(s.io), Path(str(net.source)).name
     lines: list[tuple[tuple[str, ...], str]] = []
     links = net.link_io(d)
@@ -422,15 +369,15 @@ def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[Finding]:
             lines += [((t.label, ti) if ti else (t.label,), msg) for ti, msg in problems]
     if links and not agree:  # nothing matches: one line for the cause
         first = "; ".join(f"{', '.join(w)}: {m}" for w, m in lines[:2])
-        return [Finding(ERROR, "io-net", io, f"no tensor of this io descriptor matches {netname} (dataIds, dims, "
+        return [DoctorFinding(ERROR, "io-net", io, f"no tensor of this io descriptor matches {netname} (dataIds, dims, "
                         f"element types, scales): the io descriptor of another model? ({first}"
                         f"{'; ...' if len(lines) > 2 else ''})", subgraph=s.name)]
-    return [Finding(ERROR, "io-net", io, msg, where, s.name) for where, msg in lines]
+    return [DoctorFinding(ERROR, "io-net", io, msg, where, s.name) for where, msg in lines]
 
 
 # ---- TIDL-RT: which release would load this -------------------------------------------------
 
-def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[Finding]]:
+def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
     from .net._schema import net_versions
     from .runtime.tidlrt import families, load_library, probe, releases
 
@@ -439,21 +386,21 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
         fp = probe(lib)
     except LibraryNotFoundError as exc:
         if library is not None:  # asked for by name: that it cannot load is a problem
-            why = "; ".join(t.split(": ", 1)[-1] for t in exc.tried) or _reason(exc, "")
-            return "none found", [Finding(ERROR, "library", str(library), f"cannot load it: {why}")]
+            why = "; ".join(t.split(": ", 1)[-1] for t in exc.tried) or reason(exc, "")
+            return "none found", [DoctorFinding(ERROR, "library", str(library), f"cannot load it: {why}")]
         tried = ", ".join(t.split(":")[0] for t in exc.tried) or str(exc)
-        return "none found", [Finding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which "
+        return "none found", [DoctorFinding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which "
                                       f"release it serves is not checked")]
     except TidlRtError as exc:
         where = str(library) if library is not None else "TIDL-RT"
-        return None, [Finding(ERROR, "library", where, _reason(exc, where))]
+        return None, [DoctorFinding(ERROR, "library", where, reason(exc, where))]
     if len(fp.matches) != 1:
-        return f"{lib.path} (layout not identified)", [Finding(
+        return f"{lib.path} (layout not identified)", [DoctorFinding(
             NOTE, "library", lib.path, f"its TIDLRT_setParamsDefault/setTensorDefault {fp.summary()}: which "
             f"release it is cannot be told, so the net versions are not compared")]
     key = fp.matches[0]
     served = sorted(r for r, k in releases().items() if k == key)
-    text = f"{lib.path} ({_release_text(served)}, layout {families()[key].key}, found via {lib.how})"
+    text = f"{lib.path} ({release_text(served)}, layout {families()[key].key}, found via {lib.how})"
     expected = sorted(w for w, entry in net_versions().items() if set(entry.releases) & set(served))
     out = []
     for s, net in _nets(subs):
@@ -461,28 +408,28 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
         word = int(net.net_version)
         if set(rels) & set(served):
             if len(expected) > 1:
-                out.append(Finding(NOTE, "library", lib.path, f"its layout {key} serves {_release_text(served)}, "
+                out.append(DoctorFinding(NOTE, "library", lib.path, f"its layout {key} serves {release_text(served)}, "
                                    f"which differ in netVersion; TIDL-RT accepts {Path(str(s.net_path)).name} only "
                                    f"if it is TIDL {net.release} itself (netVersion {word:#010x})",
                                    subgraph=s.name))
             continue
         if rels and all(releases().get(r) is None for r in rels):
-            out.append(Finding(NOTE, "library", lib.path, f"{_release_text(rels)}'s TIDL-RT layout is not in "
-                               f"tidl-io's table; the library's defaults match {key} ({_release_text(served)}): "
-                               f"if it is not a {_release_text(rels)} library, TIDL-RT will refuse the net",
+            out.append(DoctorFinding(NOTE, "library", lib.path, f"{release_text(rels)}'s TIDL-RT layout is not in "
+                               f"tidl-io's table; the library's defaults match {key} ({release_text(served)}): "
+                               f"if it is not a {release_text(rels)} library, TIDL-RT will refuse the net",
                                subgraph=s.name))
             continue
-        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {_release_text(served)})"
-        out.append(Finding(ERROR, "library", lib.path, f"Network version - 0x{word:08X}, Expected version - {exp}: "
-                           f"this TIDL-RT library is {_release_text(served)} (layout {key}), "
+        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {release_text(served)})"
+        out.append(DoctorFinding(ERROR, "library", lib.path, f"Network version - 0x{word:08X}, Expected version - {exp}: "
+                           f"this TIDL-RT library is {release_text(served)} (layout {key}), "
                            f"{Path(str(s.net_path)).name} is {net.release}: use TIDL-RT {net.release}, or "
-                           f"recompile the model with the tools of {_release_text(served)}", subgraph=s.name))
+                           f"recompile the model with the tools of {release_text(served)}", subgraph=s.name))
     return text, out
 
 
 # ---- explain ------------------------------------------------------------------------------
 
-def _explain(kind: str, number: int, subs: list[_Sub]) -> list[Finding]:
+def _explain(kind: str, number: int, subs: list[_Sub]) -> list[DoctorFinding]:
     asked = f"{'Tensor' if kind == 'dataId' else 'Layer'} {number}"
     out = []
     for s, net in _nets(subs):
@@ -490,12 +437,12 @@ def _explain(kind: str, number: int, subs: list[_Sub]) -> list[Finding]:
         try:
             layer = net.layer_by_data_id(number) if kind == "dataId" else net.layer(index=number)
         except TensorNotFoundError as exc:
-            out.append(Finding(NOTE, "explain", source, f"{asked}: {_reason(exc, source)}", subgraph=s.name))
+            out.append(DoctorFinding(NOTE, "explain", source, f"{asked}: {reason(exc, source)}", subgraph=s.name))
             continue
         readers = [x.index for x in net.layers if layer.data_id in x.inputs]
-        out.append(Finding(NOTE, "explain", source,
+        out.append(DoctorFinding(NOTE, "explain", source,
                            f"{asked} is dataId {layer.data_id}, the output of {_layer_text(layer)}: "
-                           f"{_dims_text(layer.shape)} {_element_name(layer.element_code)}, scale "
+                           f"{dims_text(layer.shape)} {_element_name(layer.element_code)}, scale "
                            f"{float(np.float32(layer.scale))!r}, zero point {layer.zero_point}; read by layer(s) "
                            f"{', '.join(map(str, readers)) or 'none'}", (f"layer {layer.index}",), s.name))
     return out
