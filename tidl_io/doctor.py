@@ -7,7 +7,9 @@
   must name the same release (artifacts of two releases is the classic "Config file size
   (37272) does not match size of sTIDL_IOBufDesc_t (37256)");
 - io descriptor and net agree: as many inputs/outputs as the net has data layers, and each
-  io tensor's dims, element type and scale equal those of the net layer with its dataId;
+  io tensor's dims, element type, scale, zero point (where both store one) and left/top
+  pads equal those of the net layer with its dataId; a ``layer_info.txt`` that does not
+  match the net's layers (stale) is named;
 - ``onnxrtMetaData.txt``, ``allowedNode.txt`` and ``param.yaml`` agree with the io files;
 - whether the TIDL-RT library tidl-io would load serves that release (TI's words when not:
   "Network version - 0x…, Expected version - 0x…"); no library is a note, not an error;
@@ -37,7 +39,7 @@ from ._errors import (
     TidlIoError,
     TidlRtError,
 )
-from ._findings import ERROR, NOTE, DoctorFinding, dims_text, reason, release_text
+from ._findings import ERROR, NOTE, DoctorFinding, dims_text, read_text, reason, release_text
 from ._schema import Layout, layouts
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
 from .net import IoLink, Layer, Network, load_net
@@ -249,6 +251,8 @@ def _check_subgraph(s: _Sub) -> _Sub:
             s.findings.append(problem)  # io <-> net is meaningless across releases
         else:
             s.findings += _check_io_net(d, n, s)
+    if n is not None:
+        s.findings += _check_layer_info(n, s)
     return s
 
 
@@ -331,48 +335,102 @@ def _layer_text(layer: Layer) -> str:
     return f"layer {layer.index} {layer.type}{name}"
 
 
-def _tensor_problems(t: Tensor, link: IoLink) -> list[tuple[str, str]]:
-    """(TI field or "", message) for each disagreement of io tensor ``t`` with its net layer:
-    the link's own (dataId, dims), then element type and scale."""
+_QUANT = ("scale", "zero_point")  # what a recalibration changes; the other checks name the model
+
+
+def _has_zero_point(layer: Layer) -> bool:
+    """Whether the net's layout stores tensorZeroPoint (8.2's does not)."""
+    out = layer.raw.get("outData")
+    out = out[0] if isinstance(out, list) and out else out
+    return isinstance(out, dict) and "tensorZeroPoint" in out
+
+
+def _tensor_problems(t: Tensor, link: IoLink) -> list[tuple[str, str, str]]:
+    """(kind, TI field or "", message) for each disagreement of io tensor ``t`` with its net
+    layer: the link's own (dataId, dims), then element type, scale, zero point (where both
+    files store one) and the left/top pads (TI's importer copies the data layer's padW/padH
+    into inPadL/inPadT; an output's come from its layer the same way)."""
     prefix = f"{t.kind} {t.index} {t.name!r}: "
-    problems = [(t.ti_name("data_id") if link.layer is None else "", p.removeprefix(prefix))
+    problems = [("link", t.ti_name("data_id") if link.layer is None else "", p.removeprefix(prefix))
                 for p in link.problems]
     layer = link.layer
     if layer is None:
         return problems
+    has = {attr for _, attr in t.ti_names}
     if int(t.element_type) != int(layer.element_code):
-        problems.append((t.ti_name("element_type"), (f"{_element_name(t.element_type)}, but {_layer_text(layer)} "
-                                                     f"has {_element_name(layer.element_code)}")))
+        problems.append(("element_type", t.ti_name("element_type"), (
+            f"{_element_name(t.element_type)}, but {_layer_text(layer)} has {_element_name(layer.element_code)}")))
     if np.float32(t.scale) != np.float32(layer.scale):
-        problems.append((t.ti_name("scale"), (f"scale {float(np.float32(t.scale))!r}, but {_layer_text(layer)} "
-                                              f"has {float(np.float32(layer.scale))!r}")))
+        problems.append(("scale", t.ti_name("scale"), (f"scale {float(np.float32(t.scale))!r}, but {_layer_text(layer)} "
+                                                       f"has {float(np.float32(layer.scale))!r}")))
+    if "zero_point" in has and _has_zero_point(layer) and int(t.zero_point) != int(layer.zero_point):
+        problems.append(("zero_point", t.ti_name("zero_point"), (f"zero point {int(t.zero_point)}, but "
+                                                                 f"{_layer_text(layer)} has {int(layer.zero_point)}")))
+    if (int(t.pad_l), int(t.pad_t)) != tuple(layer.pads):
+        problems.append(("pads", t.ti_name("pad_l"), (
+            f"pads left/top {int(t.pad_l)}/{int(t.pad_t)}, but {_layer_text(layer)} has padW/padH "
+            f"{layer.pads[0]}/{layer.pads[1]}")))
     return problems
 
 
 def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[DoctorFinding]:
     io, netname = str(s.io), Path(str(net.source)).name
-    lines: list[tuple[tuple[str, ...], str]] = []
+    lines: list[tuple[str, tuple[str, ...], str]] = []
     links = net.link_io(d)
     agree = 0
     for key in ("numCores", "inferenceMode"):  # written by the same compilation into both files
         mine, theirs = d.header.get(key), net.header.get(key)
         if mine is not None and theirs is not None and int(mine) != int(theirs):
-            lines.append(((key,), f"{mine}, but {netname} has {key} {int(theirs)}: not one compilation"))
+            lines.append(("header", (key,), f"{mine}, but {netname} has {key} {int(theirs)}: not one compilation"))
     for kind, tensors, have in (("input", d.inputs, len(net.input_layers)),
                                 ("output", d.outputs, len(net.output_layers))):
         if len(tensors) != have:
             count = "numInputBuf" if kind == "input" else "numOutputBuf"
-            lines.append(((count,), f"{len(tensors)} {kind}(s), but {netname} has {have} {kind} data layer(s)"))
+            lines.append(("count", (count,), f"{len(tensors)} {kind}(s), but {netname} has {have} {kind} data layer(s)"))
         for t in tensors:
             problems = _tensor_problems(t, links[(kind, t.index)])
             agree += not problems
-            lines += [((t.label, ti) if ti else (t.label,), msg) for ti, msg in problems]
+            lines += [(what, (t.label, ti) if ti else (t.label,), msg) for what, ti, msg in problems]
     if links and not agree:  # nothing matches: one line for the cause
-        first = "; ".join(f"{', '.join(w)}: {m}" for w, m in lines[:2])
+        first = "; ".join(f"{', '.join(w)}: {m}" for _, w, m in lines[:2])
+        more = "; ..." if len(lines) > 2 else ""
+        if all(what in _QUANT for what, _, _ in lines):  # same model, other quantization
+            return [DoctorFinding(ERROR, "io-net", io, f"scales differ: every tensor of this io descriptor has "
+                                  f"other quantization than {netname} (the same model calibrated twice? copy both "
+                                  f"files from one compilation) ({first}{more})", subgraph=s.name)]
         return [DoctorFinding(ERROR, "io-net", io, f"no tensor of this io descriptor matches {netname} (dataIds, dims, "
-                        f"element types, scales): the io descriptor of another model? ({first}"
-                        f"{'; ...' if len(lines) > 2 else ''})", subgraph=s.name)]
-    return [DoctorFinding(ERROR, "io-net", io, msg, where, s.name) for where, msg in lines]
+                              f"element types, scales): the io descriptor of another model? ({first}{more})",
+                              subgraph=s.name)]
+    return [DoctorFinding(ERROR, "io-net", io, msg, where, s.name) for _, where, msg in lines]
+
+
+def _check_layer_info(net: Network, s: _Sub) -> list[DoctorFinding]:
+    """A layer_info.txt (beside the net or in tempDir/) whose lines name layers the net does not
+    have, or give another dataId than the layer's: left over from another compilation. The
+    net reader then drops those names; this says so. Output data layers are skipped (TI
+    writes dataId 0 for them)."""
+    from .net._parse import layer_info_paths, parse_layer_info
+
+    path = next((p for p in layer_info_paths(str(net.source)) if p.is_file()), None)
+    if path is None:
+        return []
+    try:
+        info = parse_layer_info(read_text(path))
+    except (TidlIoError, OSError) as exc:
+        return [DoctorFinding(ERROR, "layer-info", str(path), reason(exc, str(path)), subgraph=s.name)]
+    bad = []
+    for k, (data_id, name) in sorted(info.items()):
+        if not 0 <= k < len(net.layers):
+            bad.append(f"layer {k} {name!r}: {Path(str(net.source)).name} has {len(net.layers)} layers")
+        elif net.layers[k].num_out > 0 and net.layers[k].data_id != data_id:
+            bad.append(f"layer {k} {name!r}: dataId {data_id}, but layer {k} ({net.layers[k].type}) writes dataId "
+                       f"{net.layers[k].data_id}")
+    if not bad:
+        return []
+    shown = "; ".join(bad[:3]) + ("; ..." if len(bad) > 3 else "")
+    return [DoctorFinding(ERROR, "layer-info", str(path), f"{len(bad)} of {len(info)} line(s) do not match "
+                          f"{Path(str(net.source)).name}: left from another compilation? (names from these lines "
+                          f"are not used) ({shown})", subgraph=s.name)]
 
 
 # ---- TIDL-RT: which release would load this -------------------------------------------------
