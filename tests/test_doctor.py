@@ -505,3 +505,18 @@ def test_diagnose_arguments_of_the_wrong_kind(kwargs: dict, message: str) -> Non
         diagnose(Path(__file__).parent, **kwargs)
     with pytest.raises(ArgumentTypeError, match=r"parse_explain: text: expected a str"):
         parse_explain(20)  # type: ignore[arg-type]
+
+
+def test_doctor_on_a_folder_of_models_names_each(tmp_path: Path) -> None:
+    """One located line per subfolder holding artifacts, each with the command to run."""
+    from conftest import EXAMPLES
+
+    parent = tmp_path / "models"
+    for folder in (parent / "a", parent / "b" / "artifacts", parent / "c"):
+        folder.mkdir(parents=True)
+    for folder in (parent / "a", parent / "b" / "artifacts"):
+        copy_files(EXAMPLES, folder, "detector_tidl_io_1.bin", "detector_tidl_net.bin")
+    code, out, _ = run("--no-library", str(parent))
+    assert code == 1 and errors(out) == [
+        f"error: {parent}: no io descriptor here, but {parent / sub} holds artifacts: tidl-io doctor {parent / sub}"
+        for sub in ("a", "b")]

@@ -2,7 +2,8 @@
 ``compare`` (the last two in :mod:`tidl_io.trace.commands`). No logic lives here.
 
 ``inspect`` takes io descriptors (``*_tidl_io_1.bin``), nets (``*_tidl_net.bin``) and artifacts
-folders (each subgraph's io descriptor, then its net).
+folders (each subgraph's io descriptor, then its net); a folder without io files shows the
+nets in it, or else each subfolder holding artifacts (a folder of models, one level down).
 
 Exit codes: 0 ok, 1 invalid or unsupported file, 2 usage error. Diagnostics go to stderr
 in one line, without a traceback.
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from . import __version__
-from ._errors import TidlIoError
+from ._errors import PathNotFoundError, TidlIoError
 from .descriptor import Descriptor, load, locate_io_files
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ def _targets(path: str, nets: bool = False) -> Iterator[Path]:
     if p.is_dir():  # a folder of io files, or a model folder holding artifacts/ (as Session finds it)
         try:
             files = locate_io_files(p)[1]
+        except PathNotFoundError as exc:
+            yield from _other_folder(p, exc, nets)
+            return
         except TidlIoError as exc:
             raise _Fail(str(exc)) from None
         for io_file in files:
@@ -50,6 +54,26 @@ def _targets(path: str, nets: bool = False) -> Iterator[Path]:
                     yield net
     else:
         yield p
+
+
+def _other_folder(p: Path, exc: TidlIoError, nets: bool) -> Iterator[Path]:
+    """A folder without io files: with ``nets``, the net files in it, else each subfolder
+    holding artifacts (one level down: a folder of models), each as a folder of its own;
+    neither: the error, which names those subfolders."""
+    from .artifacts import artifact_subfolders
+    from .net._parse import looks_like_net
+
+    if nets:
+        found = sorted(f for f in p.iterdir() if f.is_file() and f.suffix == ".bin" and looks_like_net(f))
+        if found:
+            yield from found
+            return
+        below = artifact_subfolders(p)
+        if below:
+            for sub in below:
+                yield from _targets(str(sub), nets)
+            return
+    raise _Fail(str(exc)) from None
 
 
 class _Fail(Exception):

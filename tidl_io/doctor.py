@@ -134,7 +134,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     error finding too; only arguments of the wrong kind and an ``explain`` text without a
     number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`)."""
     from ._check import check_flag, check_path
-    from .artifacts import _natural, _net_candidate, _net_file, _subgraph_name
+    from .artifacts import _natural, _net_candidate, _net_file, _subgraph_name, artifact_subfolders
 
     path = check_path(path, "diagnose", "path")
     keys = _explain_keys(explain)
@@ -146,8 +146,11 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     try:
         folder, ios = locate_io_files(path, "doctor")
     except (TidlIoError, OSError) as exc:
+        below = artifact_subfolders(Path(path)) if Path(path).is_dir() else []
+        found = tuple(DoctorFinding(ERROR, "files", str(path), f"no io descriptor here, but {sub} holds artifacts: "
+                                    f"tidl-io doctor {shlex.quote(str(sub))}") for sub in below)
         return Diagnosis(str(path), str(path), (), (), "not checked",
-                         (DoctorFinding(ERROR, "files", str(path), reason(exc, str(path))),))
+                         found or (DoctorFinding(ERROR, "files", str(path), reason(exc, str(path))),))
 
     meta, findings = read_metadata(folder)
     order = {s.name: s.index for s in meta.subgraphs} if meta else {}
