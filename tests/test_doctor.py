@@ -480,6 +480,16 @@ def test_net_file_given_as_path(net: Path, tmp_path: Path) -> None:
     assert "matches no known layout" not in line and str(folder) in line.split(": ", 2)[2]
 
 
+def test_net_of_a_newer_release_given_as_path(net: Path, tmp_path: Path) -> None:
+    """A net of a release tidl-io does not know, named model.bin (no "tidl_net"): told by its
+    first word (0x20YYMMDD), not read as an io descriptor."""
+    data = bytearray((net / DEEPLAB / "201_tidl_net.bin").read_bytes())
+    data[:4] = struct.pack("<I", 0x20270315)
+    (tmp_path / "model.bin").write_bytes(data)
+    line = assert_one_error(*run("--no-library", str(tmp_path / "model.bin")), f"error: {tmp_path / 'model.bin'}: ")
+    assert "a network file of a release tidl-io does not know (netVersion 0x20270315)" in line
+
+
 def test_folder_under_the_net_file_name_is_one_problem(net: Path, tmp_path: Path) -> None:
     """Something that is no regular file where the net should be: one line, located at that path
     (not at the io file), and no contradicting "no 201_tidl_net.bin beside it"."""

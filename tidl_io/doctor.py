@@ -181,7 +181,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
 def _net_given(path: Path) -> str | None:
     """What to say when PATH is a network file rather than a folder (or an io file), else None."""
     from ._check import open_regular
-    from .net._parse import looks_like_net
+    from .net._parse import is_version_word, looks_like_net
     from .net._schema import net_versions
 
     if not path.is_file() or not looks_like_net(path):
@@ -191,9 +191,11 @@ def _net_given(path: Path) -> str | None:
             head = fh.read(4)
     except OSError:
         head = b""
-    entry = net_versions().get(int.from_bytes(head, "little")) if len(head) == 4 else None
-    what = (f"a network file (netVersion {int.from_bytes(head, 'little'):#010x}, TIDL {entry.release})"
-            if entry is not None else "named like a network file (*_tidl_net.bin)")
+    word = int.from_bytes(head, "little") if len(head) == 4 else None
+    entry = net_versions().get(word) if word is not None else None
+    what = (f"a network file (netVersion {word:#010x}, TIDL {entry.release})" if entry is not None else
+            f"a network file of a release tidl-io does not know (netVersion {word:#010x})"
+            if word is not None and is_version_word(word) else "named like a network file (*_tidl_net.bin)")
     return (f"{what}, not an artifacts folder: doctor checks the folder holding each io descriptor and its net "
             f"(tidl-io doctor {shlex.quote(str(path.parent))})")
 
