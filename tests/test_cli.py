@@ -316,3 +316,39 @@ def test_unreadable_file_says_why_once(tmp_path: Path, monkeypatch, name: str) -
     code, out, err = run("inspect", str(target))
     assert code == 1 and out == "" and err.count("\n") == 1, err
     assert err.startswith(f"tidl-io: error: {target}: cannot open: Permission denied; expected a TIDL "), err
+
+
+def _models_folder(tmp_path: Path) -> Path:
+    """parent/a (io + net), parent/b/artifacts (io + net), parent/c (nothing of TIDL's)."""
+    parent = tmp_path / "models"
+    for folder in (parent / "a", parent / "b" / "artifacts", parent / "c"):
+        folder.mkdir(parents=True)
+    for folder in (parent / "a", parent / "b" / "artifacts"):
+        for name in ("detector_tidl_io_1.bin", "detector_tidl_net.bin"):
+            shutil.copy(EXAMPLES / name, folder / name)
+    (parent / "c" / "notes.txt").write_text("x")
+    return parent
+
+
+def test_inspect_a_folder_of_models_shows_each(tmp_path: Path) -> None:
+    """A parent folder with artifacts one level down: each subfolder's io file then its net."""
+    parent = _models_folder(tmp_path)
+    code, out, err = run("inspect", str(parent))
+    heads = [line.split(":")[0] for line in out.splitlines() if line and not line.startswith((" ", "-"))]
+    assert code == 0 and not err
+    assert heads == [str(parent / "a" / "detector_tidl_io_1.bin"), str(parent / "a" / "detector_tidl_net.bin"),
+                     str(parent / "b" / "artifacts" / "detector_tidl_io_1.bin"),
+                     str(parent / "b" / "artifacts" / "detector_tidl_net.bin")]
+    code, _, err = run("validate", str(parent))  # io files only, no recursion: the error names them
+    assert code == 1 and f"its subfolders hold artifacts: {parent / 'a'}, {parent / 'b'} (give one" in err
+
+
+def test_inspect_a_folder_of_nets_only(tmp_path: Path) -> None:
+    shutil.copy(EXAMPLES / "detector_tidl_net.bin", tmp_path / "detector_tidl_net.bin")
+    code, out, _ = run("inspect", str(tmp_path))
+    assert code == 0 and out.startswith(f"{tmp_path / 'detector_tidl_net.bin'}: TIDL network")
+    assert json.loads(run("inspect", "--json", str(tmp_path))[1])["nets"][0]["release"] == "10.0"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run("inspect", str(empty))
+    assert code == 1 and "no *_tidl_io_1.bin file in this folder" in err and "subfolders" not in err

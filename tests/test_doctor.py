@@ -185,6 +185,58 @@ def test_one_tensor_disagrees(net: Path, tmp_path: Path) -> None:
     assert f"{producer[1]} " in line and line.endswith("has 1.0")
 
 
+def _scale_every_tensor(folder: Path, io: str, family: str, factor: float) -> bytearray:
+    data = bytearray((folder / io).read_bytes())
+    for member in ("inTensorScale", "outTensorScale"):
+        offset = find_layout(family).member(member).offset  # tensor 0 of each (deeplab: one in, one out)
+        struct.pack_into("<f", data, offset, struct.unpack_from("<f", data, offset)[0] * factor)
+    (folder / io).write_bytes(data)
+    return data
+
+
+def test_recalibrated_io_says_scales_differ_not_another_model(net: Path, tmp_path: Path) -> None:
+    """Every tensor's scale doubled, nothing else touched: the same model quantized otherwise,
+    not "the io descriptor of another model?"."""
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin", "201_tidl_io_1.bin")
+    _scale_every_tensor(folder, "201_tidl_io_1.bin", "8.x", 2.0)
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {folder / '201_tidl_io_1.bin'}: scales differ")
+    assert "another model" not in line and "scale 2.0, but layer 0 TIDL_DataLayer" in line
+
+
+def test_zero_point_and_pads_disagree(net: Path, tmp_path: Path) -> None:
+    """9.0 stores a zero point in both files: inZeroPoint[0] = 5 and inPadL[1] = 2 in the io file
+    (TI's netLog: both inputs are data layers 0 and 1 of the net, whose pads are 0)."""
+    folder = copy_files(net / EAST, tmp_path, "625_tidl_net.bin", "625_tidl_io_1.bin")
+    data = bytearray((folder / "625_tidl_io_1.bin").read_bytes())
+    layout = find_layout("9.0")
+    struct.pack_into("<i", data, layout.member("inZeroPoint").offset, 5)
+    struct.pack_into("<i", data, layout.member("inPadL").offset + 4, 2)
+    (folder / "625_tidl_io_1.bin").write_bytes(data)
+    code, out, _ = run("--no-library", str(folder))
+    lines = [x for x in errors(out) if "io_1.bin, input" in x]
+    rows = netlog(net / EAST / "tempDir" / "625_tidl_net.bin_netLog.txt")
+    assert code == 1 and len(lines) == 2, out
+    assert "inZeroPoint: zero point 5, but layer 0 " in lines[0] and lines[0].endswith("has 0")
+    assert "input 1" in lines[1] and "inPadL: pads left/top 2/0, but layer 1 " in lines[1]
+    assert [r[1] for r in rows[:2]] == ["TIDL_DataLayer", "TIDL_DataLayer"]
+
+
+def test_stale_layer_info_is_named(net: Path, tmp_path: Path) -> None:
+    """layer_info.txt of another compilation: a line whose dataId is not the layer's, and one
+    naming a layer the net lacks (TI's own file, two lines edited)."""
+    folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin", "201_tidl_io_1.bin",
+                        "201_tidl_net.bin.layer_info.txt")
+    info = folder / "201_tidl_net.bin.layer_info.txt"
+    lines = info.read_text().splitlines()
+    count = len(netlog(net / DEEPLAB / "201_tidl_net.bin_netLog.txt"))
+    lines[3] = "3 77 renamed"
+    lines.append(f"{count + 4} {count + 4} extra")
+    info.write_text("\n".join(lines) + "\n")
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {info}: 2 of {len(lines)} line(s) do not "
+                            "match 201_tidl_net.bin")
+    assert "layer 3 'renamed': dataId 77, but layer 3" in line and f"has {count} layers" in line
+
+
 def test_subgraphs_of_two_releases(net: Path, tmp_path: Path) -> None:
     folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin", "201_tidl_io_1.bin")
     copy_files(net / ZERO_DCE / "artifacts", folder, "74_tidl_net.bin", "74_tidl_io_1.bin")
@@ -428,6 +480,16 @@ def test_net_file_given_as_path(net: Path, tmp_path: Path) -> None:
     assert "matches no known layout" not in line and str(folder) in line.split(": ", 2)[2]
 
 
+def test_net_of_a_newer_release_given_as_path(net: Path, tmp_path: Path) -> None:
+    """A net of a release tidl-io does not know, named model.bin (no "tidl_net"): told by its
+    first word (0x20YYMMDD), not read as an io descriptor."""
+    data = bytearray((net / DEEPLAB / "201_tidl_net.bin").read_bytes())
+    data[:4] = struct.pack("<I", 0x20270315)
+    (tmp_path / "model.bin").write_bytes(data)
+    line = assert_one_error(*run("--no-library", str(tmp_path / "model.bin")), f"error: {tmp_path / 'model.bin'}: ")
+    assert "a network file of a release tidl-io does not know (netVersion 0x20270315)" in line
+
+
 def test_folder_under_the_net_file_name_is_one_problem(net: Path, tmp_path: Path) -> None:
     """Something that is no regular file where the net should be: one line, located at that path
     (not at the io file), and no contradicting "no 201_tidl_net.bin beside it"."""
@@ -453,3 +515,18 @@ def test_diagnose_arguments_of_the_wrong_kind(kwargs: dict, message: str) -> Non
         diagnose(Path(__file__).parent, **kwargs)
     with pytest.raises(ArgumentTypeError, match=r"parse_explain: text: expected a str"):
         parse_explain(20)  # type: ignore[arg-type]
+
+
+def test_doctor_on_a_folder_of_models_names_each(tmp_path: Path) -> None:
+    """One located line per subfolder holding artifacts, each with the command to run."""
+    from conftest import EXAMPLES
+
+    parent = tmp_path / "models"
+    for folder in (parent / "a", parent / "b" / "artifacts", parent / "c"):
+        folder.mkdir(parents=True)
+    for folder in (parent / "a", parent / "b" / "artifacts"):
+        copy_files(EXAMPLES, folder, "detector_tidl_io_1.bin", "detector_tidl_net.bin")
+    code, out, _ = run("--no-library", str(parent))
+    assert code == 1 and errors(out) == [
+        f"error: {parent}: no io descriptor here, but {parent / sub} holds artifacts: tidl-io doctor {parent / sub}"
+        for sub in ("a", "b")]

@@ -39,7 +39,8 @@ def fixture_net(tmp_path: Path) -> Path:
 def test_json_layers_match_netlog(path: Path) -> None:
     code, out, err = run("inspect", "--json", str(path))
     assert code == 0, err
-    (doc,) = json.loads(out)["nets"]
+    doc = json.loads(out)  # one net file: the document is the net itself, as the issue promises
+    assert doc["schema_version"] == 1 and doc["path"] == str(path) and "nets" not in doc
     assert doc["release"].split("/")[0] in path.as_posix() and doc["net_version_hex"] == f"{doc['net_version']:#010x}"
     _, rows = _netlog(_log(path, "_netLog.txt"))
     by_id = {la["data_id"]: la for la in doc["layers"] if la["num_out"] > 0}
@@ -50,6 +51,13 @@ def test_json_layers_match_netlog(path: Path) -> None:
         assert (la["type"], la["inputs"], la["dims"]) == (row["type"], row["inputs"], row["out_dims"])
         assert set(la) >= {"index", "type", "name", "inputs", "data_id", "shape", "element_type", "scale",
                            "zero_point", "pads", "pitches"}
+    outputs = [r for r in rows if r["outs"] < 0]  # TI's netLog: #Outs -1, an output data layer
+    assert outputs and len(outputs) == sum(la["role"] == "output" for la in doc["layers"])
+    for la in doc["layers"]:
+        defined = la["role"] != "output"
+        for key in ("data_id", "shape", "element_type", "element_code", "scale", "zero_point", "pads", "pitches"):
+            assert (la[key] is not None) == defined, (la["index"], key, la[key])
+        assert la["element_type"] is None or la["element_type"][0].isupper()  # a name, never a number
 
 
 @pytest.mark.parametrize("path", _nets())
@@ -97,6 +105,31 @@ def test_folder_shows_io_then_net() -> None:
     code, out, _ = run("inspect", "--json", str(folder))
     doc = json.loads(out)
     assert len(doc["descriptors"]) == 1 and len(doc["nets"]) == 1 and doc["nets"][0]["release"] == "8.2"
+
+
+def test_json_document_always_has_both_arrays(fixture_net: Path, tmp_path: Path) -> None:
+    """A net that fails alone, an io file alone, a net plus an io file: descriptors and nets both
+    present; one net file read alone is the net object (its element_type names are TI's)."""
+    from conftest import EXAMPLES
+
+    bad = tmp_path / "bad_tidl_net.bin"
+    bad.write_bytes(fixture_net.read_bytes()[:100])
+    code, out, err = run("inspect", "--json", str(bad))
+    assert code == 1 and json.loads(out) == {"schema_version": 1, "descriptors": [], "nets": []} and err
+    io_file = EXAMPLES / "detector_tidl_io_1.bin"
+    doc = json.loads(run("inspect", "--json", str(io_file))[1])
+    assert len(doc["descriptors"]) == 1 and doc["nets"] == []
+    doc = json.loads(run("inspect", "--json", str(io_file), str(fixture_net))[1])
+    assert len(doc["descriptors"]) == 1 and len(doc["nets"]) == 1
+    one = json.loads(run("inspect", "--json", str(fixture_net))[1])
+    assert [la["element_type"] for la in one["layers"][:3]] == ["UnsignedChar", "SignedChar", "SignedChar"]
+    assert [la["element_code"] for la in one["layers"][:3]] == [0, 1, 1]
+
+
+def test_json_release_and_releases_name_the_same_releases(fixture_net: Path) -> None:
+    """release is the printed label ("11.1"), releases TI's numbering (["11.01"]): the same ones."""
+    doc = json.loads(run("inspect", "--json", str(fixture_net))[1])
+    assert doc["release"] == "11.1" and doc["releases"] == ["11.01"]
 
 
 def test_graph_svg(fixture_net: Path, tmp_path: Path) -> None:

@@ -119,3 +119,66 @@ def test_layer_by_name_of_the_wrong_kind(net: tidl_io.Network) -> None:
         net.layer_by_name(5)  # type: ignore[arg-type]
     with pytest.raises(tidl_io.ArgumentTypeError, match=r"layer_by_name: name: expected a str"):
         net.layer(name=b"conv")  # type: ignore[arg-type]
+
+
+def _bufinfo_out_write(net_path) -> dict[int, tuple[int, int]]:
+    """layer -> (Out-Write pitch, Out-Write height) from TI's tempDir/<net>/bufinfolog_0.csv."""
+    import csv
+
+    path = net_path.parent / "tempDir" / net_path.stem / "bufinfolog_0.csv"
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    head = [h.strip() for h in rows[0]]
+    pitch, height = head.index("Out-Write-pitch"), head.index("Out-Write-height")
+    return {int(r[0]): (int(r[pitch]), int(r[height])) for r in rows[1:] if r and r[0].strip().isdigit()}
+
+
+def test_nhwc_buffers_of_the_real_10_0_net_match_ti_bufinfolog() -> None:
+    """Layer 0 (float input read by an NHWC DataConvert) and 53 (output DataConvert, NHWC): TI's
+    bufinfolog says 400 rows of 7200 bytes; each element (c, h, w) at h * 7200 + (w * C + c) * 4."""
+    path = _real("real-time-llve-zero-dce-10.0", "74_tidl_net.bin")
+    net = load_net(path)
+    info = _bufinfo_out_write(path)
+    for index in (0, 53):
+        layer = net.layers[index]
+        g = layer.geometry
+        row, rows = info[index]
+        assert layer.layout == "NHWC" and g is not None and g.overlap() is None
+        assert g.required_size * g.itemsize == row * rows == 2880000
+        _, _, _, c, h, w = layer.dims6
+        for cc, hh, ww in [(0, 0, 0), (2, 0, 0), (0, 0, 1), (1, 7, 5), (c - 1, h - 1, w - 1)]:
+            at = g.first_offset + sum(i * s for i, s in zip((0, 0, 0, cc, hh, ww), g.strides))
+            assert at * g.itemsize == hh * row + (ww * c + cc) * g.itemsize
+    convert = net.layers[1]  # NCHW int8: bufinfolog's pitch is the channel pitch, 3 planes
+    row, rows = info[1]
+    assert convert.layout == "NCHW" and convert.geometry.required_size == row * rows == 720000
+    assert net.layers[54].geometry is None and net.layers[54].layout is None
+
+
+def test_a_layout_the_pitches_do_not_fit_gives_no_geometry() -> None:
+    """The fixture's input convert says NHWC (layout 1) but the data layer's pitches are planar
+    (channel pitch = a padded plane, not C x line): the file contradicts itself, no numbers."""
+    layers = sample_layers(V1101)
+    net = parse_net(build_net(V1101, layers, cores=1))
+    assert net.layers[0].layout is None and net.layers[0].geometry is None
+    layers[1]["layerParams"]["layout"] = 0  # NCHW: the planar pitches fit
+    assert parse_net(build_net(V1101, layers, cores=1)).layers[0].geometry.strides[3:] == (32 * 48 + 16, 48, 1)
+    layers[1]["layerParams"]["layout"] = 1
+    layers[0]["outData"]["pitch"] = [3 * 48 * 32, 3 * 48 * 32, 3 * 48 * 32, 3 * 48, 48]  # TI's NHWC signature
+    g = parse_net(build_net(V1101, layers, cores=1)).layers[0].geometry
+    assert g.strides[3:] == (1, 3 * 48, 3) and g.required_size == 3 * 32 * 48
+
+
+def test_without_a_convert_the_pitches_decide_or_nothing() -> None:
+    """8.6 fixture, the input's convert removed: NCHW pitches read as NCHW, NHWC ones as NHWC,
+    pitches that fit both (C = H) leave the layout unknown."""
+    layers = sample_layers(V86)
+    layers[1] = {"layerType": "TIDL_PoolingLayer", "numInBufs": 1, "numOutBufs": 1, "inData": [0],
+                 "outData": layers[1]["outData"], "layerParams": {"numChannels": 3}}
+    assert parse_net(build_net(V86, layers)).layers[0].layout == "NCHW"
+    layers[0]["outData"]["pitch"] = [3 * 48 * 32, 3 * 48, 48]
+    assert parse_net(build_net(V86, layers)).layers[0].layout == "NHWC"
+    layers[0]["outData"]["dimValues"] = [1, 3, 3, 48]  # C = H = 3: channel = 3 x line fits both
+    layers[0]["outData"]["pitch"] = [3 * 3 * 48, 3 * 48, 48]
+    net = parse_net(build_net(V86, layers))
+    assert net.layers[0].layout is None and net.layers[0].geometry is None

@@ -40,6 +40,44 @@ def test_unknown_version_names_it_in_hex_and_lists_the_known_ones() -> None:
     assert "0x20211201 (8.2)" in text and "0x20230802 (9.0/9.1)" in text and "0x20250821 (11.1)" in text
 
 
+def test_a_newer_release_net_under_any_name_is_told_as_a_net(tmp_path: Path) -> None:
+    """First word 0x20260901 (date-shaped, no release tidl-io knows), file named model.bin:
+    inspect says it is a net of an unknown release, not that it is no io descriptor."""
+    from test_net_format import run
+
+    from tidl_io.net._parse import is_version_word
+
+    path = tmp_path / "model.bin"
+    path.write_bytes(_put(_fixture(), 0, "<I", 0x20260901))
+    code, out, err = run("inspect", str(path))
+    assert code == 1 and not out
+    assert ("netVersion: a TIDL network file of a release tidl-io does not know (netVersion 0x20260901, known: "
+            "0x20211201 (8.2)") in err and "io descriptor" not in err
+    assert [is_version_word(w) for w in (0x20240719, 0x20261301, 0x2026013A, 0x00000002, 0x19991231)] == \
+        [True, False, False, False, False]
+
+
+def test_a_short_file_claiming_many_layers_reads_only_what_it_holds(tmp_path: Path) -> None:
+    """numLayers at the layout's maximum (megabytes of layers) in a 1 KB file: load_net must not
+    size its buffer from numLayers (peak memory far below the claimed structure size)."""
+    from tidl_io.net._schema import layout_for
+
+    layout = layout_for(V1101)[0]
+    data = _put(_fixture(), 8, "<i", layout.max_layers)[:1024]
+    claimed = layout.structure_size(layout.max_layers)
+    assert claimed > 1 << 20
+    path = tmp_path / "x_tidl_net.bin"
+    path.write_bytes(data)
+    tracemalloc.start()
+    try:
+        with pytest.raises(FormatError, match="x_tidl_net.bin"):
+            load_net(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < claimed // 8, (peak, claimed)
+
+
 @pytest.mark.parametrize("size", [0, 3, 11, 100, 175, 176 + 1848 * 3])
 def test_truncated_net_says_where(size: int) -> None:
     data = _fixture()

@@ -62,7 +62,9 @@ def test_dense_codes_float_and_values(net: tidl_io.Network, tmp_path: Path) -> N
     for d in (0, 1, 2):
         layer = net.layer_by_data_id(d)
         q = _codes(layer, d)
-        q.tofile(tmp_path / _name(d))
+        # dataId 0 is the NHWC float input (its convert says layout 1): its dense trace is assumed
+        # in the buffer's own order, (N, H, W, C), and read back as NCHW
+        (q.transpose(0, 2, 3, 1) if d == 0 else q).tofile(tmp_path / _name(d))
         want[d] = (q, _real(layer, q))
     (tmp_path / "perf.csv").write_text("layer,cycles\n")
     traces = tidl_io.load_traces(tmp_path, net)
@@ -73,6 +75,27 @@ def test_dense_codes_float_and_values(net: tidl_io.Network, tmp_path: Path) -> N
         assert got.dtype == np.float32 and got.shape == (1, 3, 400, 600)
         assert np.array_equal(got, real)
         assert np.array_equal(traces.codes(d), q) and traces.entry(d).layout == "dense"
+
+
+def test_nhwc_input_trace_dense_and_padded(net: tidl_io.Network, tmp_path: Path) -> None:
+    """The NHWC input (dataId 0): a dense trace in (N, H, W, C) order, and one written row by row
+    from TI's bufinfolog row pitch (7200 bytes = 1800 floats; pixel w, channel c at w * 3 + c),
+    both read back as the NCHW array."""
+    layer = net.layer_by_data_id(0)
+    q = _codes(layer, 11)
+    dense = tmp_path / "dense"
+    dense.mkdir()
+    q.transpose(0, 2, 3, 1).tofile(dense / _name(0))
+    assert np.array_equal(load_traces(dense, net)[0], q)
+    buf = np.full(1800 * 400, np.nan, np.float32)
+    for y in range(400):
+        for k in range(3):
+            buf[y * 1800 + k:y * 1800 + 1800:3] = q[0, k, y]
+    padded = tmp_path / "padded"
+    padded.mkdir()
+    buf.tofile(padded / _name(0))
+    traces = load_traces(padded, net)
+    assert np.array_equal(traces[0], q) and traces.entry(0).layout == "dense"  # the buffer is dense
 
 
 def test_padded_and_legacy_names_read_the_same(net: tidl_io.Network, tmp_path: Path) -> None:

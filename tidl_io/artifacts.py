@@ -83,14 +83,37 @@ def locate_io_files(path: str | os.PathLike[str], who: str = "locate_io_files") 
             if files:
                 return p / "artifacts", files
         if not files:
-            raise PathNotFoundError(str(p), f"no *_tidl_io_1.bin file in this folder (nor in {p / 'artifacts'})",
-                                    errno.ENOENT)
+            below = artifact_subfolders(p)
+            hint = (f"; its subfolders hold artifacts: {', '.join(str(b) for b in below[:8])}"
+                    f"{' ...' if len(below) > 8 else ''} (give one of them)") if below else ""
+            raise PathNotFoundError(str(p), f"no *_tidl_io_1.bin file in this folder (nor in {p / 'artifacts'})"
+                                    f"{hint}", errno.ENOENT)
         return p, files
     if p.is_file():
         return p.parent, [p]
     if p.exists():
         raise PathError(str(p), f"not a regular file or a folder; expected {_EXPECTED_FILE} or a folder of them")
     raise PathNotFoundError(str(p), "no such file or folder", errno.ENOENT)
+
+
+def artifact_subfolders(folder: Path) -> list[Path]:
+    """The subfolders of ``folder`` (one level down) that hold io files, directly or in their
+    ``artifacts/`` (a model folder: :func:`locate_io_files` takes either), sorted by name.
+    Unreadable subfolders are skipped."""
+    out = []
+    try:
+        children = sorted(c for c in folder.iterdir() if c.is_dir())
+    except OSError:
+        return []
+    for child in children:
+        for candidate in (child, child / "artifacts"):
+            try:
+                if candidate.is_dir() and find_io_files(candidate):
+                    out.append(child)
+                    break
+            except OSError:
+                break
+    return out
 
 
 _METADATA = "onnxrtMetaData.txt"

@@ -2,7 +2,8 @@
 ``compare`` (the last two in :mod:`tidl_io.trace.commands`). No logic lives here.
 
 ``inspect`` takes io descriptors (``*_tidl_io_1.bin``), nets (``*_tidl_net.bin``) and artifacts
-folders (each subgraph's io descriptor, then its net).
+folders (each subgraph's io descriptor, then its net); a folder without io files shows the
+nets in it, or else each subfolder holding artifacts (a folder of models, one level down).
 
 Exit codes: 0 ok, 1 invalid or unsupported file, 2 usage error. Diagnostics go to stderr
 in one line, without a traceback.
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from . import __version__
-from ._errors import TidlIoError
+from ._errors import PathNotFoundError, TidlIoError
 from .descriptor import Descriptor, load, locate_io_files
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ def _targets(path: str, nets: bool = False) -> Iterator[Path]:
     if p.is_dir():  # a folder of io files, or a model folder holding artifacts/ (as Session finds it)
         try:
             files = locate_io_files(p)[1]
+        except PathNotFoundError as exc:
+            yield from _other_folder(p, exc, nets)
+            return
         except TidlIoError as exc:
             raise _Fail(str(exc)) from None
         for io_file in files:
@@ -50,6 +54,26 @@ def _targets(path: str, nets: bool = False) -> Iterator[Path]:
                     yield net
     else:
         yield p
+
+
+def _other_folder(p: Path, exc: TidlIoError, nets: bool) -> Iterator[Path]:
+    """A folder without io files: with ``nets``, the net files in it, else each subfolder
+    holding artifacts (one level down: a folder of models), each as a folder of its own;
+    neither: the error, which names those subfolders."""
+    from .artifacts import artifact_subfolders
+    from .net._parse import looks_like_net
+
+    if nets:
+        found = sorted(f for f in p.iterdir() if f.is_file() and f.suffix == ".bin" and looks_like_net(f))
+        if found:
+            yield from found
+            return
+        below = artifact_subfolders(p)
+        if below:
+            for sub in below:
+                yield from _targets(str(sub), nets)
+            return
+    raise _Fail(str(exc)) from None
 
 
 class _Fail(Exception):
@@ -126,7 +150,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output is not None:
         print("tidl-io: error: -o/--output goes with --html or --svg", file=err)
         return EXIT_USAGE
-    from ._format import descriptor_to_dict, document, dumps_json, format_descriptor
+    from ._format import descriptor_to_dict, dumps_json, format_descriptor
     from .net._format import format_net, net_to_dict
 
     items, nets, texts = [], [], []
@@ -143,15 +167,25 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             texts.append(format_net(item, str(target), physical=args.physical))
     status = EXIT_INVALID if failures else EXIT_OK
     if args.json:
-        doc = document(items)
-        if nets:
-            doc["nets"] = nets
-            if not items:
-                del doc["descriptors"]
-        out.write(dumps_json(doc) + "\n")
+        out.write(dumps_json(_json_document(args.paths, items, nets)) + "\n")
     elif texts:
         out.write("\n\n".join(texts) + "\n")
     return status
+
+
+def _json_document(paths: Sequence[str], items: list[dict[str, Any]], nets: list[dict[str, Any]]) -> dict[str, Any]:
+    """``inspect --json``'s document. One PATH naming a net file that was read: the net's own
+    object (``net_version``, ``release``, ``layers[]``, ...) with ``schema_version``. Anything
+    else (io files, folders, several paths, a file that failed): ``{"schema_version",
+    "descriptors": [...], "nets": [...]}``, both arrays always present."""
+    from ._format import document
+
+    if len(paths) == 1 and nets and not items and not Path(paths[0]).is_dir():
+        (net,) = nets
+        return {"schema_version": document([])["schema_version"], **net}
+    doc = document(items)
+    doc["nets"] = nets
+    return doc
 
 
 def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -7,13 +7,15 @@
   must name the same release (artifacts of two releases is the classic "Config file size
   (37272) does not match size of sTIDL_IOBufDesc_t (37256)");
 - io descriptor and net agree: as many inputs/outputs as the net has data layers, and each
-  io tensor's dims, element type and scale equal those of the net layer with its dataId;
+  io tensor's dims, element type, scale, zero point (where both store one) and left/top
+  pads equal those of the net layer with its dataId; a ``layer_info.txt`` that does not
+  match the net's layers (stale) is named;
 - ``onnxrtMetaData.txt``, ``allowedNode.txt`` and ``param.yaml`` agree with the io files;
 - whether the TIDL-RT library tidl-io would load serves that release (TI's words when not:
   "Network version - 0x…, Expected version - 0x…"); no library is a note, not an error;
 - optionally, what TI's error numbers name: ``"DIM Error - For Tensor 20"`` is dataId 20.
 
-Nothing here prints: the result is a :class:`Diagnosis` holding located :class:`Finding`
+Nothing here prints: the result is a :class:`Diagnosis` holding located :class:`DoctorFinding`
 objects; ``tidl_io._format`` renders it as text or JSON.
 """
 
@@ -31,39 +33,19 @@ import numpy as np
 
 from ._check import wrong_kind
 from ._errors import (
-    FormatError,
     LibraryNotFoundError,
     OptionError,
     TensorNotFoundError,
     TidlIoError,
     TidlRtError,
 )
+from ._findings import ERROR, NOTE, DoctorFinding, dims_text, read_text, reason, release_text
 from ._schema import Layout, layouts
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
 from .net import IoLink, Layer, Network, load_net
+from .sidecars import check_sidecars, read_metadata
 
-__all__ = ["Diagnosis", "Finding", "SubgraphReport", "diagnose", "parse_explain"]
-
-ERROR, NOTE = "error", "note"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One located result. ``level`` is "error" (the files disagree: exit 1) or "note";
-    ``check`` names the check (files, release, io-net, metadata, allowed-nodes, param,
-    library, explain); ``source`` the file it is about; ``where`` the place inside it
-    (a tensor, a TI field, a layer, a line)."""
-
-    level: str
-    check: str
-    source: str
-    message: str
-    where: tuple[str, ...] = ()
-    subgraph: str | None = None
-
-    def __str__(self) -> str:
-        return f"{self.level}: {', '.join((self.source, *self.where))}: {self.message}"
-
+__all__ = ["Diagnosis", "DoctorFinding", "SubgraphReport", "diagnose", "parse_explain"]
 
 @dataclass(frozen=True)
 class SubgraphReport:
@@ -92,10 +74,10 @@ class Diagnosis:
     subgraphs: tuple[SubgraphReport, ...]
     releases: tuple[str, ...]
     library: str | None
-    findings: tuple[Finding, ...]
+    findings: tuple[DoctorFinding, ...]
 
     @property
-    def errors(self) -> tuple[Finding, ...]:
+    def errors(self) -> tuple[DoctorFinding, ...]:
         return tuple(f for f in self.findings if f.level == ERROR)
 
     @property
@@ -140,7 +122,7 @@ class _Sub:
     desc: Descriptor | None = None
     net: Network | None = None
     report: SubgraphReport | None = None
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[DoctorFinding] = field(default_factory=list)
 
 
 def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | None = None,
@@ -152,7 +134,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     error finding too; only arguments of the wrong kind and an ``explain`` text without a
     number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`)."""
     from ._check import check_flag, check_path
-    from .artifacts import _natural, _net_candidate, _net_file, _subgraph_name
+    from .artifacts import _natural, _net_candidate, _net_file, _subgraph_name, artifact_subfolders
 
     path = check_path(path, "diagnose", "path")
     keys = _explain_keys(explain)
@@ -160,13 +142,15 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     given_net = _net_given(Path(path))
     if given_net is not None:
         return Diagnosis(str(path), str(Path(path).parent), (), (), "not checked",
-                         (Finding(ERROR, "files", str(path), given_net),))
+                         (DoctorFinding(ERROR, "files", str(path), given_net),))
     try:
         folder, ios = locate_io_files(path, "doctor")
     except (TidlIoError, OSError) as exc:
+        below = artifact_subfolders(Path(path)) if Path(path).is_dir() else []
+        found = tuple(DoctorFinding(ERROR, "files", str(path), f"no io descriptor here, but {sub} holds artifacts: "
+                                    f"tidl-io doctor {shlex.quote(str(sub))}") for sub in below)
         return Diagnosis(str(path), str(path), (), (), "not checked",
-                         (Finding(ERROR, "files", str(path), _reason(exc, str(path))),))
-    from .sidecars import check_sidecars, read_metadata
+                         found or (DoctorFinding(ERROR, "files", str(path), reason(exc, str(path))),))
 
     meta, findings = read_metadata(folder)
     order = {s.name: s.index for s in meta.subgraphs} if meta else {}
@@ -178,7 +162,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
             sub.net_path = _net_file(io)
         except (TidlIoError, OSError) as exc:  # a folder or FIFO under the net's name: said once, there
             bad = str(_net_candidate(io))
-            sub.findings.append(Finding(ERROR, "files", bad, _reason(exc, bad), subgraph=sub.name))
+            sub.findings.append(DoctorFinding(ERROR, "files", bad, reason(exc, bad), subgraph=sub.name))
         subs.append(_check_subgraph(sub))
     for s in subs:
         findings += s.findings
@@ -197,7 +181,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
 def _net_given(path: Path) -> str | None:
     """What to say when PATH is a network file rather than a folder (or an io file), else None."""
     from ._check import open_regular
-    from .net._parse import looks_like_net
+    from .net._parse import is_version_word, looks_like_net
     from .net._schema import net_versions
 
     if not path.is_file() or not looks_like_net(path):
@@ -207,9 +191,11 @@ def _net_given(path: Path) -> str | None:
             head = fh.read(4)
     except OSError:
         head = b""
-    entry = net_versions().get(int.from_bytes(head, "little")) if len(head) == 4 else None
-    what = (f"a network file (netVersion {int.from_bytes(head, 'little'):#010x}, TIDL {entry.release})"
-            if entry is not None else "named like a network file (*_tidl_net.bin)")
+    word = int.from_bytes(head, "little") if len(head) == 4 else None
+    entry = net_versions().get(word) if word is not None else None
+    what = (f"a network file (netVersion {word:#010x}, TIDL {entry.release})" if entry is not None else
+            f"a network file of a release tidl-io does not know (netVersion {word:#010x})"
+            if word is not None and is_version_word(word) else "named like a network file (*_tidl_net.bin)")
     return (f"{what}, not an artifacts folder: doctor checks the folder holding each io descriptor and its net "
             f"(tidl-io doctor {shlex.quote(str(path.parent))})")
 
@@ -232,28 +218,6 @@ def _explain_keys(explain: Any) -> list[tuple[str, int]]:
     return keys
 
 
-def _reason(exc: BaseException, path: str) -> str:
-    """An error's message on one line (a YAML parser's spans several), without the path when
-    the finding names it already (as typed, or as the message spells it: "DIR/" is "DIR")."""
-    text = " ".join(str(exc).split())
-    for name in dict.fromkeys((path, os.path.normpath(path) if path else path)):
-        if isinstance(exc, FormatError) and exc.source == name:
-            return text[len(name):].lstrip(",: ") or text
-        for prefix in (f"{name}: ", f"{name}, "):
-            if text.startswith(prefix):
-                return text[len(prefix):]
-    if isinstance(exc, OSError) and not isinstance(exc, TidlIoError):
-        return f"cannot read: {exc.strerror or exc}"
-    return text
-
-
-def _read_text(path: Path) -> str:
-    from ._check import open_regular, read_limited
-
-    with open_regular(str(path), f"a text file ({path.name})") as fh:
-        return read_limited(fh, 1 << 24)[: 1 << 24].decode("utf-8", errors="replace")
-
-
 # ---- one subgraph: io file, net file, release, io <-> net --------------------------------
 
 def _check_subgraph(s: _Sub) -> _Sub:
@@ -264,21 +228,21 @@ def _check_subgraph(s: _Sub) -> _Sub:
     try:
         s.desc = load(s.io)
     except (TidlIoError, OSError) as exc:
-        s.findings.append(Finding(ERROR, "files", io, _reason(exc, io), subgraph=s.name))
+        s.findings.append(DoctorFinding(ERROR, "files", io, reason(exc, io), subgraph=s.name))
     if s.net_path is None and s.name == s.io.name:  # neither of TI's names: no net name to look for
-        s.findings.append(Finding(ERROR, "files", io, "named neither NAME_tidl_io_1.bin nor tidl_io_NAME_1.bin, "
+        s.findings.append(DoctorFinding(ERROR, "files", io, "named neither NAME_tidl_io_1.bin nor tidl_io_NAME_1.bin, "
                                   "so its network file (NAME_tidl_net.bin / tidl_net_NAME.bin) cannot be found: "
                                   "keep the names TI's tools gave the pair", subgraph=s.name))
     elif s.net_path is None:
         if not net_said:
-            s.findings.append(Finding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT "
+            s.findings.append(DoctorFinding(ERROR, "files", io, f"no {_net_candidate(s.io).name} beside it: TIDL-RT "
                                       f"needs the network file of subgraph {s.name!r}", subgraph=s.name))
     else:
         net = str(s.net_path)
         try:
             s.net = load_net(s.net_path)
         except (TidlIoError, OSError) as exc:
-            s.findings.append(Finding(ERROR, "files", net, _reason(exc, net), subgraph=s.name))
+            s.findings.append(DoctorFinding(ERROR, "files", net, reason(exc, net), subgraph=s.name))
     d, n = s.desc, s.net
     s.report = SubgraphReport(
         s.name, io, None if s.net_path is None else str(s.net_path),
@@ -292,6 +256,8 @@ def _check_subgraph(s: _Sub) -> _Sub:
             s.findings.append(problem)  # io <-> net is meaningless across releases
         else:
             s.findings += _check_io_net(d, n, s)
+    if n is not None:
+        s.findings += _check_layer_info(n, s)
     return s
 
 
@@ -304,17 +270,11 @@ def net_releases(net: Network) -> tuple[str, ...]:
     return () if entry is None else tuple(entry.releases)
 
 
-def _release_text(releases: Iterable[str]) -> str:
-    from .net._schema import release_text
-
-    return "TIDL " + (release_text(tuple(sorted(releases))) or "?")
-
-
 def _layouts_of(release: str) -> list[Layout]:
     return [lay for lay in layouts() if release in lay.releases]
 
 
-def _release_problem(d: Descriptor, net: Any, s: _Sub) -> Finding | None:
+def _release_problem(d: Descriptor, net: Any, s: _Sub) -> DoctorFinding | None:
     """An error when the io descriptor's layout is not one the net's release writes."""
     rels = net_releases(net)
     if not rels or set(rels) & set(d.layout.releases):
@@ -323,21 +283,21 @@ def _release_problem(d: Descriptor, net: Any, s: _Sub) -> Finding | None:
     sizes = " or ".join(str(x) for x in want) or "unknown"
     ti = f'; TIDL-RT of that release says "Config file size ({d.layout.size}) does not match size of ' \
          f'sTIDL_IOBufDesc_t ({want[0]})"' if len(want) == 1 else ""
-    return Finding(ERROR, "release", str(s.io),
+    return DoctorFinding(ERROR, "release", str(s.io),
                    f"{d.layout.size} bytes is the {d.layout.title} io descriptor, but {Path(net.source).name} has "
                    f"netVersion {int(net.net_version):#010x} ({net.release}), whose io descriptor has {sizes} bytes: "
                    f"files of two TIDL releases (recompile, or copy both from one artifacts folder){ti}",
                    ("file size",), s.name)
 
 
-def _check_releases_agree(subs: list[_Sub]) -> list[Finding]:
+def _check_releases_agree(subs: list[_Sub]) -> list[DoctorFinding]:
     """Every subgraph of one release: the nets' netVersions equal, and the io layouts of
     subgraphs without a readable net sharing a release with the rest."""
     seen = [(s, net) for s, net in _nets(subs)]
     out = []
     if seen:
         first, ref = seen[0]
-        out += [Finding(ERROR, "release", str(s.net_path), f"netVersion {net.net_version:#010x} ({net.release}) "
+        out += [DoctorFinding(ERROR, "release", str(s.net_path), f"netVersion {net.net_version:#010x} ({net.release}) "
                         f"differs from {first.net_path.name if first.net_path else first.name}'s "
                         f"{ref.net_version:#010x} ({ref.release}): subgraphs of two TIDL releases",
                         subgraph=s.name) for s, net in seen[1:] if net.net_version != ref.net_version]
@@ -346,8 +306,8 @@ def _check_releases_agree(subs: list[_Sub]) -> list[Finding]:
         want = set(net_releases(seen[0][1])) if seen else set(ios[0][1].layout.releases)
         where = (f"{seen[0][0].net_path.name if seen[0][0].net_path else seen[0][0].name}'s netVersion" if seen
                  else f"{ios[0][0].io.name}'s layout")
-        out += [Finding(ERROR, "release", str(s.io), f"the {d.layout.title} io descriptor ({d.layout.size} bytes) "
-                        f"is of another release than {where} ({_release_text(want)}): subgraphs of two TIDL "
+        out += [DoctorFinding(ERROR, "release", str(s.io), f"the {d.layout.title} io descriptor ({d.layout.size} bytes) "
+                        f"is of another release than {where} ({release_text(want)}): subgraphs of two TIDL "
                         f"releases", ("file size",), s.name)
                 for s, d in ios if want and not want & set(d.layout.releases)]
     return out
@@ -368,10 +328,6 @@ def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
 
 # ---- io descriptor <-> net --------------------------------------------------------------
 
-def _dims_text(dims: Sequence[int]) -> str:
-    return "x".join(str(int(v)) for v in dims)
-
-
 def _element_name(code: int) -> str:
     try:
         return ElementType(code).name
@@ -384,53 +340,107 @@ def _layer_text(layer: Layer) -> str:
     return f"layer {layer.index} {layer.type}{name}"
 
 
-def _tensor_problems(t: Tensor, link: IoLink) -> list[tuple[str, str]]:
-    """(TI field or "", message) for each disagreement of io tensor ``t`` with its net layer:
-    the link's own (dataId, dims), then element type and scale."""
+_QUANT = ("scale", "zero_point")  # what a recalibration changes; the other checks name the model
+
+
+def _has_zero_point(layer: Layer) -> bool:
+    """Whether the net's layout stores tensorZeroPoint (8.2's does not)."""
+    out = layer.raw.get("outData")
+    out = out[0] if isinstance(out, list) and out else out
+    return isinstance(out, dict) and "tensorZeroPoint" in out
+
+
+def _tensor_problems(t: Tensor, link: IoLink) -> list[tuple[str, str, str]]:
+    """(kind, TI field or "", message) for each disagreement of io tensor ``t`` with its net
+    layer: the link's own (dataId, dims), then element type, scale, zero point (where both
+    files store one) and the left/top pads (TI's importer copies the data layer's padW/padH
+    into inPadL/inPadT; an output's come from its layer the same way)."""
     prefix = f"{t.kind} {t.index} {t.name!r}: "
-    problems = [(t.ti_name("data_id") if link.layer is None else "", p.removeprefix(prefix))
+    problems = [("link", t.ti_name("data_id") if link.layer is None else "", p.removeprefix(prefix))
                 for p in link.problems]
     layer = link.layer
     if layer is None:
         return problems
+    has = {attr for _, attr in t.ti_names}
     if int(t.element_type) != int(layer.element_code):
-        problems.append((t.ti_name("element_type"), (f"{_element_name(t.element_type)}, but {_layer_text(layer)} "
-                                                     f"has {_element_name(layer.element_code)}")))
+        problems.append(("element_type", t.ti_name("element_type"), (
+            f"{_element_name(t.element_type)}, but {_layer_text(layer)} has {_element_name(layer.element_code)}")))
     if np.float32(t.scale) != np.float32(layer.scale):
-        problems.append((t.ti_name("scale"), (f"scale {float(np.float32(t.scale))!r}, but {_layer_text(layer)} "
-                                              f"has {float(np.float32(layer.scale))!r}")))
+        problems.append(("scale", t.ti_name("scale"), (f"scale {float(np.float32(t.scale))!r}, but {_layer_text(layer)} "
+                                                       f"has {float(np.float32(layer.scale))!r}")))
+    if "zero_point" in has and _has_zero_point(layer) and int(t.zero_point) != int(layer.zero_point):
+        problems.append(("zero_point", t.ti_name("zero_point"), (f"zero point {int(t.zero_point)}, but "
+                                                                 f"{_layer_text(layer)} has {int(layer.zero_point)}")))
+    if (int(t.pad_l), int(t.pad_t)) != tuple(layer.pads):
+        problems.append(("pads", t.ti_name("pad_l"), (
+            f"pads left/top {int(t.pad_l)}/{int(t.pad_t)}, but {_layer_text(layer)} has padW/padH "
+            f"{layer.pads[0]}/{layer.pads[1]}")))
     return problems
 
 
-def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[Finding]:
+def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[DoctorFinding]:
     io, netname = str(s.io), Path(str(net.source)).name
-    lines: list[tuple[tuple[str, ...], str]] = []
+    lines: list[tuple[str, tuple[str, ...], str]] = []
     links = net.link_io(d)
     agree = 0
     for key in ("numCores", "inferenceMode"):  # written by the same compilation into both files
         mine, theirs = d.header.get(key), net.header.get(key)
         if mine is not None and theirs is not None and int(mine) != int(theirs):
-            lines.append(((key,), f"{mine}, but {netname} has {key} {int(theirs)}: not one compilation"))
+            lines.append(("header", (key,), f"{mine}, but {netname} has {key} {int(theirs)}: not one compilation"))
     for kind, tensors, have in (("input", d.inputs, len(net.input_layers)),
                                 ("output", d.outputs, len(net.output_layers))):
         if len(tensors) != have:
             count = "numInputBuf" if kind == "input" else "numOutputBuf"
-            lines.append(((count,), f"{len(tensors)} {kind}(s), but {netname} has {have} {kind} data layer(s)"))
+            lines.append(("count", (count,), f"{len(tensors)} {kind}(s), but {netname} has {have} {kind} data layer(s)"))
         for t in tensors:
             problems = _tensor_problems(t, links[(kind, t.index)])
             agree += not problems
-            lines += [((t.label, ti) if ti else (t.label,), msg) for ti, msg in problems]
+            lines += [(what, (t.label, ti) if ti else (t.label,), msg) for what, ti, msg in problems]
     if links and not agree:  # nothing matches: one line for the cause
-        first = "; ".join(f"{', '.join(w)}: {m}" for w, m in lines[:2])
-        return [Finding(ERROR, "io-net", io, f"no tensor of this io descriptor matches {netname} (dataIds, dims, "
-                        f"element types, scales): the io descriptor of another model? ({first}"
-                        f"{'; ...' if len(lines) > 2 else ''})", subgraph=s.name)]
-    return [Finding(ERROR, "io-net", io, msg, where, s.name) for where, msg in lines]
+        first = "; ".join(f"{', '.join(w)}: {m}" for _, w, m in lines[:2])
+        more = "; ..." if len(lines) > 2 else ""
+        if all(what in _QUANT for what, _, _ in lines):  # same model, other quantization
+            return [DoctorFinding(ERROR, "io-net", io, f"scales differ: every tensor of this io descriptor has "
+                                  f"other quantization than {netname} (the same model calibrated twice? copy both "
+                                  f"files from one compilation) ({first}{more})", subgraph=s.name)]
+        return [DoctorFinding(ERROR, "io-net", io, f"no tensor of this io descriptor matches {netname} (dataIds, dims, "
+                              f"element types, scales): the io descriptor of another model? ({first}{more})",
+                              subgraph=s.name)]
+    return [DoctorFinding(ERROR, "io-net", io, msg, where, s.name) for _, where, msg in lines]
+
+
+def _check_layer_info(net: Network, s: _Sub) -> list[DoctorFinding]:
+    """A layer_info.txt (beside the net or in tempDir/) whose lines name layers the net does not
+    have, or give another dataId than the layer's: left over from another compilation. The
+    net reader then drops those names; this says so. Output data layers are skipped (TI
+    writes dataId 0 for them)."""
+    from .net._parse import layer_info_paths, parse_layer_info
+
+    path = next((p for p in layer_info_paths(str(net.source)) if p.is_file()), None)
+    if path is None:
+        return []
+    try:
+        info = parse_layer_info(read_text(path))
+    except (TidlIoError, OSError) as exc:
+        return [DoctorFinding(ERROR, "layer-info", str(path), reason(exc, str(path)), subgraph=s.name)]
+    bad = []
+    for k, (data_id, name) in sorted(info.items()):
+        if not 0 <= k < len(net.layers):
+            bad.append(f"layer {k} {name!r}: {Path(str(net.source)).name} has {len(net.layers)} layers")
+        elif net.layers[k].num_out > 0 and net.layers[k].data_id != data_id:
+            bad.append(f"layer {k} {name!r}: dataId {data_id}, but layer {k} ({net.layers[k].type}) writes dataId "
+                       f"{net.layers[k].data_id}")
+    if not bad:
+        return []
+    shown = "; ".join(bad[:3]) + ("; ..." if len(bad) > 3 else "")
+    return [DoctorFinding(ERROR, "layer-info", str(path), f"{len(bad)} of {len(info)} line(s) do not match "
+                          f"{Path(str(net.source)).name}: left from another compilation? (names from these lines "
+                          f"are not used) ({shown})", subgraph=s.name)]
 
 
 # ---- TIDL-RT: which release would load this -------------------------------------------------
 
-def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[Finding]]:
+def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
     from .net._schema import net_versions
     from .runtime.tidlrt import families, load_library, probe, releases
 
@@ -439,21 +449,21 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
         fp = probe(lib)
     except LibraryNotFoundError as exc:
         if library is not None:  # asked for by name: that it cannot load is a problem
-            why = "; ".join(t.split(": ", 1)[-1] for t in exc.tried) or _reason(exc, "")
-            return "none found", [Finding(ERROR, "library", str(library), f"cannot load it: {why}")]
+            why = "; ".join(t.split(": ", 1)[-1] for t in exc.tried) or reason(exc, "")
+            return "none found", [DoctorFinding(ERROR, "library", str(library), f"cannot load it: {why}")]
         tried = ", ".join(t.split(":")[0] for t in exc.tried) or str(exc)
-        return "none found", [Finding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which "
+        return "none found", [DoctorFinding(NOTE, "library", "TIDL-RT", f"no library found (tried {tried}), so which "
                                       f"release it serves is not checked")]
     except TidlRtError as exc:
         where = str(library) if library is not None else "TIDL-RT"
-        return None, [Finding(ERROR, "library", where, _reason(exc, where))]
+        return None, [DoctorFinding(ERROR, "library", where, reason(exc, where))]
     if len(fp.matches) != 1:
-        return f"{lib.path} (layout not identified)", [Finding(
+        return f"{lib.path} (layout not identified)", [DoctorFinding(
             NOTE, "library", lib.path, f"its TIDLRT_setParamsDefault/setTensorDefault {fp.summary()}: which "
             f"release it is cannot be told, so the net versions are not compared")]
     key = fp.matches[0]
     served = sorted(r for r, k in releases().items() if k == key)
-    text = f"{lib.path} ({_release_text(served)}, layout {families()[key].key}, found via {lib.how})"
+    text = f"{lib.path} ({release_text(served)}, layout {families()[key].key}, found via {lib.how})"
     expected = sorted(w for w, entry in net_versions().items() if set(entry.releases) & set(served))
     out = []
     for s, net in _nets(subs):
@@ -461,28 +471,28 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
         word = int(net.net_version)
         if set(rels) & set(served):
             if len(expected) > 1:
-                out.append(Finding(NOTE, "library", lib.path, f"its layout {key} serves {_release_text(served)}, "
+                out.append(DoctorFinding(NOTE, "library", lib.path, f"its layout {key} serves {release_text(served)}, "
                                    f"which differ in netVersion; TIDL-RT accepts {Path(str(s.net_path)).name} only "
                                    f"if it is TIDL {net.release} itself (netVersion {word:#010x})",
                                    subgraph=s.name))
             continue
         if rels and all(releases().get(r) is None for r in rels):
-            out.append(Finding(NOTE, "library", lib.path, f"{_release_text(rels)}'s TIDL-RT layout is not in "
-                               f"tidl-io's table; the library's defaults match {key} ({_release_text(served)}): "
-                               f"if it is not a {_release_text(rels)} library, TIDL-RT will refuse the net",
+            out.append(DoctorFinding(NOTE, "library", lib.path, f"{release_text(rels)}'s TIDL-RT layout is not in "
+                               f"tidl-io's table; the library's defaults match {key} ({release_text(served)}): "
+                               f"if it is not a {release_text(rels)} library, TIDL-RT will refuse the net",
                                subgraph=s.name))
             continue
-        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {_release_text(served)})"
-        out.append(Finding(ERROR, "library", lib.path, f"Network version - 0x{word:08X}, Expected version - {exp}: "
-                           f"this TIDL-RT library is {_release_text(served)} (layout {key}), "
+        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {release_text(served)})"
+        out.append(DoctorFinding(ERROR, "library", lib.path, f"Network version - 0x{word:08X}, Expected version - {exp}: "
+                           f"this TIDL-RT library is {release_text(served)} (layout {key}), "
                            f"{Path(str(s.net_path)).name} is {net.release}: use TIDL-RT {net.release}, or "
-                           f"recompile the model with the tools of {_release_text(served)}", subgraph=s.name))
+                           f"recompile the model with the tools of {release_text(served)}", subgraph=s.name))
     return text, out
 
 
 # ---- explain ------------------------------------------------------------------------------
 
-def _explain(kind: str, number: int, subs: list[_Sub]) -> list[Finding]:
+def _explain(kind: str, number: int, subs: list[_Sub]) -> list[DoctorFinding]:
     asked = f"{'Tensor' if kind == 'dataId' else 'Layer'} {number}"
     out = []
     for s, net in _nets(subs):
@@ -490,12 +500,12 @@ def _explain(kind: str, number: int, subs: list[_Sub]) -> list[Finding]:
         try:
             layer = net.layer_by_data_id(number) if kind == "dataId" else net.layer(index=number)
         except TensorNotFoundError as exc:
-            out.append(Finding(NOTE, "explain", source, f"{asked}: {_reason(exc, source)}", subgraph=s.name))
+            out.append(DoctorFinding(NOTE, "explain", source, f"{asked}: {reason(exc, source)}", subgraph=s.name))
             continue
         readers = [x.index for x in net.layers if layer.data_id in x.inputs]
-        out.append(Finding(NOTE, "explain", source,
+        out.append(DoctorFinding(NOTE, "explain", source,
                            f"{asked} is dataId {layer.data_id}, the output of {_layer_text(layer)}: "
-                           f"{_dims_text(layer.shape)} {_element_name(layer.element_code)}, scale "
+                           f"{dims_text(layer.shape)} {_element_name(layer.element_code)}, scale "
                            f"{float(np.float32(layer.scale))!r}, zero point {layer.zero_point}; read by layer(s) "
                            f"{', '.join(map(str, readers)) or 'none'}", (f"layer {layer.index}",), s.name))
     return out

@@ -7,7 +7,7 @@
 - ``param.yaml`` (edgeai): the session's artifacts folder, tools version, input/output
   details, data layout, mean/scale (read by :func:`tidl_io.artifacts.parse_param_yaml`).
 
-:func:`check_sidecars` returns :class:`~tidl_io.doctor.Finding` objects for ``tidl-io
+:func:`check_sidecars` returns :class:`~tidl_io.doctor.DoctorFinding` objects for ``tidl-io
 doctor``; nothing here prints.
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ._errors import FormatError, TidlIoError
+from ._findings import ERROR, NOTE, DoctorFinding, dims_text, read_text, reason, release_text
 from .artifacts import _METADATA, _PARAMS, OnnxrtMetadata, parse_onnxrt_metadata, parse_param_yaml
 from .descriptor import Descriptor, Tensor
-from .doctor import ERROR, NOTE, Finding, _dims_text, _read_text, _reason, _release_text
 
 __all__ = ["check_sidecars", "parse_allowed_nodes", "read_metadata"]
 
@@ -33,19 +33,19 @@ class _Subgraph(Protocol):
     desc: Descriptor | None
 
 
-def read_metadata(folder: Path) -> tuple[OnnxrtMetadata | None, list[Finding]]:
+def read_metadata(folder: Path) -> tuple[OnnxrtMetadata | None, list[DoctorFinding]]:
     """``folder/onnxrtMetaData.txt`` parsed (None when absent or unreadable, with the error)."""
     path = folder / _METADATA
     if not path.is_file():
         return None, []
     try:
-        return parse_onnxrt_metadata(_read_text(path), str(path)), []
+        return parse_onnxrt_metadata(read_text(path), str(path)), []
     except (TidlIoError, OSError) as exc:
-        return None, [Finding(ERROR, "metadata", str(path), _reason(exc, str(path)))]
+        return None, [DoctorFinding(ERROR, "metadata", str(path), reason(exc, str(path)))]
 
 
 def check_sidecars(given: Path, folder: Path, subs: Sequence[_Subgraph], meta: OnnxrtMetadata | None,
-                   releases: tuple[str, ...]) -> list[Finding]:
+                   releases: tuple[str, ...]) -> list[DoctorFinding]:
     """Every disagreement of the sidecar files in ``folder`` (and ``param.yaml`` beside it or
     in its parent) with the io descriptors of ``subs``; ``given`` is the path the user
     named (a model folder, when the io files are in its ``artifacts/``); ``releases`` the
@@ -69,14 +69,14 @@ def check_sidecars(given: Path, folder: Path, subs: Sequence[_Subgraph], meta: O
         found, params = _check_params(param_file, folder, subs, releases, whole)
         out += found
     elif given.is_dir() and given.resolve() != folder.resolve():
-        out.append(Finding(ERROR, "param", str(given), f"no {_PARAMS} in this model folder (beside "
+        out.append(DoctorFinding(ERROR, "param", str(given), f"no {_PARAMS} in this model folder (beside "
                            f"{folder.name}/): edgeai's runtimes read the preprocessing from it"))
     if not allowed.is_file() and (meta is not None or param_file is not None):
-        out.append(Finding(ERROR, "allowed-nodes", str(folder), f"no {_ALLOWED}: TI's ONNX Runtime and TFLite "
+        out.append(DoctorFinding(ERROR, "allowed-nodes", str(folder), f"no {_ALLOWED}: TI's ONNX Runtime and TFLite "
                            f"delegates read it to know which nodes each subgraph runs"))
     session = params.get("session_name") if params else None
     if meta is None and not metafile.exists() and session == "onnxrt":
-        out.append(Finding(ERROR, "metadata", str(folder), f"no {_METADATA}, but {param_file} has session_name "
+        out.append(DoctorFinding(ERROR, "metadata", str(folder), f"no {_METADATA}, but {param_file} has session_name "
                            f"onnxrt: TI's ONNX Runtime reads the subgraphs from it"))
     return out
 
@@ -133,7 +133,7 @@ def parse_allowed_nodes(text: str, source: str = _ALLOWED) -> tuple[tuple[int, .
 # ---- onnxrtMetaData.txt and allowedNode.txt ------------------------------------------------
 
 def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph], present: set[str]
-                    ) -> list[Finding]:
+                    ) -> list[DoctorFinding]:
     out = []
     by_name = {s.name: s for s in subs}
     for info in meta.subgraphs:
@@ -142,7 +142,7 @@ def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph]
         if s is None and info.name in present:  # in the folder, but PATH named another io file
             continue
         if s is None:
-            out.append(Finding(ERROR, "metadata", source, f"no {info.name}_tidl_io_1.bin in the folder: TIDL cannot "
+            out.append(DoctorFinding(ERROR, "metadata", source, f"no {info.name}_tidl_io_1.bin in the folder: TIDL cannot "
                                f"run this subgraph", where, info.name))
             continue
         if s.desc is None:
@@ -151,42 +151,42 @@ def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph]
                                       ("outDataNames", info.output_names, s.desc.outputs)):
             names = [t.name for t in tensors]
             if sorted(listed) != sorted(names):
-                out.append(Finding(ERROR, "metadata", source, f"{','.join(listed)!r}, but {s.io.name} has "
+                out.append(DoctorFinding(ERROR, "metadata", source, f"{','.join(listed)!r}, but {s.io.name} has "
                                    f"{','.join(names)!r}", (*where, f"{info.index}:{kind}"), info.name))
     known = {i.name for i in meta.subgraphs}
-    out += [Finding(ERROR, "metadata", source, f"lists no subgraph {s.name!r}, but {s.io.name} is in the folder",
+    out += [DoctorFinding(ERROR, "metadata", source, f"lists no subgraph {s.name!r}, but {s.io.name} is in the folder",
                     subgraph=s.name) for s in subs if s.name not in known]
     return out
 
 
 def _check_allowed(path: Path, num_io: int, meta: OnnxrtMetadata | None
-                   ) -> tuple[list[Finding], tuple[tuple[int, ...], ...] | None]:
+                   ) -> tuple[list[DoctorFinding], tuple[tuple[int, ...], ...] | None]:
     source = str(path)
     try:
-        groups = parse_allowed_nodes(_read_text(path), source)
+        groups = parse_allowed_nodes(read_text(path), source)
     except (TidlIoError, OSError) as exc:
-        return [Finding(ERROR, "allowed-nodes", source, _reason(exc, source))], None
+        return [DoctorFinding(ERROR, "allowed-nodes", source, reason(exc, source))], None
     out = []
     expected = len(meta.subgraphs) if meta is not None else num_io
     if len(groups) != expected:
         what = "onnxrtMetaData.txt lists" if meta is not None else "the folder has io files of"
-        out.append(Finding(ERROR, "allowed-nodes", source, f"{len(groups)} subgraph(s), but {what} {expected}",
+        out.append(DoctorFinding(ERROR, "allowed-nodes", source, f"{len(groups)} subgraph(s), but {what} {expected}",
                            ("line 1",)))
     seen: dict[int, int] = {}
     nodes = None if meta is None else meta.num_graph_nodes
     for k, group in enumerate(groups):
         twice = sorted({n for n in group if group.count(n) > 1})
         if twice:
-            out.append(Finding(ERROR, "allowed-nodes", source, f"node(s) {', '.join(map(str, twice[:5]))} listed "
+            out.append(DoctorFinding(ERROR, "allowed-nodes", source, f"node(s) {', '.join(map(str, twice[:5]))} listed "
                                f"twice", (f"subgraph {k}",)))
         dup = sorted({n for n in group if n in seen})
         if dup:
-            out.append(Finding(ERROR, "allowed-nodes", source, f"node(s) {', '.join(map(str, dup[:5]))} also in "
+            out.append(DoctorFinding(ERROR, "allowed-nodes", source, f"node(s) {', '.join(map(str, dup[:5]))} also in "
                                f"subgraph {seen[dup[0]]}: a node belongs to one subgraph", (f"subgraph {k}",)))
         seen.update({n: k for n in group})
         bad = [n for n in group if n < 0 or (nodes is not None and n >= nodes)]
         if bad:
-            out.append(Finding(ERROR, "allowed-nodes", source, f"node {bad[0]} is outside the model's "
+            out.append(DoctorFinding(ERROR, "allowed-nodes", source, f"node {bad[0]} is outside the model's "
                                f"{nodes} nodes (onnxrtMetaData.txt numGraphNodes)", (f"subgraph {k}",)))
     return out, groups
 
@@ -194,7 +194,7 @@ def _check_allowed(path: Path, num_io: int, meta: OnnxrtMetadata | None
 # ---- param.yaml ---------------------------------------------------------------------------
 
 def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases: tuple[str, ...],
-                  whole: bool) -> tuple[list[Finding], dict[str, Any]]:
+                  whole: bool) -> tuple[list[DoctorFinding], dict[str, Any]]:
     """param.yaml against the io files. Names in input/output_details that are no io tensor
     are errors when the io files hold the whole model (``whole``) or when they name a tensor
     of the other kind (an output listed as an input); else the node may run outside TIDL."""
@@ -202,16 +202,16 @@ def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases:
 
     source = str(path)
     try:
-        p = parse_param_yaml(_read_text(path), source)
+        p = parse_param_yaml(read_text(path), source)
     except (TidlIoError, OSError) as exc:
-        return [Finding(ERROR, "param", source, _reason(exc, source))], {}
+        return [DoctorFinding(ERROR, "param", source, reason(exc, source))], {}
     sess = p.raw.get("session") or {}
     if not isinstance(sess, dict):
         sess = {}
     out = []
 
     def error(where: str, message: str) -> None:
-        out.append(Finding(ERROR, "param", source, message, (where,)))
+        out.append(DoctorFinding(ERROR, "param", source, message, (where,)))
 
     af = sess.get("artifacts_folder")
     if af is not None and (path.parent / str(af)).resolve() != folder.resolve():
@@ -220,7 +220,7 @@ def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases:
     opts = opts if isinstance(opts, dict) else {}
     version, need = opts.get("version"), releases
     if version is not None and need and normalize_release(str(version)) not in need:
-        error("session.runtime_options.version", f"{version!r}, but the net files are {_release_text(need)}")
+        error("session.runtime_options.version", f"{version!r}, but the net files are {release_text(need)}")
     pairs = [(s, s.desc) for s in subs if s.desc is not None]
     inner = {t.name for _, d in pairs for t in d.outputs} & {t.name for _, d in pairs for t in d.inputs}
     inputs = [(s, t) for s, d in pairs for t in d.inputs if t.name not in inner]  # the model's own
@@ -236,17 +236,17 @@ def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases:
             if t is None:
                 wrong = next((x for _, x in other if x.name == name), None)
                 if whole or wrong is not None:
-                    have = ", ".join(f"{x.name!r} {_dims_text(x.squeezed_shape)}" for _, x in mine)
+                    have = ", ".join(f"{x.name!r} {dims_text(x.squeezed_shape)}" for _, x in mine)
                     also = f"; it is the model's {wrong.kind}" if wrong is not None else ""
                     error(f"session.{key}[{i}]", f"{name!r} {shape} is no {kind} of the compiled model "
                                                  f"(its {kind}s: {have}){also}")
                 else:
-                    out.append(Finding(NOTE, "param", source, f"{name!r} is no {kind} of the io files: a node "
+                    out.append(DoctorFinding(NOTE, "param", source, f"{name!r} is no {kind} of the io files: a node "
                                        f"outside TIDL's subgraphs, not checked", (f"session.{key}[{i}]",)))
                 continue
             if isinstance(shape, list) and not _same_dims(shape, t):
                 error(f"session.{key}[{i}]", f"{name!r} has shape {shape}, but {t.label} is "
-                                             f"{_dims_text(t.squeezed_shape)} ({t.layout})")
+                                             f"{dims_text(t.squeezed_shape)} ({t.layout})")
     for s, t in inputs:
         if p.input_data_layout is not None and t.layout != p.input_data_layout:
             error("session.input_data_layout", f"{p.input_data_layout}, but {t.label} is {t.layout} "

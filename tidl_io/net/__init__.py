@@ -13,8 +13,8 @@
   ``link_io(desc)`` -> ``{("input"|"output", i): IoLink}``;
 - :class:`Layer`: ``index``, ``type``, ``type_code``, ``name``, ``inputs``, ``data_id``,
   ``num_in``, ``num_out``, ``element_type``, ``dtype``, ``dims``, ``shape``, ``pads``,
-  ``pitches``, ``scale``, ``zero_point``, ``geometry``, ``params``, ``raw``, ``is_input``,
-  ``is_output``;
+  ``pitches``, ``scale``, ``zero_point``, ``layout`` (NCHW / NHWC / None), ``geometry``
+  (None where the file defines no buffer), ``params``, ``raw``, ``is_input``, ``is_output``;
 - :class:`Section` (``name``, ``offset``, ``size``, ``end``) and :class:`IoLink`.
 
 Layouts live in ``schemas/net/*.yaml``; the version table in ``schemas/net/versions.yaml``.

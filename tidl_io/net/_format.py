@@ -53,17 +53,21 @@ def format_net(net: Network, path: str, indent: str = "", physical: bool = False
 
 def _physical(la: Layer) -> list[str]:
     if la.is_output:
-        return ["-", "-", "-"]
+        return ["-", "-", "-", "-"]
     g = la.geometry
-    return ["/".join(map(str, la.pitches)), str(g.first_offset), str(g.required_size * g.itemsize)]
+    pitches = "/".join(map(str, la.pitches))
+    if g is None:  # the file does not tell the layout, or its pitches overlap: no number rather than a wrong one
+        return [la.layout or "?", pitches, "?", "?"]
+    return [str(la.layout), pitches, str(g.first_offset), str(g.required_size * g.itemsize)]
 
 
 def net_rows(net: Network, physical: bool = False) -> list[list[str]]:
     """The layer table: a head row, then one row per layer (names shortened to 40);
-    ``physical`` adds pitches (as stored), the first valid element and the bytes up to the
-    last valid element of each output buffer."""
+    ``physical`` adds the output buffer's layout (NCHW, NHWC, ``?`` where the file does not
+    tell), pitches (as stored), the first valid element and the bytes up to the last valid
+    element (``?`` where the layout or pitches define no buffer)."""
     rows = [["#", "type", "name", "inputs", "dataId", "dtype", "shape", "scale", "zp", "pad W/H"]
-            + (["pitches", "first @", "bytes"] if physical else [])]
+            + (["layout", "pitches", "first @", "bytes"] if physical else [])]
     for la in net.layers:
         rows.append([str(la.index), short_type(la) + _role(la), _short(la.name or "", 40),
                      ",".join(map(str, la.inputs)) or "-", "-" if la.is_output else str(la.data_id),
@@ -74,18 +78,33 @@ def net_rows(net: Network, physical: bool = False) -> list[list[str]]:
 
 
 def layer_to_dict(la: Layer) -> dict[str, Any]:
-    """The JSON object of one layer (values as stored; ``params`` by TI member name)."""
+    """The JSON object of one layer (values as stored; ``params`` by TI member name).
+
+    ``element_type`` is TI's name (``"SignedChar"``) or null for a code TI does not define;
+    ``element_code`` the stored number. An output data layer produces no buffer: its output
+    fields (``data_id``, ``shape``, ``dims``, ``element_type``, ``element_code``, ``dtype``,
+    ``scale``, ``zero_point``, ``pads``, ``pitches``, ``layout``) are null, as the table's
+    ``-``. ``layout`` is ``"NCHW"``, ``"NHWC"`` or null where the file does not tell.
+    """
     element = la.element_type
-    return {
+    out: dict[str, Any] = {
         "index": la.index, "type": la.type, "type_code": la.type_code, "name": la.name,
         "inputs": list(la.inputs), "data_id": la.data_id, "num_in": la.num_in, "num_out": la.num_out,
         "role": "input" if la.is_input else "output" if la.is_output else None,
         "shape": list(la.shape), "dims": list(la.dims),
-        "element_type": element.name if element is not None else la.element_code,
+        "element_type": element.name if element is not None else None, "element_code": la.element_code,
         "dtype": None if la.dtype is None else la.dtype.name,
         "scale": _num(la.scale), "zero_point": la.zero_point, "pads": list(la.pads), "pitches": list(la.pitches),
+        "layout": la.layout,
         "params": {k: _jsonable(v) for k, v in la.params.items()},
     }
+    if la.is_output:
+        out.update(dict.fromkeys(_OUTPUT_FIELDS))
+    return out
+
+
+_OUTPUT_FIELDS = ("data_id", "shape", "dims", "element_type", "element_code", "dtype", "scale", "zero_point",
+                  "pads", "pitches", "layout")
 
 
 def _jsonable(value: Any) -> Any:
@@ -99,7 +118,11 @@ def _jsonable(value: Any) -> Any:
 
 
 def net_to_dict(net: Network, path: str | None = None) -> dict[str, Any]:
-    """The JSON object of a net: version, release, layout, sections, header (TI names), layers, edges."""
+    """The JSON object of a net: version, release, layout, sections, header (TI names), layers, edges.
+
+    ``release`` is the label tidl-io prints (``"9.0/9.1"``: the releases whose importer writes
+    this netVersion); ``releases`` the same releases as TI numbers them (``["09.00",
+    "09.01"]``, the form of TI's tools versions and of ``doctor --json``'s ``releases``)."""
     out: dict[str, Any] = {}
     if path is not None:
         out["path"] = path

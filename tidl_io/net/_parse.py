@@ -8,6 +8,7 @@ Every check failure is a :class:`~tidl_io.FormatError` naming the file, byte off
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import os
@@ -21,7 +22,7 @@ import numpy as np
 from .._check import check_path, open_regular, read_limited, wrong_kind
 from .._errors import FormatError, PathError
 from ._schema import NetLayout, fields_of, known_versions_text, layout_for, net_versions
-from .model import Layer, Network, Section
+from .model import Layer, Network, Section, decide_layouts
 
 __all__ = ["load_net", "parse_net", "read_layer_info"]
 
@@ -59,7 +60,9 @@ def load_net(path: str | os.PathLike[str]) -> Network:
         try:
             head = fh.read(_HEAD)
             need = _structure_extent(head, max(size, len(head)), name)
-            data = bytearray(max(need, len(head)))  # one buffer: the structure part, read once
+            # one buffer: the structure part, read once; never more than the file holds (a short
+            # file claiming many layers is reported truncated by _parse)
+            data = bytearray(max(min(need, size), len(head)))
             data[: len(head)] = head
             reader = cast(io.BufferedReader, fh)  # open_regular gives os.fdopen's BufferedReader
             got = len(head) + (reader.readinto(memoryview(data)[len(head):]) or 0) if need > len(head) else len(head)
@@ -77,6 +80,9 @@ def _version(head: bytes | bytearray, file_size: int, source: str) -> tuple[int,
                           f"4-byte netVersion", offset=0, field="netVersion")
     version = struct.unpack_from("<I", head)[0]
     variants = layout_for(version)
+    if not variants and is_version_word(version):
+        raise FormatError(source, f"a TIDL network file of a release tidl-io does not know (netVersion "
+                          f"{version:#010x}, known: {known_versions_text()})", offset=0, field="netVersion")
     if not variants:
         raise FormatError(source, f"netVersion {version:#010x} is not a TIDL net version tidl-io knows (known: "
                           f"{known_versions_text()}); not a net file, or one of a newer TIDL release",
@@ -295,6 +301,9 @@ def _layers(layout: NetLayout, arr: np.ndarray, data: bytes | bytearray, n: int,
             element_code=elements[i], dims=tuple(dims[i]), pads=(pad_w[i], pad_h[i]), pitches=tuple(pitches[i]),
             scale=scales[i], zero_point=zero_points[i], params=params[i], raw=_LazyRaw(arr[i], layout.layer)))
     _name_outputs(layers, names)
+    for k, order in enumerate(decide_layouts(layers)):
+        if order != layers[k].layout:
+            layers[k] = dataclasses.replace(layers[k], layout=order)
     return tuple(layers)
 
 
@@ -310,8 +319,6 @@ def _name_outputs(layers: list[Layer], names: dict[int, tuple[int, str]]) -> Non
 
 
 def _replace_name(layer: Layer, name: str | None) -> Layer:
-    import dataclasses
-
     return dataclasses.replace(layer, name=name)
 
 
@@ -364,9 +371,18 @@ def parse_layer_info(text: str) -> dict[int, tuple[int, str]]:
 
 # ---- finding nets -----------------------------------------------------------------------
 
+def is_version_word(word: int) -> bool:
+    """Whether ``word`` is shaped like TIDL_NET_VERSION: a date written in hex digits,
+    ``0x20YYMMDD`` (``0x20240719``). An io descriptor starts with its input count."""
+    digits = f"{word:08x}"
+    return (digits.isdigit() and digits.startswith("20") and 1 <= int(digits[4:6]) <= 12
+            and 1 <= int(digits[6:8]) <= 31)
+
+
 def looks_like_net(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is meant as a net file: named ``*tidl_net*.bin``, or a regular file
-    starting with a known netVersion (io descriptors are told by size, nets by this word)."""
+    starting with a netVersion-shaped word (:func:`is_version_word`, known or of a newer
+    release; io descriptors are told by size, nets by this word)."""
     p = Path(path)
     if "tidl_net" in p.name and p.name.endswith(".bin"):
         return True
@@ -377,4 +393,4 @@ def looks_like_net(path: str | os.PathLike[str]) -> bool:
             word = fh.read(4)
     except (OSError, PathError):
         return False
-    return len(word) == 4 and struct.unpack("<I", word)[0] in net_versions()
+    return len(word) == 4 and is_version_word(struct.unpack("<I", word)[0])

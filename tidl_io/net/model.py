@@ -8,8 +8,8 @@ and the graph are derived here, each in one place.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -66,6 +66,7 @@ class Layer:
     zero_point: int
     params: Mapping[str, Any] = field(repr=False)  # the type's parameters (TI names) where the schema knows them, else {}
     raw: Mapping[str, Any] = field(repr=False)  # every sTIDL_Layer_t member but the params union, TI names, nested
+    layout: str | None = "NCHW"  # of the output buffer: "NCHW", "NHWC", or None when the file does not tell
 
     @property
     def element_type(self) -> ElementType | None:
@@ -104,8 +105,11 @@ class Layer:
         return (d[0], d[1], d[2], d[3], d[4], d[5]) if len(d) == 6 else (d[0], 1, 1, d[1], d[2], d[3])
 
     @functools.cached_property
-    def geometry(self) -> BufferGeometry:
-        """The output buffer's :class:`tidl_io.geometry.BufferGeometry`, from dims, pads and pitches."""
+    def geometry(self) -> BufferGeometry | None:
+        """The output buffer's :class:`tidl_io.geometry.BufferGeometry`, from :attr:`layout`,
+        dims, pads and pitches; None where the file does not define one: an output data
+        layer (it produces no buffer), a :attr:`layout` the file does not tell, or pitches
+        under which two valid elements would share an address."""
         return _geometry(self)
 
     def __repr__(self) -> str:
@@ -114,19 +118,88 @@ class Layer:
                 f"shape={self.shape})")
 
 
-def _geometry(layer: Layer) -> BufferGeometry:
-    """The one place a layer's pitches become a buffer geometry."""
+def _geometry(layer: Layer) -> BufferGeometry | None:
+    """The one place a layer's pitches become a buffer geometry.
+
+    NCHW: planes ``channel`` apart, lines ``line`` apart, as stored. NHWC (an input data
+    layer read by an NHWC DataConvert, or an output DataConvert writing NHWC): TI keeps the
+    buffer as the planar tensor (C' = H, H' = W, W' = C), so the stored *channel* pitch is
+    the NHWC line pitch (W x C, TI's bufinfolog row pitch) and the stored line pitch is not
+    one of this buffer's (TI's own code recomputes it); pixels are C apart, channels 1.
+    """
+    if layer.is_output or layer.layout is None:
+        return None
     dims = layer.dims6
     p = layer.pitches
     roi, dim1, dim2, channel, line = (p[0], p[0], p[0], p[1], p[2]) if len(p) == 3 else p
     pad_w, pad_h = layer.pads
-    h, w = dims[4:]
-    pad_r = max(0, line - w - pad_w)
-    pad_b = max(0, (channel // line if line > 0 else 0) - h - pad_h)
+    c, h, w = dims[3:]
     element = layer.element_type
     itemsize = 1 if element is None else element.dtype.itemsize
-    return BufferGeometry(dims, (roi, dim1, dim2, channel, line, 1), pad_h * line + pad_w, itemsize,
-                          None, (pad_w, pad_h, pad_r, pad_b))
+    if layer.layout == "NHWC":
+        row = channel
+        pad_r = max(0, (row // c if c > 0 else 0) - w - pad_w)
+        pad_b = max(0, (roi // row if row > 0 else 0) - h - pad_h)
+        g = BufferGeometry.planar(dims, pad_l=pad_w, pad_t=pad_h, pad_r=pad_r, pad_b=pad_b, line_pitch=row,
+                                  nhwc=True, itemsize=itemsize)
+        g = replace(g, strides=(roi, dim1, dim2) + g.strides[3:])
+    else:
+        pad_r = max(0, line - w - pad_w)
+        pad_b = max(0, (channel // line if line > 0 else 0) - h - pad_h)
+        g = BufferGeometry(dims, (roi, dim1, dim2, channel, line, 1), pad_h * line + pad_w, itemsize,
+                           None, (pad_w, pad_h, pad_r, pad_b))
+    return None if g.overlap() is not None or g.first_offset < 0 or min(g.used_strides) < 0 else g
+
+
+_NHWC = 1  # TIDL_LT_NHWC, the DataConvert layer's ``layout``
+_DC_INPUT, _DC_OUTPUT = 0, 1  # TIDL_DC_TYPE_INPUT / _OUTPUT
+
+
+def _pitch_layouts(layer: Layer) -> set[str]:
+    """The layouts a layer's stored pitches fit: NCHW (planes of H lines of at least W),
+    NHWC (TI's signature: channel pitch = C x line pitch, line pitch >= W)."""
+    p = layer.pitches
+    channel, line = (p[1], p[2]) if len(p) == 3 else (p[3], p[4])
+    c, h, w = layer.dims6[3:]
+    fits = set()
+    if line >= w and channel >= line * h:
+        fits.add("NCHW")
+    if c > 1 and line >= w and channel == c * line:
+        fits.add("NHWC")
+    return fits
+
+
+def decide_layouts(layers: Sequence[Layer]) -> list[str | None]:
+    """Each layer's output layout, from what the file says.
+
+    TIDL computes in NCHW; only the buffers TI exchanges with the user can be NHWC. The
+    DataConvert layer's ``layout`` says which: for an input convert (``type`` 0) it is the
+    layout of the data layer it reads, for an output convert (``type`` 1) that of its own
+    output; a stated layout the pitches do not fit is None (unknown). Where a release's
+    schema has no DataConvert parameters (8.2) or no convert reads an input data layer, the
+    pitches decide when exactly one layout fits them, else the layout is None. Output data
+    layers produce no buffer: None.
+    """
+    out: list[str | None] = [None if la.is_output else "NCHW" for la in layers]
+    producers = {la.data_id: la.index for la in layers if la.num_out > 0}
+    told: set[int] = set()
+    for la in layers:
+        if la.type != "TIDL_DataConvertLayer" or "layout" not in la.params or "type" not in la.params:
+            continue
+        layout = "NHWC" if la.params["layout"] == _NHWC else "NCHW"
+        if la.params["type"] == _DC_OUTPUT:
+            out[la.index] = layout if layout in _pitch_layouts(la) else None
+        elif la.params["type"] == _DC_INPUT:
+            for d in la.inputs:
+                k = producers.get(d)
+                if k is not None and layers[k].is_input:
+                    out[k] = layout if layout in _pitch_layouts(layers[k]) else None
+                    told.add(k)
+    for la in layers:
+        if la.is_input and la.index not in told:
+            fits = _pitch_layouts(la)
+            out[la.index] = fits.pop() if len(fits) == 1 else None
+    return out
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,13 @@ layer's output **dataId**. For each file:
   DIM1/DIM2 and may give H x W);
 - its size tells the layout: dense (N*DIM1*DIM2*C*H*W elements) or padded (the layer's
   pitches and pads, :attr:`Layer.geometry`: up to the last valid element, or the whole
-  buffer); any other size is an error naming the file and the sizes expected and found;
+  buffer); any other size is an error naming the file and the sizes expected and found.
+  A layer whose buffer geometry the net does not define (``Layer.geometry`` None: layout
+  unknown, or pitches that overlap) is read dense only;
+- a dense trace is in the layer's own element order: (N, C, H, W) for NCHW layers and, an
+  assumption (no real trace of an NHWC data layer checked), (N, H, W, C) for the NHWC
+  buffers TI exchanges with the user (``Layer.layout == "NHWC"``: an NHWC input data layer
+  or output DataConvert), transposed here to NCHW like every array :class:`Traces` gives;
 - ``.y`` files hold codes in the layer's element type, dequantized with the layer's scale
   and zero point (``(q - zero_point) / scale``; :meth:`Traces.codes` gives the codes);
   ``_float.bin`` files hold float32 values. When both exist, values come from ``.y``.
@@ -60,7 +66,7 @@ class TraceFile:
 
 
 def _geometry_6d(layer: Any) -> tuple[int, ...]:
-    return tuple(int(v) for v in layer.geometry.shape)
+    return tuple(int(v) for v in layer.dims6)
 
 
 def _check_dims(tn: TraceName, layer: Any, path: Path) -> bool:
@@ -85,17 +91,6 @@ def _itemsize(tn: TraceName, layer: Any) -> int:
     return 4 if tn.kind == "float" else int(np.dtype(layer.dtype).itemsize)
 
 
-def _non_overlapping(g: Any) -> bool:
-    """Whether the geometry's valid elements sit at distinct offsets (TI stores pitches for
-    some data layers that describe no buffer: a channel pitch shorter than a plane)."""
-    extent = 1
-    for s, n in sorted((int(s), int(n)) for n, s in zip(g.shape, g.strides) if n > 1):
-        if s < extent:
-            return False
-        extent = s * (n - 1) + extent
-    return True
-
-
 def _sizes(tn: TraceName, layer: Any) -> dict[int, str]:
     """Accepted file sizes (bytes) -> layout: dense, or padded (up to the last valid
     element, the whole buffer, or the batch pitch times N) when the pitches describe a
@@ -103,8 +98,8 @@ def _sizes(tn: TraceName, layer: Any) -> dict[int, str]:
     item = _itemsize(tn, layer)
     dense = math.prod(_geometry_6d(layer))
     sizes = {dense * item: "dense"}
-    g = layer.geometry
-    if _non_overlapping(g):
+    g = layer.geometry  # None where the net defines no buffer geometry (Layer.geometry)
+    if g is not None:
         for elems in (g.required_size, g.padded_size, int(g.shape[0]) * int(g.strides[0])):
             if elems > dense:
                 sizes.setdefault(elems * item, "padded")
@@ -186,14 +181,16 @@ class Traces(Mapping[int, np.ndarray]):
         dtype = np.dtype("<f4") if f.kind == "float" else np.dtype(layer.dtype).newbyteorder("<")
         buf = np.fromfile(f.path, dtype=dtype)
         shape6 = _geometry_6d(layer)
-        if f.layout == "dense":
+        n, d1, d2, c, h, w = shape6
+        if f.layout == "dense" and layer.layout == "NHWC":  # the buffer's own order, see the module docstring
+            arr6 = buf.reshape(n, d1, d2, h, w, c).transpose(0, 1, 2, 5, 3, 4)
+        elif f.layout == "dense":
             arr6 = buf.reshape(shape6)
         else:
             geom = layer.geometry
             if geom.itemsize != dtype.itemsize:  # a float trace of an integer layer: same element strides
                 geom = dataclasses.replace(geom, itemsize=dtype.itemsize)
             arr6 = geom.view(buf)
-        n, d1, d2, c, h, w = shape6
         out = arr6.reshape(n * d1 * d2, c, h, w) if arr6.flags.c_contiguous else \
             np.ascontiguousarray(arr6).reshape(n * d1 * d2, c, h, w)
         shape = tuple(int(v) for v in layer.shape)

@@ -165,6 +165,7 @@ def _use(checker: Checker, index: int, net: Any) -> None:
         _ = (net.edges, net.input_layers, net.output_layers, repr(net))
         for layer in net.layers:
             g = layer.geometry
-            _ = (layer.shape, layer.dtype, dict(layer.raw), dict(layer.params), repr(layer), g.required_size)
+            _ = (layer.shape, layer.dtype, dict(layer.raw), dict(layer.params), repr(layer),
+                 None if g is None else g.required_size)
 
     checker._op(index, "net layers", layers, where)
