@@ -236,7 +236,7 @@ def test_quantize_strided_and_two_threads() -> None:
 
 
 def test_pack_prepared_calls() -> None:
-    """The same-layout pack's prepared native call (buffers._pack_native): user arrays of every stride
+    """The same-layout pack's prepared native call (buffers._PackPlan.native): user arrays of every stride
     pattern (reversed, strided, read-only, squeezed, NHWC into an NHWC buffer), each packed twice so
     the second call reuses the prepared call, into a padded buffer whose pads must stay as they were;
     then the same tensor with more geometries than the per-tensor cache keeps."""
@@ -252,8 +252,8 @@ def test_pack_prepared_calls() -> None:
             def run(x: np.ndarray = x) -> np.ndarray:
                 return pack(t, x, np.full(t.alloc_size, 201, np.uint8))
             same(*both(run))
-    prepared = buffers._plan(t).native_packs  # the prepared path did run, once per geometry
-    assert len(prepared) == len(users) and all(call is not None for call in prepared.values())
+    prepared = [op.native for key, op in buffers._PACKS.items() if key[0] is t]  # one plan per geometry
+    assert len(prepared) == len(users) and all(call is not None for call in prepared)
     with _native.forced(True, 2), pytest.raises(tidl_io.BufferMismatchError, match="NaN"):
         nan_x = base[:, :, :20, :33].copy()
         nan_x[0, 2, 19, 32] = np.nan
@@ -261,7 +261,7 @@ def test_pack_prepared_calls() -> None:
     nhwc = make_tensor("input", c=3, h=20, w=33, pads=(1, 0, 2, 1), dtype="int16", scale=100.0, zp=-4, layout=1)
     y = rng.uniform(-400, 400, (20, 33, 3)).astype(np.float32)
     same(*both(lambda: pack(nhwc, y, np.full(nhwc.alloc_size, -5, np.int16), layout="HWC", rounding="nearest")))
-    for k in range(70):  # past the cache's 64 entries: it starts over, results unchanged
+    for k in range(70):  # many geometries of one tensor: a plan each, results unchanged
         x = base[:, :, k % 20:k % 20 + 20, :33] if k % 2 else base[:, :, :20, k % 33:k % 33 + 33]
         same(*both(lambda x=x: pack(t, x, np.zeros(t.alloc_size, np.uint8))))
 

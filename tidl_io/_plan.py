@@ -1,6 +1,7 @@
 """A tensor's buffer plan, checked once: geometry, element type, the user array shapes it
-accepts and the shapes it returns; and the checks that turn caller memory into the flat
-typed buffer. What :mod:`tidl_io.buffers` (and :mod:`tidl_io.padding`) run on; no data moves here.
+accepts and the shapes it returns; one pack's whole plan (geometry + quantization + kernel
+choice, :class:`_PackPlan`); and the checks that turn caller memory into the flat typed
+buffer. What :mod:`tidl_io.buffers` (and :mod:`tidl_io.padding`) run on; no data moves here.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from . import _native
 from ._check import wrong_kind
 from ._errors import BufferMismatchError, GeometryError
 from ._layouts import CF, CL, check_shape
 from .geometry import BufferGeometry
+from .quant import _QParams
 from .tensor import Tensor
 from .validate import geometry_problems
 
@@ -53,11 +56,6 @@ class _Plan:
             result[cl] = (tuple(self.shape[i] for i in axes), tuple(self.strides[i] * self.itemsize for i in axes))
         return result
 
-    @functools.cached_property
-    def native_packs(self) -> dict[tuple[Any, ...], Any]:
-        """Prepared native quantize calls of the same-layout pack, by user array geometry (_pack_native)."""
-        return {}
-
 
 @functools.lru_cache(maxsize=512)
 def _plan(tensor: Tensor) -> _Plan:
@@ -68,6 +66,38 @@ def _plan(tensor: Tensor) -> _Plan:
     g = tensor.geometry  # (its used_strides: 0 for size-1 axes, whose pitch can be absurd, e.g. outPadCh near 2**31)
     return _Plan(tensor.label, tensor.dtype, g.shape, g.used_strides, g.first_offset, g.required_size, g.padded_size,
                  tensor.layout == "NHWC", g)
+
+
+@dataclass(frozen=True)
+class _PackPlan:
+    """One pack planned once per (tensor, user array shape / strides / dtype, layout, rounding,
+    nan), every check on those passed: the geometry, the quantization parameters (scale, zero
+    point, clamp range in ``qp``; ``rounding``, ``nan``), how the data goes in (``how``:
+    "quantize", "copy" or "cast") and the kernel: ``native``, the prepared native quantize call
+    of a same-layout pack (None: the NumPy / permute path), which then needs only the two
+    addresses (``at``: byte offset of the first valid element in the buffer)."""
+
+    geo: _Plan
+    qp: _QParams
+    how: str
+    channels_last: bool
+    rounding: str
+    nan: str
+    native: tuple[Any, ...] | None
+    at: int
+
+
+def _pack_plan(geo: _Plan, qp: _QParams, x: np.ndarray, channels_last: bool, how: str, rounding: str,
+               nan: str) -> _PackPlan:
+    """The :class:`_PackPlan` for user array ``x`` (shape and dtype already checked): the native
+    kernel for a non-empty same-layout quantize the library handles, else None."""
+    call = None
+    if how == "quantize" and channels_last == geo.channels_last and x.size and _native.LIB is not None:
+        shape, strides = geo.core[channels_last]
+        call = _native.quantize_call(  # (x.reshape drops size-1 axes only: a view)
+            shape, strides, geo.dtype, x.reshape(shape).strides, x.dtype, float(qp.scale), float(qp.zero_point),
+            float(qp.lo), float(qp.hi), rounding == "nearest")
+    return _PackPlan(geo, qp, how, channels_last, rounding, nan, call, geo.first * geo.itemsize)
 
 
 # ---- caller memory ----------------------------------------------------------------------

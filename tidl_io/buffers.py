@@ -41,11 +41,14 @@ from ._check import as_array, check_flag, check_int, check_kind, wrong_kind
 from ._errors import BufferMismatchError, check_out
 from ._layouts import parse_layout as _parse_layout
 from ._limits import aligned_zeros, check_alloc
+from ._native import _address
 from ._plan import (
     _CF,
     _CL,
     _check_user_shape,
     _out_shape,
+    _pack_plan,
+    _PackPlan,
     _Plan,
     _plan,
     _raw_bytes,
@@ -250,61 +253,62 @@ def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", round
     >>> pack(desc.input(0), frame_hwc_uint8, buf, layout="HWC") is buf   # doctest: +SKIP
     True
     """
+    op = None
+    if type(x) is np.ndarray:  # planned before: every check of these arguments passed then
+        try:
+            op, xa = _PACKS[(tensor, x.shape, x.strides, x.dtype, layout, rounding, nan)], x
+        except (KeyError, TypeError):  # (TypeError: an unhashable argument, which the checks refuse)
+            pass
+    if op is None:
+        op, xa = _plan_pack(tensor, x, layout, rounding, nan)
+    geo = op.geo
+    if out is None:
+        buf = _alloc(geo, max_bytes, "pack")
+    else:
+        buf = _typed(geo, out, "out", "pack")
+        if not buf.flags.writeable:
+            raise BufferMismatchError(f"{geo.label}: out is read-only")
+    try:
+        if op.native is not None:  # the same-layout quantize: one prepared native call on two addresses
+            nans = _native.quantize_at(op.native, _address(buf) + op.at, _address(xa))
+            if nans is not None:  # (None: native off, or a buffer over the data's own bytes)
+                nan_policy(op.nan, bool(nans))
+                return buf
+        _pack_into(geo, op.qp, buf, xa, op.channels_last, op.how, op.rounding, op.nan)
+    except _NanFound:
+        raise _nan_error(geo.label, xa, "data") from None
+    return buf
+
+
+# Pack plans by (tensor, user array shape, strides, dtype, layout, rounding, nan) as passed: every
+# check of those arguments passed once; started over past _PACKS_MAX entries.
+_PACKS: dict[tuple[Any, ...], _PackPlan] = {}
+_PACKS_MAX = 1024
+
+
+def _plan_pack(tensor: Tensor, x: Any, layout: str, rounding: str, nan: str) -> tuple[_PackPlan, np.ndarray]:
+    """Check pack's arguments (but ``out``) in order and plan the pack; the plan and ``x`` as an
+    array. The plan of an ndarray ``x`` is kept in _PACKS."""
     plan = _plan(check_kind(tensor, Tensor, "pack", "tensor"))
     qp = _qparams(tensor)
     if type(rounding) is not str or rounding not in ROUNDINGS:
         _check_choice(rounding, ROUNDINGS, "rounding", "pack")
     if type(nan) is not str or nan not in NAN_MODES:
         _check_choice(nan, NAN_MODES, "nan", "pack")
-    layout, channels_last, rank3 = _parse_layout(layout, f"pack: {plan.label}")
+    name, channels_last, rank3 = _parse_layout(layout, f"pack: {plan.label}")
     xa = x if type(x) is np.ndarray else as_array(x, "pack", "x")
     how = _conversion(qp, xa.dtype, "data")
-    _check_user_shape(plan, xa, channels_last, rank3, layout)
-    if out is None:
-        buf = _alloc(plan, max_bytes, "pack")
-    else:
-        buf = _typed(plan, out, "out", "pack")
-        if not buf.flags.writeable:
-            raise BufferMismatchError(f"{plan.label}: out is read-only")
-    try:
-        _pack_into(plan, qp, buf, xa, channels_last, how, rounding, nan)
-    except _NanFound:
-        raise _nan_error(plan.label, xa, "data") from None
-    return buf
-
-
-_MISSING = object()
-
-
-def _pack_native(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_last: bool, rounding: str,
-                 nan: str) -> bool:
-    """The same-layout quantizing pack as one native call on addresses, prepared once per user array
-    geometry: no view is built per call (for a [1, 3, 224, 224] frame the views, shape checks and
-    argument conversions of the general path cost a third of the kernel). False when not handled."""
-    if _native.active() is None:
-        return False
-    key = (x.shape, x.strides, x.dtype, channels_last, rounding, qp.scale, qp.zero_point)
-    calls = plan.native_packs
-    call = calls.get(key, _MISSING)
-    if call is _MISSING:
-        shape, strides = plan.core[channels_last]
-        if len(calls) >= 64:
-            calls.clear()
-        call = calls[key] = _native.quantize_call(  # (x.reshape drops size-1 axes only: a view)
-            shape, strides, plan.dtype, x.reshape(shape).strides, x.dtype, float(qp.scale), float(qp.zero_point),
-            float(qp.lo), float(qp.hi), rounding == "nearest")
-    nans = _native.quantize_at(call, _native._address(buf) + plan.first * plan.itemsize, _native._address(x))
-    if nans is None:
-        return False
-    nan_policy(nan, bool(nans))
-    return True
+    _check_user_shape(plan, xa, channels_last, rank3, name)
+    op = _pack_plan(plan, qp, xa, channels_last, how, rounding, nan)
+    if xa is x:
+        if len(_PACKS) >= _PACKS_MAX:
+            _PACKS.clear()
+        _PACKS[(tensor, x.shape, x.strides, x.dtype, layout, rounding, nan)] = op
+    return op, xa
 
 
 def _pack_into(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_last: bool, how: str,
                rounding: str, nan: str) -> None:
-    if how == "quantize" and channels_last == plan.channels_last and x.size \
-            and _pack_native(plan, qp, buf, x, channels_last, rounding, nan):
-        return  # (it declines a buffer over the data's own bytes)
     if np.may_share_memory(buf, x):  # the buffer over the data's own bytes: read the data first
         x = x.copy()
     ct = _compute_dtype(x.dtype, qp) if how == "quantize" else plan.dtype
