@@ -31,7 +31,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io import AllocationLimitError, BufferMismatchError, GeometryError, OptionError, make_descriptor
+from tidl_io import (
+    AllocationLimitError,
+    BufferMismatchError,
+    GeometryError,
+    OptionError,
+    buffers,
+    make_descriptor,
+)
 from tidl_io.buffers import (
     alloc_input,
     alloc_inputs,
@@ -643,3 +650,46 @@ def test_unpack_one_image_layouts_refuse_batches() -> None:
     with pytest.raises(BufferMismatchError, match=r"output 0 't': layout 'HWC' is one image, but the tensor has "
                                                   r"\(N, DIM1, DIM2\) = \(2, 1, 1\); use 'NHWC'"):
         unpack(t, np.zeros(t.buffer_size, np.uint8), layout="hwc")
+
+
+def test_planned_calls_still_check_what_changes_per_call() -> None:
+    """pack / unpack plan once per (tensor, user array geometry, layout, options): a repeated call with
+    the same geometry reuses the plan (buffers._PACKS / _UNPACKS) but still checks ``out``, the buffer
+    and the values (NaN), and options that equal a planned one without being one (1 for True) are still
+    refused; every result against the NumPy oracle (oracle_codes / oracle_real), pads untouched."""
+    rng = np.random.default_rng(7)
+    t = make_tensor("input", c=3, h=5, w=6, pads=(1, 2, 1, 1), dtype="int16", scale=3.5, zp=-2)
+    o = make_tensor("output", c=3, h=5, w=6, pads=(1, 2, 1, 1), dtype="int16", scale=3.5, zp=-2)
+    for rounding in ("trunc", "nearest", "trunc"):
+        for _ in range(2):
+            x = rng.uniform(-1e4, 1e4, (1, 3, 5, 6)).astype(np.float32)
+            buf = np.full(t.alloc_size, -7, np.int16)
+            assert pack(t, x, buf, rounding=rounding) is buf
+            check_packed(t, buf, oracle_codes(t, x, rounding).reshape(shape6(t)), untouched=-7 & 0xFFFF)
+    key = (t, x.shape, x.strides, x.dtype, "NCHW", "trunc", "error")
+    assert buffers._PACKS[key].qp.scale == 3.5  # planned once, kept
+    with pytest.raises(BufferMismatchError, match="out is read-only"):
+        ro = np.zeros(t.alloc_size, np.int16)
+        ro.flags.writeable = False
+        pack(t, x, ro)
+    with pytest.raises(BufferMismatchError, match="holds 3 elements"):
+        pack(t, x, np.zeros(3, np.int16))
+    with pytest.raises(BufferMismatchError, match="NaN"):
+        y = x.copy()
+        y[0, 1, 2, 3] = np.nan
+        pack(t, y, np.zeros(t.alloc_size, np.int16))
+    with pytest.raises(BufferMismatchError, match="has dtype int32"):  # same shape, another dtype: planned anew
+        pack(t, x.astype(np.int32), np.zeros(t.alloc_size, np.int16))
+    q = rng.integers(-2000, 2000, shape6(o), dtype=np.int16)
+    obuf = np.zeros(o.alloc_size, np.int16)
+    view(o, obuf)[...] = q
+    for _ in range(2):
+        np.testing.assert_array_equal(unpack(o, obuf), oracle_real(o, q).reshape(1, 3, 5, 6))
+        np.testing.assert_array_equal(unpack(o, obuf, dequantize=False), q.reshape(1, 3, 5, 6))
+    assert (o, "NCHW", True, True) in buffers._UNPACKS
+    with pytest.raises(tidl_io.ArgumentTypeError, match="dequantize"):
+        unpack(o, obuf, dequantize=1)  # type: ignore[arg-type]
+    with pytest.raises(BufferMismatchError, match="holds 3 elements"):
+        unpack(o, np.zeros(3, np.int16))
+    with pytest.raises(BufferMismatchError, match="out has dtype float16"):
+        unpack(o, obuf, out=np.zeros((1, 3, 5, 6), np.float16))

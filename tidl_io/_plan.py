@@ -100,6 +100,19 @@ def _pack_plan(geo: _Plan, qp: _QParams, x: np.ndarray, channels_last: bool, how
     return _PackPlan(geo, qp, how, channels_last, rounding, nan, call, geo.first * geo.itemsize)
 
 
+@dataclass(frozen=True)
+class _UnpackPlan:
+    """One unpack planned once per (tensor, layout, dequantize, squeeze), every check on those
+    passed: the geometry, the result ``shape``, the quantization parameters (``qp``, None for
+    the codes) and the dtypes ``out`` may have."""
+
+    geo: _Plan
+    qp: _QParams | None
+    channels_last: bool
+    shape: tuple[int, ...]
+    dtypes: tuple[np.dtype, ...]
+
+
 # ---- caller memory ----------------------------------------------------------------------
 
 def _raw_bytes(memory: Any, label: str, what: str, func: str) -> np.ndarray:

@@ -54,6 +54,7 @@ from ._plan import (
     _raw_bytes,
     _reshape_view,
     _typed,
+    _UnpackPlan,
     _view6,
 )
 from .descriptor import Descriptor, Tensor
@@ -391,24 +392,25 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
     >>> unpack(desc.output(0), out_buf).shape          # doctest: +SKIP
     (1, 64, 96, 192)
     """
-    plan = _plan(check_kind(tensor, Tensor, "unpack", "tensor"))
-    _, channels_last, rank3 = _parse_layout(layout, f"unpack: {plan.label}")
-    dequantize, squeeze = check_flag(dequantize, "unpack", "dequantize"), check_flag(squeeze, "unpack", "squeeze")
-    typed = _typed(plan, buf, "buf", "unpack")
-    shape = _out_shape(tensor, squeeze, channels_last, rank3)
-    if not dequantize and out is None:
+    op = None
+    if type(dequantize) is bool and type(squeeze) is bool:  # planned before: those checks passed then
+        try:
+            op = _UNPACKS[(tensor, layout, dequantize, squeeze)]
+        except (KeyError, TypeError):  # (TypeError: an unhashable argument, which the checks refuse)
+            pass
+        else:
+            typed = _typed(op.geo, buf, "buf", "unpack")
+    if op is None:
+        op, typed = _plan_unpack(tensor, buf, layout, dequantize, squeeze)
+    plan, qp, channels_last, shape = op.geo, op.qp, op.channels_last, op.shape
+    if qp is None and out is None:
         v6 = _view6(plan, typed)
         return _reshape_view(v6.transpose(_CL) if channels_last else v6, shape)
-    qp = _qparams(tensor) if dequantize else None
-    if dequantize:
-        dtypes: tuple[np.dtype, ...] = (np.dtype(np.float32), np.dtype(np.float64))
-    else:
-        dtypes = (plan.dtype,)
     if out is None:
         check_alloc(math.prod(shape) * 4, plan.label, max_bytes, "unpack")
         result = np.empty(shape, np.float32)
     else:
-        result = check_out(out, shape, dtypes, f"unpack: {plan.label}")
+        result = check_out(out, shape, op.dtypes, f"unpack: {plan.label}")
         if np.may_share_memory(result, typed):  # out over the buffer's own bytes: read it first
             typed = typed.copy()
     scratch_elems = _scratch_elems(result.nbytes, 8)
@@ -455,6 +457,29 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
             _dequantize_into(t, src, qp, scratch_elems)
             _copy_into(dst, t, perm)
     return result
+
+
+# Unpack plans by (tensor, layout, dequantize, squeeze) as passed; started over past _PACKS_MAX entries.
+_UNPACKS: dict[tuple[Any, ...], _UnpackPlan] = {}
+
+
+def _plan_unpack(tensor: Tensor, buf: Any, layout: str, dequantize: bool, squeeze: bool
+                 ) -> tuple[_UnpackPlan, np.ndarray]:
+    """Check unpack's arguments (but ``out``) in order and plan the unpack; the plan and ``buf``
+    typed. The plan is kept in _UNPACKS when both flags are bools."""
+    plan = _plan(check_kind(tensor, Tensor, "unpack", "tensor"))
+    _, channels_last, rank3 = _parse_layout(layout, f"unpack: {plan.label}")
+    deq, sq = check_flag(dequantize, "unpack", "dequantize"), check_flag(squeeze, "unpack", "squeeze")
+    typed = _typed(plan, buf, "buf", "unpack")
+    shape = _out_shape(tensor, sq, channels_last, rank3)
+    qp = _qparams(tensor) if deq else None
+    dtypes = (np.dtype(np.float32), np.dtype(np.float64)) if deq else (plan.dtype,)
+    op = _UnpackPlan(plan, qp, channels_last, shape, dtypes)
+    if type(dequantize) is bool and type(squeeze) is bool:
+        if len(_UNPACKS) >= _PACKS_MAX:
+            _UNPACKS.clear()
+        _UNPACKS[(tensor, layout, dequantize, squeeze)] = op
+    return op, typed
 
 
 # ---- moved ------------------------------------------------------------------------------
