@@ -21,7 +21,7 @@
 #include <math.h>
 #include <string.h>
 
-#define TIO_CMP_CHUNK 256                /* elements dequantized into a local buffer at a time */
+#define TIO_CMP_CHUNK 1024               /* elements dequantized into a local buffer at a time */
 #define TIO_CMP_PIECE ((int64_t)1 << 16) /* elements per work item along a long row */
 #define TIO_CMP_LANES 8
 
@@ -38,6 +38,8 @@ typedef struct {
     float scale;   /* codes: the divisor */
     double inverse; /* 1 / scale in float64 */
     int32_t zp;    /* codes: the zero point (|zp| <= 2**23: the difference is exact in int32 and in float32) */
+    int count;      /* whether codes at a limit are counted */
+    int pow2;       /* scale = 2**e, |e| <= 100: the float32 product by 1/scale is exact (quant.c's pow2 kind) */
     int32_t lo, hi; /* codes at a limit: hi, and lo for signed types (lo = INT32_MIN otherwise: never met) */
     int64_t strides[3];
 } tio_side;
@@ -54,13 +56,25 @@ typedef struct {
 /* Real values of n elements of `s` from byte offset `at`, `step` bytes apart, into dst (or a pointer to
  * the source itself when it is contiguous float32); the number of codes at a limit into *limits. */
 #define TIO_CMP_LOAD(NAME, T)                                                                              \
-    TIO_CLONES static int64_t NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t step,  \
+    TIO_CMP_CLONES static int64_t NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t step,  \
                                    const tio_side *s)                                                      \
     {                                                                                                      \
         const int32_t zp = s->zp, lo = s->lo, hi = s->hi;                                                  \
         const double inverse = s->inverse;                                                                 \
         int32_t at = 0;                                                                                    \
-        if (step == (int64_t)sizeof(T)) {                                                                  \
+        if (step == (int64_t)sizeof(T) && s->pow2) { /* exact in float32 */                               \
+            const T *restrict q = (const T *)src;                                                          \
+            const float inv = (float)inverse;                                                              \
+            for (int64_t i = 0; i < n; i++) {                                                              \
+                int32_t v = (int32_t)q[i];                                                                 \
+                dst[i] = (float)(v - zp) * inv;                                                            \
+                at += (v == hi) | (v == lo);                                                               \
+            }                                                                                              \
+        } else if (step == (int64_t)sizeof(T) && !s->count) {                                              \
+            const T *restrict q = (const T *)src;                                                          \
+            for (int64_t i = 0; i < n; i++)                                                                \
+                dst[i] = (float)((double)((int32_t)q[i] - zp) * inverse);                                  \
+        } else if (step == (int64_t)sizeof(T)) {                                                           \
             const T *restrict q = (const T *)src;                                                          \
             for (int64_t i = 0; i < n; i++) {                                                              \
                 int32_t v = (int32_t)q[i];                                                                 \
@@ -114,20 +128,34 @@ TIO_CMP_CLONES static void tio_cmp_row(tio_lanes *restrict acc, const float *res
     tio_v8d e2 = acc->v[0], r2 = acc->v[1], t2 = acc->v[2], rt = acc->v[3], ab = acc->v[4], mx = acc->v[5];
     const tio_v8l magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,
                                INT64_MAX};
+    tio_v8d e2b = {0}, r2b = {0}, t2b = {0}, rtb = {0}, abb = {0}, mxb = mx; /* a second set: 2 chains */
     int64_t i = 0;
-    for (; i + TIO_CMP_LANES <= n; i += TIO_CMP_LANES) {
-        tio_v8f fa, fb;
-        memcpy(&fa, r + i, sizeof fa);
-        memcpy(&fb, t + i, sizeof fb);
-        tio_v8d a = __builtin_convertvector(fa, tio_v8d), b = __builtin_convertvector(fb, tio_v8d), d = a - b;
-        tio_v8d e = (tio_v8d)((tio_v8l)d & magnitude);
-        e2 += d * d;
-        r2 += a * a;
-        t2 += b * b;
-        rt += a * b;
-        ab += e;
-        tio_v8l more = e > mx; /* NaN: false, the max stays */
-        mx = (tio_v8d)(((tio_v8l)e & more) | ((tio_v8l)mx & ~more));
+#define TIO_CMP_STEP(E2, R2, T2, RT, AB, MX, at)                                                           \
+    {                                                                                                      \
+        tio_v8f fa, fb;                                                                                    \
+        memcpy(&fa, r + (at), sizeof fa);                                                                  \
+        memcpy(&fb, t + (at), sizeof fb);                                                                  \
+        tio_v8d a = __builtin_convertvector(fa, tio_v8d), b = __builtin_convertvector(fb, tio_v8d), d = a - b; \
+        tio_v8d e = (tio_v8d)((tio_v8l)d & magnitude);                                                     \
+        E2 += d * d;                                                                                       \
+        R2 += a * a;                                                                                       \
+        T2 += b * b;                                                                                       \
+        RT += a * b;                                                                                       \
+        AB += e;                                                                                           \
+        tio_v8l more = e > MX; /* NaN: false, the max stays */                                             \
+        MX = (tio_v8d)(((tio_v8l)e & more) | ((tio_v8l)MX & ~more));                                      \
+    }
+    for (; i + 2 * TIO_CMP_LANES <= n; i += 2 * TIO_CMP_LANES) {
+        TIO_CMP_STEP(e2, r2, t2, rt, ab, mx, i)
+        TIO_CMP_STEP(e2b, r2b, t2b, rtb, abb, mxb, i + TIO_CMP_LANES)
+    }
+    for (; i + TIO_CMP_LANES <= n; i += TIO_CMP_LANES)
+        TIO_CMP_STEP(e2, r2, t2, rt, ab, mx, i)
+#undef TIO_CMP_STEP
+    e2 += e2b, r2 += r2b, t2 += t2b, rt += rtb, ab += abb;
+    {
+        tio_v8l more = mxb > mx;
+        mx = (tio_v8d)(((tio_v8l)mxb & more) | ((tio_v8l)mx & ~more));
     }
     acc->v[0] = e2, acc->v[1] = r2, acc->v[2] = t2, acc->v[3] = rt, acc->v[4] = ab, acc->v[5] = mx;
     for (int j = 0; i < n; i++, j++) { /* the tail: lanes 0.. in order */
@@ -225,6 +253,7 @@ static int tio_cmp_side(tio_side *s, const void *base, int type, float scale, in
     memcpy(s->strides, strides, sizeof s->strides);
     if (type == TIO_F32) {
         s->zp = 0;
+        s->pow2 = 0;
         s->lo = s->hi = INT32_MIN;
         return 0;
     }
@@ -232,6 +261,10 @@ static int tio_cmp_side(tio_side *s, const void *base, int type, float scale, in
         || zero_point < -((int64_t)1 << 23))
         return -1;
     s->zp = (int32_t)zero_point;
+    s->count = 1;
+    int e = 0;
+    double mantissa = frexp((double)scale, &e);
+    s->pow2 = mantissa == 0.5 && e >= -99 && e <= 101;
     s->lo = lo[type];
     s->hi = hi[type];
     return 0;
@@ -245,6 +278,7 @@ int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero
     if (tio_cmp_side(&job.ref, ref, ref_type, ref_scale, ref_zero_point, ref_strides) != 0
         || tio_cmp_side(&job.test, test, test_type, test_scale, test_zero_point, test_strides) != 0)
         return -1;
+    job.ref.count = 0; /* only the test's codes at a limit are counted */
     memcpy(job.shape, shape, sizeof job.shape);
     if (shape[0] < 0 || shape[1] < 1 || shape[2] < 0)
         return -1;
