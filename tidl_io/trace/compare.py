@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _native
+from .load import ReadBuffer
 from .metrics import Accumulator, Metrics, Quantized
 
 __all__ = ["DEFAULT_MIN_SNR_DB", "CompareReport", "Histogram", "Row", "calibration_golden", "compare_calibration",
@@ -144,10 +145,12 @@ def traces_lookup(traces: Any, describe: str) -> _Lookup:
     """Reference by dataId from a second trace set (codes stay codes: the metrics dequantize
     them as they go)."""
 
+    buffer = ReadBuffer()  # one layer at a time: each read reuses it
+
     def get(layer: Any) -> tuple[np.ndarray | Quantized | None, str]:
         if layer.data_id not in traces.files:
             return None, f"no reference: no trace of dataId {layer.data_id} in {traces.folder}"
-        return traces.quantized(layer.data_id), ""
+        return traces.quantized(layer.data_id, buffer), ""
 
     return _Lookup(get, describe)
 
@@ -167,6 +170,7 @@ def compare_traces(traces: Any, reference: _Lookup, *, min_snr_db: float = DEFAU
     if traces.ignored:
         report.notes.append(f"{len(traces.ignored)} file(s) with no trace name ignored: "
                             f"{', '.join(traces.ignored[:6])}{' ...' if len(traces.ignored) > 6 else ''}")
+    buffer = ReadBuffer()
     for data_id in traces:
         entry = traces.entry(data_id)
         layer = entry.layer
@@ -175,7 +179,7 @@ def compare_traces(traces: Any, reference: _Lookup, *, min_snr_db: float = DEFAU
             status = note.split(":", 1)[0]
             report.rows.append(_row(layer, status, note, entry.kind))
             continue
-        tested = traces.quantized(data_id)
+        tested = traces.quantized(data_id, buffer)
         if ref.shape != tested.shape:  # a 6-D layer: compare in its own shape
             ref = ref.reshape(tested.shape) if isinstance(ref, Quantized) else \
                 np.ascontiguousarray(ref).reshape(tested.shape)
