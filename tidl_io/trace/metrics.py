@@ -45,9 +45,12 @@ def _snr(signal: float, noise: float) -> float:
     """10 log10(signal / noise) with the conventions above (the one SNR formula)."""
     if noise == 0:
         return math.nan if math.isnan(signal) else math.inf
-    if signal == 0:
+    ratio = signal / noise
+    if ratio == 0:  # no signal, or an infinite error
         return -math.inf
-    return 10.0 * math.log10(signal / noise)
+    if math.isnan(ratio) or math.isinf(ratio):  # NaN sums, inf / inf; inf / finite
+        return ratio
+    return 10.0 * math.log10(ratio)
 
 
 def _cosine(error: float, ref_energy: float, test_energy: float, cross: float) -> float:
@@ -169,6 +172,8 @@ class Accumulator:
         p, c, n = math.prod(shape[:axis]), self.channels, math.prod(shape[axis + 1:])
         r3, t3 = _as3(ref, (p, c, n)), _as3(test, (p, c, n))
         self._count += math.prod(shape)
+        if not math.prod(shape):  # nothing to add (and no empty max to take)
+            return
         codes = t3.codes if saturation and isinstance(t3, Quantized) and t3.codes.dtype.kind in "iu" else None
         if self._add_native(r3, t3, codes is not None):
             return
@@ -183,11 +188,17 @@ class Accumulator:
                         k = min(_BLOCK, n - start)
                         idx = (i, ch, slice(start, start + k))
                         self._block(r3, t3, idx, k, (k,), ch)
+        elif c * n > _BLOCK:  # many channels of short rows: a slice of channels at a time
+            width = max(1, _BLOCK // max(n, 1))
+            for i in range(p):
+                for c0 in range(0, c, width):
+                    k = min(width, c - c0)
+                    self._block(r3, t3, (slice(i, i + 1), slice(c0, c0 + k)), k * n, (1, k, n), slice(c0, c0 + k))
         else:  # short rows (channels last, or small planes): whole rows of every channel
             rows = max(1, _BLOCK // (c * max(n, 1)))
             for start in range(0, p, rows):
                 k = min(rows, p - start)
-                self._block(r3, t3, (slice(start, start + k),), k * c * n, (k, c, n), None)
+                self._block(r3, t3, (slice(start, start + k),), k * c * n, (k, c, n), slice(None))
 
     def _add_native(self, r3: Source, t3: Source, saturation: bool) -> bool:
         """The sums from the native kernel; False when it does not handle these arrays."""
@@ -213,7 +224,14 @@ class Accumulator:
         return True
 
     def _block(self, r3: Source, t3: Source, idx: tuple[Any, ...], size: int, shape: tuple[int, ...],
-               channel: int | None) -> None:
+               channel: int | slice) -> None:
+        """Add block ``idx`` (``size`` elements of ``shape``): a 1-D row of channel ``channel`` (int),
+        or (rows, channels, n) of the channels ``channel`` (a slice)."""
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, and NaN, are pinned results
+            self._block_sums(r3, t3, idx, size, shape, channel)
+
+    def _block_sums(self, r3: Source, t3: Source, idx: tuple[Any, ...], size: int, shape: tuple[int, ...],
+                    channel: int | slice) -> None:
         ra, ta, a64, b64, d = self._buf
         a = a64[:size].reshape(shape)
         b = b64[:size].reshape(shape)
@@ -222,14 +240,14 @@ class Accumulator:
         e = d[:size].reshape(shape)
         np.subtract(a, b, out=e)
         sums = self._sums
-        if channel is not None:  # 1-D rows: BLAS dots
+        if isinstance(channel, int):  # 1-D rows: BLAS dots
             sums[0, channel] += float(np.dot(e, e))
             sums[1, channel] += float(np.dot(a, a))
             sums[2, channel] += float(np.dot(b, b))
             sums[3, channel] += float(np.dot(a, b))
         else:  # (rows, C, n): per-channel sums over rows and n
             for i, (x, y) in enumerate(((e, e), (a, a), (b, b), (a, b))):
-                sums[i] += np.einsum("ijk,ijk->j", x, y)
+                sums[i, channel] += np.einsum("ijk,ijk->j", x, y)
         np.abs(e, out=e)
         self._abs += float(e.sum())
         m = float(e.max())
