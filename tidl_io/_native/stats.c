@@ -13,8 +13,12 @@
  *
  * Output: `threads` blocks of 6 * channels + 1 doubles, zeroed by the caller; block t holds thread t's
  * sums as [err2, ref2, test2, cross, abs, max][channel], then the count of test codes at a limit.
- * Two layouts run fast: rows along `inner` (any inner length; rows longer than a piece are split), and
- * inner == 1 with the channels as the row (NHWC): then each element goes to its own channel's sums.
+ * Work items: along `inner` (inner != 1), pieces of rows, every channel's piece before the next piece
+ * (64 K elements when both sides' rows are contiguous; 1 K when one side's elements are apart, e.g. an
+ * NHWC golden read in NCHW order: its tile of all channels then stays in the cache); with inner == 1,
+ * one `outer` index at a time, its channels as the row, each element into its own channel's sums.
+ * Row pieces are loaded CHUNK elements at a time (dequantized into a local float32 buffer unless the
+ * side is contiguous float32), then summed in 2 x 8 float64 lanes.
  */
 #include "tidl_io_native.h"
 
@@ -24,6 +28,7 @@
 #define TIO_CMP_CHUNK 1024               /* elements dequantized into a local buffer at a time */
 #define TIO_CMP_PIECE ((int64_t)1 << 16) /* elements per work item along a long row */
 #define TIO_CMP_LANES 8
+#define TIO_CMP_TILE ((int64_t)1 << 10) /* elements per work item along a strided row */
 
 /* The row kernels are also compiled for AVX-512 on x86-64 (picked at load time, as TIO_CLONES does). */
 #if defined(TIO_X86_DISPATCH)
@@ -48,10 +53,17 @@ typedef struct {
     tio_side ref, test;
     int64_t shape[3];
     int64_t pieces; /* work items per row (row mode) */
+    int64_t piece;  /* elements per piece */
     int threads;
     int rowmode;    /* 1: rows along inner; 0: inner == 1, rows along channels */
     double *out;
 } tio_cmp_job;
+
+static int tio_cmp_contiguous(const tio_side *s, int64_t step)
+{
+    static const int64_t size[4] = {1, 1, 2, 2};
+    return step == (s->type == TIO_F32 ? 4 : size[s->type]);
+}
 
 /* Real values of n elements of `s` from byte offset `at`, `step` bytes apart, into dst (or a pointer to
  * the source itself when it is contiguous float32); the number of codes at a limit into *limits. */
@@ -194,9 +206,10 @@ static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double 
     int64_t limits = 0, ignored = 0;
     if (job->rowmode) {
         for (int64_t item = lo; item < hi; item++) {
-            int64_t row = item / job->pieces, piece = item % job->pieces;
-            int64_t i = row / c, ch = row % c;
-            int64_t start = piece * TIO_CMP_PIECE, stop = start + TIO_CMP_PIECE < n ? start + TIO_CMP_PIECE : n;
+            /* piece-major: every channel's piece before the next piece, so that a side whose channels
+             * are interleaved (an NHWC golden read as NCHW) is read from the cache C times, not memory */
+            int64_t ch = item % c, piece = (item / c) % job->pieces, i = item / c / job->pieces;
+            int64_t start = piece * job->piece, stop = start + job->piece < n ? start + job->piece : n;
             const char *rp = R->base + i * R->strides[0] + ch * R->strides[1];
             const char *tp = T->base + i * T->strides[0] + ch * T->strides[1];
             tio_lanes acc;
@@ -285,7 +298,11 @@ int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero
     if (threads < 1)
         threads = 1;
     job.rowmode = shape[2] != 1;
-    job.pieces = job.rowmode ? (shape[2] + TIO_CMP_PIECE - 1) / TIO_CMP_PIECE : 1;
+    /* pieces of a row: long when both sides' rows are contiguous, short enough for the other channels'
+     * pieces to stay in the cache when one side's elements are apart */
+    int dense = tio_cmp_contiguous(&job.ref, ref_strides[2]) && tio_cmp_contiguous(&job.test, test_strides[2]);
+    job.piece = dense ? TIO_CMP_PIECE : TIO_CMP_TILE;
+    job.pieces = job.rowmode ? (shape[2] + job.piece - 1) / job.piece : 1;
     job.threads = threads;
     job.out = out;
     int64_t items = job.rowmode ? shape[0] * shape[1] * job.pieces : shape[0];

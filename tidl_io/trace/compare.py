@@ -185,8 +185,9 @@ def compare_traces(traces: Any, reference: _Lookup, *, min_snr_db: float = DEFAU
                 np.ascontiguousarray(ref).reshape(tested.shape)
         axis = 1 if len(tested.shape) == 4 else 3
         if axis == 1 and isinstance(ref, np.ndarray) and not ref.flags.c_contiguous \
-                and ref.transpose(0, 2, 3, 1).flags.c_contiguous:
-            # an NHWC golden: compare in its order, the tested's codes (4x smaller) transposed instead
+                and ref.transpose(0, 2, 3, 1).flags.c_contiguous and _native.active() is None:
+            # an NHWC golden on the NumPy path: compare in its order, the tested's codes (4x smaller)
+            # transposed instead (the native kernel reads the NHWC view a cache-sized tile at a time)
             ref, axis = ref.transpose(0, 2, 3, 1), 3
             tested = _to_nhwc(tested)
         acc = Accumulator(ref.shape[axis])
