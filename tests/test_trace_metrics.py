@@ -273,3 +273,21 @@ def test_nan_and_inf_in_float_traces(both_paths: str) -> None:
     assert m.channel_snr_db[0] == -math.inf and m.channel_snr_db[2] == math.inf
     both = np.full((1, 1, 9), np.inf, np.float32)  # inf - inf = NaN
     assert math.isnan(M.compare_arrays(both, both).max_abs)
+
+
+@pytest.mark.parametrize("simd", [False, True])  # the FMA dequantizing rows are run-time-picked vector kernels
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16])
+def test_dequantizing_rows_with_and_without_fma(simd: bool, dtype: type) -> None:
+    from tidl_io import _native
+
+    if _native.LIB is None:
+        pytest.skip(f"native kernels unavailable: {_native.REASON}")
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(11)
+    codes = np.arange(info.min, info.max + 1).astype(dtype) if info.bits == 8 else \
+        rng.integers(info.min, info.max + 1, size=4096).astype(dtype)
+    ref = codes.reshape(1, 1, -1)
+    test = rng.permutation(codes).reshape(1, 1, -1)
+    with _native.forced(True, simd=simd):
+        for scale, zp in ((0.37, 3), (1 / 3, -5), (123.456, 0), (3.0e-5, 7)):
+            _check_sums(M.Quantized(ref, scale, zp), M.Quantized(test, scale, zp), 1)

@@ -44,6 +44,8 @@ typedef struct {
     double inverse; /* 1 / scale in float64 */
     int32_t zp;    /* codes: the zero point (|zp| <= 2**23: the difference is exact in int32 and in float32) */
     int count;      /* whether codes at a limit are counted */
+    int fma;        /* the FMA rows apply (see tio_cmp_fma_usable) */
+    float inv;      /* 1 / scale in float32 */
     int pow2;       /* scale = 2**e, |e| <= 100: the float32 product by 1/scale is exact (quant.c's pow2 kind) */
     int32_t lo, hi; /* codes at a limit: hi, and lo for signed types (lo = INT32_MIN otherwise: never met) */
     int64_t strides[3];
@@ -65,12 +67,53 @@ static int tio_cmp_contiguous(const tio_side *s, int64_t step)
     return step == (s->type == TIO_F32 ? 4 : size[s->type]);
 }
 
+/* Codes within 2**16 of the zero point, 2**-100 <= scale < 2**101, and an FMA unit: the float32 product
+ * by 1/scale and one FMA correction (tio_div_by_inverse, proven equal to the float32 division by
+ * tools/prove_dequantize.c; quant.c's "fma" kind). Picked at run time on x86-64 (AVX2 + FMA). */
+#if defined(TIO_X86_DISPATCH)
+#define TIO_CMP_FMA_ATTR __attribute__((target("avx2,fma")))
+#define TIO_CMP_FMA 1
+static int tio_cmp_fma_usable(void) { return tio_cpu_avx2_fma(); }
+#elif defined(__aarch64__) || defined(__FMA__)
+#define TIO_CMP_FMA_ATTR
+#define TIO_CMP_FMA 1
+static int tio_cmp_fma_usable(void) { return tio_simd_on(); }
+#else
+static int tio_cmp_fma_usable(void) { return 0; }
+#endif
+
+#if defined(TIO_CMP_FMA)
+#define TIO_CMP_LOAD_FMA(NAME, T)                                                                          \
+    TIO_CMP_FMA_ATTR static int64_t NAME(float *restrict dst, const T *restrict q, int64_t n, const tio_side *s) \
+    {                                                                                                      \
+        const int32_t zp = s->zp, lo = s->lo, hi = s->hi;                                                  \
+        const float b = s->scale, y = s->inv;                                                              \
+        int32_t at = 0;                                                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                                  \
+            int32_t v = (int32_t)q[i];                                                                     \
+            dst[i] = tio_div_by_inverse((float)(v - zp), b, y);                                            \
+            at += (v == hi) | (v == lo);                                                                   \
+        }                                                                                                  \
+        return at;                                                                                         \
+    }
+TIO_CMP_LOAD_FMA(tio_cmp_fma_u8, uint8_t)
+TIO_CMP_LOAD_FMA(tio_cmp_fma_i8, int8_t)
+TIO_CMP_LOAD_FMA(tio_cmp_fma_u16, uint16_t)
+TIO_CMP_LOAD_FMA(tio_cmp_fma_i16, int16_t)
+#define TIO_CMP_FMA_CALL(NAME, T)                                                                          \
+    if (step == (int64_t)sizeof(T) && s->fma)                                                              \
+        return NAME(dst, (const T *)src, n, s);
+#else
+#define TIO_CMP_FMA_CALL(NAME, T)
+#endif
+
 /* Real values of n elements of `s` from byte offset `at`, `step` bytes apart, into dst (or a pointer to
  * the source itself when it is contiguous float32); the number of codes at a limit into *limits. */
-#define TIO_CMP_LOAD(NAME, T)                                                                              \
+#define TIO_CMP_LOAD(NAME, T, FMA_ROW)                                                                     \
     TIO_CMP_CLONES static int64_t NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t step,  \
                                    const tio_side *s)                                                      \
     {                                                                                                      \
+        TIO_CMP_FMA_CALL(FMA_ROW, T)                                                                       \
         const int32_t zp = s->zp, lo = s->lo, hi = s->hi;                                                  \
         const double inverse = s->inverse;                                                                 \
         int32_t at = 0;                                                                                    \
@@ -103,10 +146,10 @@ static int tio_cmp_contiguous(const tio_side *s, int64_t step)
         return at;                                                                                         \
     }
 
-TIO_CMP_LOAD(tio_cmp_u8, uint8_t)
-TIO_CMP_LOAD(tio_cmp_i8, int8_t)
-TIO_CMP_LOAD(tio_cmp_u16, uint16_t)
-TIO_CMP_LOAD(tio_cmp_i16, int16_t)
+TIO_CMP_LOAD(tio_cmp_u8, uint8_t, tio_cmp_fma_u8)
+TIO_CMP_LOAD(tio_cmp_i8, int8_t, tio_cmp_fma_i8)
+TIO_CMP_LOAD(tio_cmp_u16, uint16_t, tio_cmp_fma_u16)
+TIO_CMP_LOAD(tio_cmp_i16, int16_t, tio_cmp_fma_i16)
 
 static const float *tio_cmp_values(float *buf, const char *src, int64_t n, int64_t step, const tio_side *s,
                                    int64_t *limits)
@@ -266,7 +309,7 @@ static int tio_cmp_side(tio_side *s, const void *base, int type, float scale, in
     memcpy(s->strides, strides, sizeof s->strides);
     if (type == TIO_F32) {
         s->zp = 0;
-        s->pow2 = 0;
+        s->pow2 = s->fma = 0;
         s->lo = s->hi = INT32_MIN;
         return 0;
     }
@@ -278,6 +321,11 @@ static int tio_cmp_side(tio_side *s, const void *base, int type, float scale, in
     int e = 0;
     double mantissa = frexp((double)scale, &e);
     s->pow2 = mantissa == 0.5 && e >= -99 && e <= 101;
+    s->inv = 1.0f / scale;
+    int64_t below = zero_point - (type == TIO_I8 ? -128 : type == TIO_I16 ? -32768 : 0);
+    int64_t above = (int64_t)hi[type] - zero_point;
+    s->fma = !s->pow2 && e >= -99 && e <= 101 && below <= TIO_DIV_FMA_MAX_ABS && below >= -TIO_DIV_FMA_MAX_ABS
+             && above <= TIO_DIV_FMA_MAX_ABS && above >= -TIO_DIV_FMA_MAX_ABS && tio_cmp_fma_usable();
     s->lo = lo[type];
     s->hi = hi[type];
     return 0;
