@@ -149,3 +149,145 @@ def test_quantized_sources(shape: tuple[int, ...]) -> None:
     nhwc = M.compare_arrays(np.moveaxis(ref, 1, -1).copy(), M.Quantized(np.moveaxis(codes, 1, -1).copy(), 41.5, 3),
                             axis=3)
     _check(nhwc, _expected(ref, real))
+
+
+# ---- the sums, on both kernel paths, against math.fsum of the literal float64 terms ----------------
+# The native kernel (tidl_io/_native/stats.c) and the NumPy blocks take the same float64 terms from the
+# same float32 values; only the order of the additions differs. Stated tolerance: each sum of n terms
+# within n * 2**-52 of the exact sum of their magnitudes (fsum); max, count and saturation exactly.
+
+def _values(x: M.Source) -> np.ndarray:
+    """The float32 real values, by tidl_io.quant.dequantize_codes (the library's one formula)."""
+    return (x.dequantize() if isinstance(x, M.Quantized) else np.asarray(x, np.float32)).astype(np.float64)
+
+
+def _oracle(ref: M.Source, test: M.Source, axis: int) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """(exact sums (5, C): err2, ref2, test2, cross, |d|; the exact sums of their magnitudes; max |d|
+    (NaN ignored); terms per channel), from the float64 terms of the float32 values."""
+    r, t = (np.moveaxis(_values(x), axis, 0).reshape(M._shape(ref)[axis], -1) for x in (ref, test))
+    d = r - t
+    terms = (d * d, r * r, t * t, r * t, np.abs(d))
+    exact = np.array([[math.fsum(row) for row in k] for k in terms])
+    mags = np.array([[math.fsum(np.abs(row)) for row in k] for k in terms])
+    finite = np.abs(d)[~np.isnan(d)]
+    return exact, mags, float(finite.max()) if finite.size else 0.0, r.shape[1]
+
+
+def _sums(ref: M.Source, test: M.Source, axis: int) -> M.Accumulator:
+    acc = M.Accumulator(M._shape(ref)[axis])
+    acc.add(ref, test, axis, saturation=True)
+    return acc
+
+
+def _check_sums(ref: M.Source, test: M.Source, axis: int = 1) -> M.Accumulator:
+    acc = _sums(ref, test, axis)
+    exact, mags, big, n = _oracle(ref, test, axis)
+    bound = max(n, 1) * 2.0 ** -52
+    assert np.all(np.abs(acc._sums - exact[:4]) <= mags[:4] * bound), (acc._sums - exact[:4], mags[:4] * bound)
+    assert abs(acc._abs - math.fsum(exact[4])) <= math.fsum(mags[4]) * bound * max(1, exact.shape[1])
+    assert acc._max == big  # exact: a max does not depend on the order
+    if isinstance(test, M.Quantized):  # the saturation count, exactly
+        info = np.iinfo(test.codes.dtype)
+        limit = np.count_nonzero(test.codes == info.max) + (np.count_nonzero(test.codes == info.min) if info.min else 0)
+        assert acc._at_limit == limit and acc._codes == test.codes.size
+    return acc
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+@pytest.mark.parametrize("quant", [(0.37, 3), (4.0, 0), (1 / 3, -5), (2.0 ** -7, 11)])  # pow2 scales: another row
+def test_every_8_bit_code_pair(both_paths: str, dtype: type, quant: tuple[float, int]) -> None:
+    info = np.iinfo(dtype)
+    codes = np.arange(info.min, info.max + 1).astype(dtype)
+    rng = np.random.default_rng(8)
+    ref = np.concatenate([codes, rng.permutation(codes), codes[::-1]]).reshape(1, 3, 256)
+    test = np.concatenate([rng.permutation(codes), codes, codes]).reshape(1, 3, 256)
+    _check_sums(M.Quantized(ref, *quant), M.Quantized(test, 0.5, 0), 1)  # different quantizations
+    _check_sums(M.Quantized(ref, *quant), M.Quantized(test, *quant), 1)  # the same (--ref)
+    _check_sums(M.Quantized(ref.reshape(256, 3), *quant), M.Quantized(test.reshape(256, 3), *quant), 1)  # NHWC
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 17, 33, 257, 1025, 70001])  # lanes, chunks, a piece
+@pytest.mark.parametrize("kinds", [("f32", "f32"), ("i16", "u16"), ("f32", "i8"), ("u8", "f32")])
+def test_random_data_odd_lengths(both_paths: str, n: int, kinds: tuple[str, str]) -> None:
+    rng = np.random.default_rng(n)
+
+    def make(kind: str) -> M.Source:
+        if kind == "f32":
+            return rng.normal(scale=3, size=(2, 3, n)).astype(np.float32)
+        info = np.iinfo({"i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16}[kind])
+        q = rng.integers(info.min, info.max + 1, size=(2, 3, n)).astype(info.dtype)
+        return M.Quantized(q, float(rng.uniform(0.01, 300)), int(rng.integers(-300, 300)))
+
+    ref, test = make(kinds[0]), make(kinds[1])
+    _check_sums(ref, test, 1)
+    if n:
+        _check_sums(ref, test, 2)  # channels along the rows (inner == 1)
+        m = M.compare_arrays(_values(ref).astype(np.float32), _values(test).astype(np.float32))
+        assert m.count == 6 * n and m.max_abs == float(np.max(np.abs(_values(ref) - _values(test))))
+
+
+def test_channels_of_length_0_and_1_and_strided_views(both_paths: str) -> None:
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=(4, 6, 9)).astype(np.float32)
+    b = rng.normal(size=(4, 6, 9)).astype(np.float32)
+    _check_sums(a[:, :, :1], b[:, :, :1], 1)  # one element per row
+    _check_sums(a[:, ::2, ::-3], b[:, 1::2, ::3], 1)  # strided and reversed
+    _check_sums(M.Quantized(a.astype(np.int16)[:, :, ::2], 0.5, 1), b[:, :, ::2], 1)
+    acc = _check_sums(a[:, :, :0], b[:, :, :0], 1)  # empty channels: zero sums
+    assert acc._count == 0 and not acc._sums.any()
+
+
+def test_two_threads_big_layer() -> None:
+    """>= 8 MB of work: the kernel splits it between two threads (the NumPy path is the oracle here)."""
+    from tidl_io import _native
+
+    if _native.LIB is None:
+        pytest.skip(f"native kernels unavailable: {_native.REASON}")
+    rng = np.random.default_rng(9)
+    q = rng.integers(-128, 128, size=(1, 8, 160_000)).astype(np.int8)
+    p = rng.integers(-128, 128, size=(1, 8, 160_000)).astype(np.int8)
+    results = []
+    for native, threads in ((False, 1), (True, 1), (True, 2)):
+        with _native.forced(native, threads):
+            results.append(_sums(M.Quantized(q, 0.3, 2), M.Quantized(p, 0.3, 2), 1))
+    base = results[0]
+    for acc in results[1:]:
+        assert np.allclose(acc._sums, base._sums, rtol=1e-12, atol=0)
+        assert acc._max == base._max and acc._at_limit == base._at_limit
+
+
+def test_nan_and_inf_in_float_traces(both_paths: str) -> None:
+    """Pinned: sums follow IEEE (a NaN difference makes its channel's sums, the layer's error
+    energy and mean_abs NaN); max_abs is NaN when any difference is NaN, else the largest, +inf
+    included; the other channels keep their numbers."""
+    ref = np.ones((1, 3, 20), np.float32)
+    test = ref.copy()
+    test[0, 0, 5] = np.inf  # inf - 1: an infinite error in channel 0
+    m = M.compare_arrays(ref, test)
+    assert m.max_abs == math.inf and m.mean_abs == math.inf and m.channel_snr_db[0] == -math.inf
+    assert m.channel_snr_db[1] == math.inf and m.worst_channel == 0
+    test[0, 1, 7] = np.nan
+    m = M.compare_arrays(ref, test)
+    assert math.isnan(m.max_abs) and math.isnan(m.mean_abs) and math.isnan(m.snr_db)
+    assert math.isnan(m.channel_snr_db[1]) and m.worst_channel == 1  # a NaN counts as lowest
+    assert m.channel_snr_db[0] == -math.inf and m.channel_snr_db[2] == math.inf
+    both = np.full((1, 1, 9), np.inf, np.float32)  # inf - inf = NaN
+    assert math.isnan(M.compare_arrays(both, both).max_abs)
+
+
+@pytest.mark.parametrize("simd", [False, True])  # the FMA dequantizing rows are run-time-picked vector kernels
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16])
+def test_dequantizing_rows_with_and_without_fma(simd: bool, dtype: type) -> None:
+    from tidl_io import _native
+
+    if _native.LIB is None:
+        pytest.skip(f"native kernels unavailable: {_native.REASON}")
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(11)
+    codes = np.arange(info.min, info.max + 1).astype(dtype) if info.bits == 8 else \
+        rng.integers(info.min, info.max + 1, size=4096).astype(dtype)
+    ref = codes.reshape(1, 1, -1)
+    test = rng.permutation(codes).reshape(1, 1, -1)
+    with _native.forced(True, simd=simd):
+        for scale, zp in ((0.37, 3), (1 / 3, -5), (123.456, 0), (3.0e-5, 7)):
+            _check_sums(M.Quantized(ref, scale, zp), M.Quantized(test, scale, zp), 1)

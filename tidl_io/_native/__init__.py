@@ -27,6 +27,7 @@ import contextlib
 import ctypes
 import functools
 import importlib.util
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,6 +97,7 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "tio_dequantize_kind": (_INT, [_INT, _F32, _I64]),
     "tio_copy": (_INT, [_VP, _VP, _I64, _INT, _I64P, _I64P, _I64P, _INT]),
     "tio_square_inplace": (_INT, [_VP, _I64, _I64, _I64, _INT]),
+    "tio_compare": (_INT, [_VP, _INT, _F32, _I64, _I64P, _VP, _INT, _F32, _I64, _I64P, _I64P, _VP, _INT]),  # stats.c
 }
 
 
@@ -361,3 +363,43 @@ def square_inplace(a: np.ndarray) -> bool:
         return False
     b, n, _, e = a.shape
     return lib.tio_square_inplace(a.ctypes.data, e * a.itemsize, b, n, THREADS) == 0
+
+
+# ---- comparison sums (stats.c, for tidl_io.trace.metrics) -----------------------------------------
+
+_COMPARE_TYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16))
+
+
+def compare_sums(ref: np.ndarray, ref_q: tuple[float, int] | None, test: np.ndarray,
+                 test_q: tuple[float, int] | None) -> np.ndarray | None:
+    """The comparison sums of two (outer, channels, inner) arrays of one shape, any strides: each float32
+    values (``*_q`` None) or 8/16-bit codes with ``(scale, zero_point)``, read as
+    ``float32(q - zero_point) / float32(scale)``. A (blocks, 6 * channels + 1) float64 array to be summed
+    over its blocks: ``[err2, ref2, test2, cross, abs, max][channel]`` (max over the blocks for max;
+    NaN differences do not win it) and the count of test codes at their type's limit; None when not
+    handled (a dtype, a scale that is no positive float32, |zero point| > 2**23, no channel)."""
+    lib = active()
+    if lib is None or ref.ndim != 3 or ref.shape != test.shape or ref.shape[1] < 1:
+        return None
+    sides = []
+    for a, q in ((ref, ref_q), (test, test_q)):
+        if not a.dtype.isnative:
+            return None
+        if q is None:
+            if a.dtype != np.float32:
+                return None
+            sides.append((_CODES[a.dtype], ctypes.c_float(1.0), 0))
+            continue
+        scale, zp = ctypes.c_float(float(q[0])), int(q[1])  # (c_float: no NumPy overflow warning)
+        if a.dtype not in _COMPARE_TYPES or not 0 < scale.value < math.inf or abs(zp) > 1 << 23:
+            return None
+        sides.append((_CODES[a.dtype], scale, zp))
+    threads = THREADS
+    out = np.zeros((threads, 6 * ref.shape[1] + 1))
+    if ref.size == 0:
+        return out
+    shape = (ctypes.c_int64 * 3)(*ref.shape)
+    rs, ts = (ctypes.c_int64 * 3)(*ref.strides), (ctypes.c_int64 * 3)(*test.strides)
+    status = lib.tio_compare(_address(ref), *sides[0], rs, _address(test), *sides[1], ts, shape,
+                             out.ctypes.data, threads)
+    return out if status == 0 else None

@@ -139,4 +139,11 @@ TIO_EXPORT int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, 
                         const int64_t *dst_strides, const int64_t *src_strides, int threads);
 TIO_EXPORT int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n, int threads);
 
+/* stats.c: the comparison sums of ref and test (float32, or 8/16-bit codes with scale and zero point)
+ * over a (outer, channels, inner) walk, into `threads` zeroed blocks of 6 * channels + 1 doubles */
+TIO_EXPORT int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero_point,
+                           const int64_t *ref_strides, const void *test, int test_type, float test_scale,
+                           int64_t test_zero_point, const int64_t *test_strides, const int64_t *shape,
+                           double *out, int threads);
+
 #endif

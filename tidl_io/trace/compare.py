@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import _native
+from .load import ReadBuffer
 from .metrics import Accumulator, Metrics, Quantized
 
 __all__ = ["DEFAULT_MIN_SNR_DB", "CompareReport", "Histogram", "Row", "calibration_golden", "compare_calibration",
@@ -117,7 +119,7 @@ def _histograms(label: str, ref: np.ndarray, test: np.ndarray) -> Histogram:
 class _Lookup:
     """The reference array of a layer: ``get(layer) -> (array | None, note)``."""
 
-    def __init__(self, getter: Callable[[Any], tuple[np.ndarray | None, str]], describe: str) -> None:
+    def __init__(self, getter: Callable[[Any], tuple[np.ndarray | Quantized | None, str]], describe: str) -> None:
         self.get = getter
         self.describe = describe
 
@@ -140,12 +142,15 @@ def golden_lookup(tensors: Mapping[str, Any], describe: str, layout: str | None 
 
 
 def traces_lookup(traces: Any, describe: str) -> _Lookup:
-    """Reference by dataId from a second trace set."""
+    """Reference by dataId from a second trace set (codes stay codes: the metrics dequantize
+    them as they go)."""
 
-    def get(layer: Any) -> tuple[np.ndarray | None, str]:
+    buffer = ReadBuffer()  # one layer at a time: each read reuses it
+
+    def get(layer: Any) -> tuple[np.ndarray | Quantized | None, str]:
         if layer.data_id not in traces.files:
             return None, f"no reference: no trace of dataId {layer.data_id} in {traces.folder}"
-        return traces[layer.data_id], ""
+        return traces.quantized(layer.data_id, buffer), ""
 
     return _Lookup(get, describe)
 
@@ -165,6 +170,7 @@ def compare_traces(traces: Any, reference: _Lookup, *, min_snr_db: float = DEFAU
     if traces.ignored:
         report.notes.append(f"{len(traces.ignored)} file(s) with no trace name ignored: "
                             f"{', '.join(traces.ignored[:6])}{' ...' if len(traces.ignored) > 6 else ''}")
+    buffer = ReadBuffer()
     for data_id in traces:
         entry = traces.entry(data_id)
         layer = entry.layer
@@ -173,34 +179,42 @@ def compare_traces(traces: Any, reference: _Lookup, *, min_snr_db: float = DEFAU
             status = note.split(":", 1)[0]
             report.rows.append(_row(layer, status, note, entry.kind))
             continue
-        tested = traces.quantized(data_id)
-        codes = tested.codes if isinstance(tested, Quantized) else None
+        tested = traces.quantized(data_id, buffer)
         if ref.shape != tested.shape:  # a 6-D layer: compare in its own shape
-            ref = np.ascontiguousarray(ref).reshape(tested.shape)
+            ref = ref.reshape(tested.shape) if isinstance(ref, Quantized) else \
+                np.ascontiguousarray(ref).reshape(tested.shape)
         axis = 1 if len(tested.shape) == 4 else 3
-        if axis == 1 and not ref.flags.c_contiguous and ref.transpose(0, 2, 3, 1).flags.c_contiguous:
-            # an NHWC golden: compare in its order, the tested's codes (4x smaller) transposed instead
+        if axis == 1 and isinstance(ref, np.ndarray) and not ref.flags.c_contiguous \
+                and ref.transpose(0, 2, 3, 1).flags.c_contiguous and _native.active() is None:
+            # an NHWC golden on the NumPy path: compare in its order, the tested's codes (4x smaller)
+            # transposed instead (the native kernel reads the NHWC view a cache-sized tile at a time)
             ref, axis = ref.transpose(0, 2, 3, 1), 3
             tested = _to_nhwc(tested)
         acc = Accumulator(ref.shape[axis])
-        acc.add(ref, tested, axis)
-        if codes is not None and codes.dtype.kind in "iu":
-            acc.add_codes(codes)
+        acc.add(ref, tested, axis, saturation=True)
         row = _row(layer, "compared", note, entry.kind)
         row.metrics = acc.result()
         row.bad = row.metrics.below(min_snr_db)
         if row.bad and not report.histograms:
             whole = tested.dequantize() if isinstance(tested, Quantized) else tested
-            _add_histograms(report, row, np.asarray(ref), whole, axis)
+            _add_histograms(report, row, _values(ref), whole, axis)
         report.rows.append(row)
-        del ref, tested, codes
+        del ref, tested
     return report
 
 
+def _values(x: np.ndarray | Quantized) -> np.ndarray:
+    return x.dequantize() if isinstance(x, Quantized) else np.asarray(x)
+
+
 def _to_nhwc(x: np.ndarray | Quantized) -> np.ndarray | Quantized:
-    if isinstance(x, Quantized):
-        return Quantized(np.ascontiguousarray(x.codes.transpose(0, 2, 3, 1)), x.scale, x.zero_point)
-    return np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    """A C-contiguous NHWC copy (the native strided copy when loaded)."""
+    src = x.codes if isinstance(x, Quantized) else x
+    view = src.transpose(0, 2, 3, 1)
+    out = np.empty(view.shape, src.dtype)
+    if not _native.copy(out, view):
+        np.copyto(out, view)
+    return Quantized(out, x.scale, x.zero_point) if isinstance(x, Quantized) else out
 
 
 def _add_histograms(report: CompareReport, row: Row, ref: np.ndarray, test: np.ndarray, axis: int) -> None:

@@ -47,7 +47,7 @@ from ..quant import dequantize_codes
 from .metrics import Quantized
 from .names import TraceName, parse_trace_name
 
-__all__ = ["TraceFile", "Traces", "load_traces"]
+__all__ = ["ReadBuffer", "TraceFile", "Traces", "load_traces"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,31 @@ def _match(path: Path, tn: TraceName, net: Any) -> TraceFile:
     return TraceFile(path, tn, layer, sizes[found], swapped)
 
 
+class ReadBuffer:
+    """One byte buffer reused for reading traces one after another (no fresh memory, so no page
+    faults, per layer): each read overwrites the previous one's array."""
+
+    def __init__(self) -> None:
+        self._data = np.empty(0, np.uint8)
+
+    def read(self, path: Path, nbytes: int) -> np.ndarray:
+        """The ``nbytes`` bytes of ``path`` (uint8, a view of the buffer); FormatError if it has fewer."""
+        if self._data.size < nbytes:
+            self._data = np.empty(nbytes, np.uint8)
+        view = self._data[:nbytes]
+        got = 0
+        with open(path, "rb", buffering=0) as fh:
+            mv = view.data
+            while got < nbytes:
+                k = fh.readinto(mv[got:])
+                if not k:
+                    break
+                got += k
+        if got != nbytes:
+            raise FormatError(str(path), f"{got} bytes read, expected {nbytes} (the file changed after load_traces)")
+        return view
+
+
 class Traces(Mapping[int, np.ndarray]):
     """dataId -> float32 array in the layer's shape (NCHW), read from its file on each
     access (nothing is cached: hold the array while you need it)."""
@@ -145,11 +170,12 @@ class Traces(Mapping[int, np.ndarray]):
         return dequantize_codes(self._read(f), float(layer.scale), int(layer.zero_point),
                                 label=f"{f.path.name} (layer {layer.index})")
 
-    def quantized(self, data_id: int) -> np.ndarray | Quantized:
+    def quantized(self, data_id: int, buffer: ReadBuffer | None = None) -> np.ndarray | Quantized:
         """What ``traces[data_id]`` holds, without dequantizing all of it: the float32 array,
-        or the codes with their scale and zero point (:class:`~tidl_io.trace.metrics.Quantized`)."""
+        or the codes with their scale and zero point (:class:`~tidl_io.trace.metrics.Quantized`).
+        With ``buffer``, a dense trace is read into it (a view, valid until its next read)."""
         f = self.entry(data_id)
-        data = self._read(f)
+        data = self._read(f, buffer)
         if f.kind == "float" or data.dtype.kind == "f":
             return data.astype(np.float32, copy=False)
         return Quantized(data, float(f.layer.scale), int(f.layer.zero_point))
@@ -176,10 +202,13 @@ class Traces(Mapping[int, np.ndarray]):
         f = self.files.get(data_id, {}).get("y")
         return None if f is None else self._read(f)
 
-    def _read(self, f: TraceFile) -> np.ndarray:
+    def _read(self, f: TraceFile, buffer: ReadBuffer | None = None) -> np.ndarray:
         layer = f.layer
         dtype = np.dtype("<f4") if f.kind == "float" else np.dtype(layer.dtype).newbyteorder("<")
-        buf = np.fromfile(f.path, dtype=dtype)
+        if buffer is not None and f.layout == "dense":
+            buf = buffer.read(f.path, math.prod(_geometry_6d(layer)) * dtype.itemsize).view(dtype)
+        else:
+            buf = np.fromfile(f.path, dtype=dtype)
         shape6 = _geometry_6d(layer)
         n, d1, d2, c, h, w = shape6
         if f.layout == "dense" and layer.layout == "NHWC":  # the buffer's own order, see the module docstring

@@ -15,8 +15,13 @@ second trace set), both real values of one shape with channels on ``axis`` (1 fo
 - ``saturated`` (codes only) = fraction of codes at the element type's maximum, or at its
   minimum for signed types.
 
-Values are float32 (other dtypes are converted block by block); each block of 64 K elements,
-small enough to stay in the CPU cache, is summed in float32 and the block sums in float64.
+Values are float32 (other dtypes are converted block by block; codes are dequantized as
+:func:`tidl_io.quant.dequantize_codes` does); differences, products and sums are float64. The
+native kernel (``tidl_io._native.compare_sums``: one pass, 8-bit/16-bit codes or float32 on
+either side) is used when loaded; the NumPy code, a cache-sized block at a time, is the
+reference and the fallback. Max, counts and saturation agree exactly; the sums differ only
+in the order of the float64 additions: each within n * 2**-52 of the sum of its |terms| for n
+terms (tests/test_trace_metrics.py checks both paths against ``math.fsum``).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _native
 from ..quant import dequantize_codes
 
 __all__ = ["Accumulator", "Metrics", "Quantized", "channel_snr_db", "compare_arrays", "cosine", "max_abs", "mean_abs",
@@ -39,9 +45,12 @@ def _snr(signal: float, noise: float) -> float:
     """10 log10(signal / noise) with the conventions above (the one SNR formula)."""
     if noise == 0:
         return math.nan if math.isnan(signal) else math.inf
-    if signal == 0:
+    ratio = signal / noise
+    if ratio == 0:  # no signal, or an infinite error
         return -math.inf
-    return 10.0 * math.log10(signal / noise)
+    if math.isnan(ratio) or math.isinf(ratio):  # NaN sums, inf / inf; inf / finite
+        return ratio
+    return 10.0 * math.log10(ratio)
 
 
 def _cosine(error: float, ref_energy: float, test_energy: float, cross: float) -> float:
@@ -148,11 +157,12 @@ class Accumulator:
         self._count = 0
         self._codes = 0
         self._at_limit = 0
-        self._buf = [np.empty(_BLOCK, np.float32) for _ in range(3)]
+        self._buf: list[np.ndarray] = []
 
-    def add(self, ref: Source, test: Source, axis: int = 1) -> None:
+    def add(self, ref: Source, test: Source, axis: int = 1, saturation: bool = False) -> None:
         """Add a block: ``ref`` and ``test`` of one shape, channels on ``axis``; either may be
-        :class:`Quantized` codes, dequantized here a cache-sized block at a time."""
+        :class:`Quantized` codes, dequantized here a cache-sized block at a time. ``saturation``:
+        also count the test's codes at their limit (as :meth:`add_codes` of them does)."""
         shape = _shape(ref)
         if shape != _shape(test):
             raise ValueError(f"ref has shape {shape}, test {_shape(test)}: they must be equal")
@@ -161,6 +171,16 @@ class Accumulator:
         axis %= len(shape)
         p, c, n = math.prod(shape[:axis]), self.channels, math.prod(shape[axis + 1:])
         r3, t3 = _as3(ref, (p, c, n)), _as3(test, (p, c, n))
+        self._count += math.prod(shape)
+        if not math.prod(shape):  # nothing to add (and no empty max to take)
+            return
+        codes = t3.codes if saturation and isinstance(t3, Quantized) and t3.codes.dtype.kind in "iu" else None
+        if self._add_native(r3, t3, codes is not None):
+            return
+        if codes is not None:
+            self.add_codes(codes)
+        if not self._buf:  # two float32 blocks (dequantized or converted), three float64
+            self._buf = [np.empty(_BLOCK, np.float32) for _ in range(2)] + [np.empty(_BLOCK) for _ in range(3)]
         if n >= _BLOCK // 4:  # long channel rows: one channel at a time
             for i in range(p):
                 for ch in range(c):
@@ -168,29 +188,66 @@ class Accumulator:
                         k = min(_BLOCK, n - start)
                         idx = (i, ch, slice(start, start + k))
                         self._block(r3, t3, idx, k, (k,), ch)
+        elif c * n > _BLOCK:  # many channels of short rows: a slice of channels at a time
+            width = max(1, _BLOCK // max(n, 1))
+            for i in range(p):
+                for c0 in range(0, c, width):
+                    k = min(width, c - c0)
+                    self._block(r3, t3, (slice(i, i + 1), slice(c0, c0 + k)), k * n, (1, k, n), slice(c0, c0 + k))
         else:  # short rows (channels last, or small planes): whole rows of every channel
             rows = max(1, _BLOCK // (c * max(n, 1)))
             for start in range(0, p, rows):
                 k = min(rows, p - start)
-                self._block(r3, t3, (slice(start, start + k),), k * c * n, (k, c, n), None)
-        self._count += math.prod(shape)
+                self._block(r3, t3, (slice(start, start + k),), k * c * n, (k, c, n), slice(None))
+
+    def _add_native(self, r3: Source, t3: Source, saturation: bool) -> bool:
+        """The sums from the native kernel; False when it does not handle these arrays."""
+        if _native.active() is None:
+            return False
+        sides = [(x.codes, (x.scale, x.zero_point)) if isinstance(x, Quantized) else (np.asarray(x), None)
+                 for x in (r3, t3)]
+        out = _native.compare_sums(sides[0][0], sides[0][1], sides[1][0], sides[1][1])
+        if out is None:
+            return False
+        c = self.channels
+        blocks = out[:, :6 * c].reshape(-1, 6, c)
+        self._sums += blocks[:, :4].sum(axis=0)
+        total = float(blocks[:, 4].sum())
+        self._abs += total
+        if math.isnan(total):  # a NaN difference (the kernel's max skips it)
+            self._nan = True
+        m = float(blocks[:, 5].max())
+        self._max = max(self._max, m)
+        if saturation:
+            self._codes += t3.codes.size if isinstance(t3, Quantized) else 0
+            self._at_limit += int(out[:, 6 * c].sum())
+        return True
 
     def _block(self, r3: Source, t3: Source, idx: tuple[Any, ...], size: int, shape: tuple[int, ...],
-               channel: int | None) -> None:
-        ra, ta, d = self._buf
-        a = _fetch(r3, idx, ra[:size].reshape(shape))
-        b = _fetch(t3, idx, ta[:size].reshape(shape))
+               channel: int | slice) -> None:
+        """Add block ``idx`` (``size`` elements of ``shape``): a 1-D row of channel ``channel`` (int),
+        or (rows, channels, n) of the channels ``channel`` (a slice)."""
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, and NaN, are pinned results
+            self._block_sums(r3, t3, idx, size, shape, channel)
+
+    def _block_sums(self, r3: Source, t3: Source, idx: tuple[Any, ...], size: int, shape: tuple[int, ...],
+                    channel: int | slice) -> None:
+        ra, ta, a64, b64, d = self._buf
+        a = a64[:size].reshape(shape)
+        b = b64[:size].reshape(shape)
+        np.copyto(a, _fetch(r3, idx, ra[:size].reshape(shape)))
+        np.copyto(b, _fetch(t3, idx, ta[:size].reshape(shape)))
         e = d[:size].reshape(shape)
         np.subtract(a, b, out=e)
         sums = self._sums
-        if channel is not None:  # 1-D rows: BLAS dots, summed in float32 per block
+        if isinstance(channel, int):  # 1-D rows: BLAS dots
             sums[0, channel] += float(np.dot(e, e))
             sums[1, channel] += float(np.dot(a, a))
             sums[2, channel] += float(np.dot(b, b))
             sums[3, channel] += float(np.dot(a, b))
-        else:  # (rows, C, n): per-channel sums over rows and n, in float32 per block
+        else:  # (rows, C, n): per-channel sums over rows and n
             for i, (x, y) in enumerate(((e, e), (a, a), (b, b), (a, b))):
-                sums[i] += np.einsum("ijk,ijk->j", x, y)
+                sums[i, channel] += np.einsum("ijk,ijk->j", x, y)
         np.abs(e, out=e)
         self._abs += float(e.sum())
         m = float(e.max())

@@ -1,0 +1,362 @@
+/* Comparison sums of two tensors in one pass (tidl_io.trace.metrics.Accumulator's native path).
+ *
+ * Each side is float32 values or 8/16-bit codes with (scale, zero point), read as the real values
+ * float32((q - zero_point) / scale) (the float32 division, as tidl_io.quant.dequantize_codes).
+ * Over a (outer, channels, inner) walk with byte strides it adds, per channel and in float64:
+ *   sum (ref - test)^2, sum ref^2, sum test^2, sum ref*test, sum |ref - test|, and max |ref - test|
+ * (NaN never wins the max: a NaN difference shows as a NaN sum of |ref - test|, which the caller
+ * turns into a NaN max), plus the number of TEST codes at their type's maximum (or minimum, for
+ * signed types). The difference and the products are taken in float64 from the float32 values (the
+ * difference of two float32 is exact there; the products of float32 are exact too). Only the order of
+ * the additions differs from NumPy's (8 lanes per row, rows per channel in walk order, one block of
+ * sums per thread): the caller states the tolerance.
+ *
+ * Output: `threads` blocks of 6 * channels + 1 doubles, zeroed by the caller; block t holds thread t's
+ * sums as [err2, ref2, test2, cross, abs, max][channel], then the count of test codes at a limit.
+ * Work items: along `inner` (inner != 1), pieces of rows, every channel's piece before the next piece
+ * (64 K elements when both sides' rows are contiguous; 1 K when one side's elements are apart, e.g. an
+ * NHWC golden read in NCHW order: its tile of all channels then stays in the cache); with inner == 1,
+ * one `outer` index at a time, its channels as the row, each element into its own channel's sums.
+ * Row pieces are loaded CHUNK elements at a time (dequantized into a local float32 buffer unless the
+ * side is contiguous float32), then summed in 2 x 8 float64 lanes.
+ */
+#include "tidl_io_native.h"
+
+#include <math.h>
+#include <string.h>
+
+#define TIO_CMP_CHUNK 1024               /* elements dequantized into a local buffer at a time */
+#define TIO_CMP_PIECE ((int64_t)1 << 16) /* elements per work item along a long row */
+#define TIO_CMP_LANES 8
+#define TIO_CMP_TILE ((int64_t)1 << 10) /* elements per work item along a strided row */
+
+/* The row kernels are also compiled for AVX-512 on x86-64 (picked at load time, as TIO_CLONES does). */
+#if defined(TIO_X86_DISPATCH)
+#define TIO_CMP_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TIO_CMP_CLONES TIO_CLONES
+#endif
+
+typedef struct {
+    const char *base;
+    int type;      /* TIO_U8 .. TIO_I16, or TIO_F32 */
+    float scale;   /* codes: the divisor */
+    double inverse; /* 1 / scale in float64 */
+    int32_t zp;    /* codes: the zero point (|zp| <= 2**23: the difference is exact in int32 and in float32) */
+    int count;      /* whether codes at a limit are counted */
+    int fma;        /* the FMA rows apply (see tio_cmp_fma_usable) */
+    float inv;      /* 1 / scale in float32 */
+    int pow2;       /* scale = 2**e, |e| <= 100: the float32 product by 1/scale is exact (quant.c's pow2 kind) */
+    int32_t lo, hi; /* codes at a limit: hi, and lo for signed types (lo = INT32_MIN otherwise: never met) */
+    int64_t strides[3];
+} tio_side;
+
+typedef struct {
+    tio_side ref, test;
+    int64_t shape[3];
+    int64_t pieces; /* work items per row (row mode) */
+    int64_t piece;  /* elements per piece */
+    int threads;
+    int rowmode;    /* 1: rows along inner; 0: inner == 1, rows along channels */
+    double *out;
+} tio_cmp_job;
+
+static int tio_cmp_contiguous(const tio_side *s, int64_t step)
+{
+    static const int64_t size[4] = {1, 1, 2, 2};
+    return step == (s->type == TIO_F32 ? 4 : size[s->type]);
+}
+
+/* Codes within 2**16 of the zero point, 2**-100 <= scale < 2**101, and an FMA unit: the float32 product
+ * by 1/scale and one FMA correction (tio_div_by_inverse, proven equal to the float32 division by
+ * tools/prove_dequantize.c; quant.c's "fma" kind). Picked at run time on x86-64 (AVX2 + FMA). */
+#if defined(TIO_X86_DISPATCH)
+#define TIO_CMP_FMA_ATTR __attribute__((target("avx2,fma")))
+#define TIO_CMP_FMA 1
+static int tio_cmp_fma_usable(void) { return tio_cpu_avx2_fma(); }
+#elif defined(__aarch64__) || defined(__FMA__)
+#define TIO_CMP_FMA_ATTR
+#define TIO_CMP_FMA 1
+static int tio_cmp_fma_usable(void) { return tio_simd_on(); }
+#else
+static int tio_cmp_fma_usable(void) { return 0; }
+#endif
+
+#if defined(TIO_CMP_FMA)
+#define TIO_CMP_LOAD_FMA(NAME, T)                                                                          \
+    TIO_CMP_FMA_ATTR static int64_t NAME(float *restrict dst, const T *restrict q, int64_t n, const tio_side *s) \
+    {                                                                                                      \
+        const int32_t zp = s->zp, lo = s->lo, hi = s->hi;                                                  \
+        const float b = s->scale, y = s->inv;                                                              \
+        int32_t at = 0;                                                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                                  \
+            int32_t v = (int32_t)q[i];                                                                     \
+            dst[i] = tio_div_by_inverse((float)(v - zp), b, y);                                            \
+            at += (v == hi) | (v == lo);                                                                   \
+        }                                                                                                  \
+        return at;                                                                                         \
+    }
+TIO_CMP_LOAD_FMA(tio_cmp_fma_u8, uint8_t)
+TIO_CMP_LOAD_FMA(tio_cmp_fma_i8, int8_t)
+TIO_CMP_LOAD_FMA(tio_cmp_fma_u16, uint16_t)
+TIO_CMP_LOAD_FMA(tio_cmp_fma_i16, int16_t)
+#define TIO_CMP_FMA_CALL(NAME, T)                                                                          \
+    if (step == (int64_t)sizeof(T) && s->fma)                                                              \
+        return NAME(dst, (const T *)src, n, s);
+#else
+#define TIO_CMP_FMA_CALL(NAME, T)
+#endif
+
+/* Real values of n elements of `s` from byte offset `at`, `step` bytes apart, into dst (or a pointer to
+ * the source itself when it is contiguous float32); the number of codes at a limit into *limits. */
+#define TIO_CMP_LOAD(NAME, T, FMA_ROW)                                                                     \
+    TIO_CMP_CLONES static int64_t NAME(float *restrict dst, const char *restrict src, int64_t n, int64_t step,  \
+                                   const tio_side *s)                                                      \
+    {                                                                                                      \
+        TIO_CMP_FMA_CALL(FMA_ROW, T)                                                                       \
+        const int32_t zp = s->zp, lo = s->lo, hi = s->hi;                                                  \
+        const double inverse = s->inverse;                                                                 \
+        int32_t at = 0;                                                                                    \
+        if (step == (int64_t)sizeof(T) && s->pow2) { /* exact in float32 */                               \
+            const T *restrict q = (const T *)src;                                                          \
+            const float inv = (float)inverse;                                                              \
+            for (int64_t i = 0; i < n; i++) {                                                              \
+                int32_t v = (int32_t)q[i];                                                                 \
+                dst[i] = (float)(v - zp) * inv;                                                            \
+                at += (v == hi) | (v == lo);                                                               \
+            }                                                                                              \
+        } else if (step == (int64_t)sizeof(T) && !s->count) {                                              \
+            const T *restrict q = (const T *)src;                                                          \
+            for (int64_t i = 0; i < n; i++)                                                                \
+                dst[i] = (float)((double)((int32_t)q[i] - zp) * inverse);                                  \
+        } else if (step == (int64_t)sizeof(T)) {                                                           \
+            const T *restrict q = (const T *)src;                                                          \
+            for (int64_t i = 0; i < n; i++) {                                                              \
+                int32_t v = (int32_t)q[i];                                                                 \
+                dst[i] = (float)((double)(v - zp) * inverse);                                                          \
+                at += (v == hi) | (v == lo);                                                               \
+            }                                                                                              \
+        } else {                                                                                           \
+            for (int64_t i = 0; i < n; i++) {                                                              \
+                int32_t v = (int32_t) * (const T *)(src + i * step);                                       \
+                dst[i] = (float)((double)(v - zp) * inverse);                                                          \
+                at += (v == hi) | (v == lo);                                                               \
+            }                                                                                              \
+        }                                                                                                  \
+        return at;                                                                                         \
+    }
+
+TIO_CMP_LOAD(tio_cmp_u8, uint8_t, tio_cmp_fma_u8)
+TIO_CMP_LOAD(tio_cmp_i8, int8_t, tio_cmp_fma_i8)
+TIO_CMP_LOAD(tio_cmp_u16, uint16_t, tio_cmp_fma_u16)
+TIO_CMP_LOAD(tio_cmp_i16, int16_t, tio_cmp_fma_i16)
+
+static const float *tio_cmp_values(float *buf, const char *src, int64_t n, int64_t step, const tio_side *s,
+                                   int64_t *limits)
+{
+    switch (s->type) {
+    case TIO_U8: *limits += tio_cmp_u8(buf, src, n, step, s); return buf;
+    case TIO_I8: *limits += tio_cmp_i8(buf, src, n, step, s); return buf;
+    case TIO_U16: *limits += tio_cmp_u16(buf, src, n, step, s); return buf;
+    case TIO_I16: *limits += tio_cmp_i16(buf, src, n, step, s); return buf;
+    default:
+        if (step == 4)
+            return (const float *)src;
+        for (int64_t i = 0; i < n; i++)
+            memcpy(buf + i, src + i * step, 4);
+        return buf;
+    }
+}
+
+/* The lane sums of one row: v[k] = 8 lanes of err2, ref2, test2, cross, abs, max (GCC vector extensions:
+ * 4 AVX2 or 8 AVX-512 or NEON registers' worth, held in registers across a chunk). */
+typedef double tio_v8d __attribute__((vector_size(64)));
+typedef float tio_v8f __attribute__((vector_size(32)));
+typedef int64_t tio_v8l __attribute__((vector_size(64)));
+typedef struct {
+    tio_v8d v[6];
+} tio_lanes;
+
+TIO_CMP_CLONES static void tio_cmp_row(tio_lanes *restrict acc, const float *restrict r, const float *restrict t,
+                                       int64_t n)
+{
+    tio_v8d e2 = acc->v[0], r2 = acc->v[1], t2 = acc->v[2], rt = acc->v[3], ab = acc->v[4], mx = acc->v[5];
+    const tio_v8l magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,
+                               INT64_MAX};
+    tio_v8d e2b = {0}, r2b = {0}, t2b = {0}, rtb = {0}, abb = {0}, mxb = mx; /* a second set: 2 chains */
+    int64_t i = 0;
+#define TIO_CMP_STEP(E2, R2, T2, RT, AB, MX, at)                                                           \
+    {                                                                                                      \
+        tio_v8f fa, fb;                                                                                    \
+        memcpy(&fa, r + (at), sizeof fa);                                                                  \
+        memcpy(&fb, t + (at), sizeof fb);                                                                  \
+        tio_v8d a = __builtin_convertvector(fa, tio_v8d), b = __builtin_convertvector(fb, tio_v8d), d = a - b; \
+        tio_v8d e = (tio_v8d)((tio_v8l)d & magnitude);                                                     \
+        E2 += d * d;                                                                                       \
+        R2 += a * a;                                                                                       \
+        T2 += b * b;                                                                                       \
+        RT += a * b;                                                                                       \
+        AB += e;                                                                                           \
+        tio_v8l more = e > MX; /* NaN: false, the max stays */                                             \
+        MX = (tio_v8d)(((tio_v8l)e & more) | ((tio_v8l)MX & ~more));                                      \
+    }
+    for (; i + 2 * TIO_CMP_LANES <= n; i += 2 * TIO_CMP_LANES) {
+        TIO_CMP_STEP(e2, r2, t2, rt, ab, mx, i)
+        TIO_CMP_STEP(e2b, r2b, t2b, rtb, abb, mxb, i + TIO_CMP_LANES)
+    }
+    for (; i + TIO_CMP_LANES <= n; i += TIO_CMP_LANES)
+        TIO_CMP_STEP(e2, r2, t2, rt, ab, mx, i)
+#undef TIO_CMP_STEP
+    e2 += e2b, r2 += r2b, t2 += t2b, rt += rtb, ab += abb;
+    {
+        tio_v8l more = mxb > mx;
+        mx = (tio_v8d)(((tio_v8l)mxb & more) | ((tio_v8l)mx & ~more));
+    }
+    acc->v[0] = e2, acc->v[1] = r2, acc->v[2] = t2, acc->v[3] = rt, acc->v[4] = ab, acc->v[5] = mx;
+    for (int j = 0; i < n; i++, j++) { /* the tail: lanes 0.. in order */
+        double a = (double)r[i], b = (double)t[i], d = a - b, e = fabs(d);
+        acc->v[0][j] += d * d;
+        acc->v[1][j] += a * a;
+        acc->v[2][j] += b * b;
+        acc->v[3][j] += a * b;
+        acc->v[4][j] += e;
+        acc->v[5][j] = e > acc->v[5][j] ? e : acc->v[5][j];
+    }
+}
+
+/* Elementwise into per-channel sums (rows along the channels). */
+TIO_CMP_CLONES static void tio_cmp_channels(double *restrict sums, int64_t c, int64_t at, const float *restrict r,
+                                        const float *restrict t, int64_t n)
+{
+    double *restrict s0 = sums + at, *restrict s1 = sums + c + at, *restrict s2 = sums + 2 * c + at;
+    double *restrict s3 = sums + 3 * c + at, *restrict s4 = sums + 4 * c + at, *restrict s5 = sums + 5 * c + at;
+    for (int64_t i = 0; i < n; i++) {
+        double a = (double)r[i], b = (double)t[i], d = a - b, e = fabs(d);
+        s0[i] += d * d;
+        s1[i] += a * a;
+        s2[i] += b * b;
+        s3[i] += a * b;
+        s4[i] += e;
+        s5[i] = e > s5[i] ? e : s5[i];
+    }
+}
+
+static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double *sums)
+{
+    float rbuf[TIO_CMP_CHUNK], tbuf[TIO_CMP_CHUNK];
+    const tio_side *R = &job->ref, *T = &job->test;
+    const int64_t c = job->shape[1], n = job->shape[2];
+    int64_t limits = 0, ignored = 0;
+    if (job->rowmode) {
+        for (int64_t item = lo; item < hi; item++) {
+            /* piece-major: every channel's piece before the next piece, so that a side whose channels
+             * are interleaved (an NHWC golden read as NCHW) is read from the cache C times, not memory */
+            int64_t ch = item % c, piece = (item / c) % job->pieces, i = item / c / job->pieces;
+            int64_t start = piece * job->piece, stop = start + job->piece < n ? start + job->piece : n;
+            const char *rp = R->base + i * R->strides[0] + ch * R->strides[1];
+            const char *tp = T->base + i * T->strides[0] + ch * T->strides[1];
+            tio_lanes acc;
+            memset(&acc, 0, sizeof acc);
+            for (int64_t k = start; k < stop; k += TIO_CMP_CHUNK) {
+                int64_t m = stop - k < TIO_CMP_CHUNK ? stop - k : TIO_CMP_CHUNK;
+                const float *a = tio_cmp_values(rbuf, rp + k * R->strides[2], m, R->strides[2], R, &ignored);
+                const float *b = tio_cmp_values(tbuf, tp + k * T->strides[2], m, T->strides[2], T, &limits);
+                tio_cmp_row(&acc, a, b, m);
+            }
+            for (int s = 0; s < 5; s++) {
+                double total = 0.0;
+                for (int j = 0; j < TIO_CMP_LANES; j++)
+                    total += acc.v[s][j];
+                sums[s * c + ch] += total;
+            }
+            double mx = sums[5 * c + ch];
+            for (int j = 0; j < TIO_CMP_LANES; j++)
+                mx = acc.v[5][j] > mx ? acc.v[5][j] : mx;
+            sums[5 * c + ch] = mx;
+        }
+    } else {
+        for (int64_t i = lo; i < hi; i++) {
+            const char *rp = R->base + i * R->strides[0], *tp = T->base + i * T->strides[0];
+            for (int64_t k = 0; k < c; k += TIO_CMP_CHUNK) {
+                int64_t m = c - k < TIO_CMP_CHUNK ? c - k : TIO_CMP_CHUNK;
+                const float *a = tio_cmp_values(rbuf, rp + k * R->strides[1], m, R->strides[1], R, &ignored);
+                const float *b = tio_cmp_values(tbuf, tp + k * T->strides[1], m, T->strides[1], T, &limits);
+                tio_cmp_channels(sums, c, k, a, b, m);
+            }
+        }
+    }
+    sums[6 * c] += (double)limits;
+}
+
+/* threads.c runs items 0 .. threads-1 (one per output block), all in this thread when it is not worth more */
+static void tio_cmp_range(void *ctx, int64_t lo, int64_t hi)
+{
+    const tio_cmp_job *job = (const tio_cmp_job *)ctx;
+    int64_t items = job->rowmode ? job->shape[0] * job->shape[1] * job->pieces : job->shape[0];
+    for (int64_t t = lo; t < hi; t++)
+        tio_cmp_slab(job, items * t / job->threads, items * (t + 1) / job->threads,
+                     job->out + t * (6 * job->shape[1] + 1));
+}
+
+static int tio_cmp_side(tio_side *s, const void *base, int type, float scale, int64_t zero_point,
+                        const int64_t *strides)
+{
+    static const int32_t lo[4] = {INT32_MIN, -128, INT32_MIN, -32768}, hi[4] = {255, 127, 65535, 32767};
+    s->base = (const char *)base;
+    s->type = type;
+    s->scale = scale;
+    s->inverse = 1.0 / (double)scale;
+    memcpy(s->strides, strides, sizeof s->strides);
+    if (type == TIO_F32) {
+        s->zp = 0;
+        s->pow2 = s->fma = 0;
+        s->lo = s->hi = INT32_MIN;
+        return 0;
+    }
+    if (type < TIO_U8 || type > TIO_I16 || !(scale > 0.0f) || zero_point > ((int64_t)1 << 23)
+        || zero_point < -((int64_t)1 << 23))
+        return -1;
+    s->zp = (int32_t)zero_point;
+    s->count = 1;
+    int e = 0;
+    double mantissa = frexp((double)scale, &e);
+    s->pow2 = mantissa == 0.5 && e >= -99 && e <= 101;
+    s->inv = 1.0f / scale;
+    int64_t below = zero_point - (type == TIO_I8 ? -128 : type == TIO_I16 ? -32768 : 0);
+    int64_t above = (int64_t)hi[type] - zero_point;
+    s->fma = !s->pow2 && e >= -99 && e <= 101 && below <= TIO_DIV_FMA_MAX_ABS && below >= -TIO_DIV_FMA_MAX_ABS
+             && above <= TIO_DIV_FMA_MAX_ABS && above >= -TIO_DIV_FMA_MAX_ABS && tio_cmp_fma_usable();
+    s->lo = lo[type];
+    s->hi = hi[type];
+    return 0;
+}
+
+int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero_point, const int64_t *ref_strides,
+                const void *test, int test_type, float test_scale, int64_t test_zero_point,
+                const int64_t *test_strides, const int64_t *shape, double *out, int threads)
+{
+    tio_cmp_job job;
+    if (tio_cmp_side(&job.ref, ref, ref_type, ref_scale, ref_zero_point, ref_strides) != 0
+        || tio_cmp_side(&job.test, test, test_type, test_scale, test_zero_point, test_strides) != 0)
+        return -1;
+    job.ref.count = 0; /* only the test's codes at a limit are counted */
+    memcpy(job.shape, shape, sizeof job.shape);
+    if (shape[0] < 0 || shape[1] < 1 || shape[2] < 0)
+        return -1;
+    if (threads < 1)
+        threads = 1;
+    job.rowmode = shape[2] != 1;
+    /* pieces of a row: long when both sides' rows are contiguous, short enough for the other channels'
+     * pieces to stay in the cache when one side's elements are apart */
+    int dense = tio_cmp_contiguous(&job.ref, ref_strides[2]) && tio_cmp_contiguous(&job.test, test_strides[2]);
+    job.piece = dense ? TIO_CMP_PIECE : TIO_CMP_TILE;
+    job.pieces = job.rowmode ? (shape[2] + job.piece - 1) / job.piece : 1;
+    job.threads = threads;
+    job.out = out;
+    int64_t items = job.rowmode ? shape[0] * shape[1] * job.pieces : shape[0];
+    if (items == 0)
+        return 0;
+    int64_t bytes = shape[0] * shape[1] * shape[2] * (int64_t)(4 + 4); /* as much work as moving 8 B/element */
+    tio_parallel(tio_cmp_range, &job, threads, threads, bytes);
+    return 0;
+}
