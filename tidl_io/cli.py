@@ -107,15 +107,16 @@ def _read(reader: Callable[[Path], T], path: Path) -> T:
         raise _Fail(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _items(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor | Network]]:
-    """Each descriptor and net of the PATH arguments (files; folders: each io file, then its
-    net), in order. A file that fails is reported on ``err`` in one line, appended to
-    ``failures`` and skipped."""
+def _each(paths: Sequence[str], failures: list[str], err: TextIO, load: Callable[[Path], T],
+          nets: bool) -> Iterator[tuple[Path, T]]:
+    """``load`` of each file the PATH arguments name (files; folders: each io file, then its net
+    when ``nets``), in order. A file or folder that fails is reported on ``err`` in one line,
+    appended to ``failures`` and skipped."""
     for path in paths:
         try:
-            for target in _targets(path, nets=True):
+            for target in _targets(path, nets=nets):
                 try:
-                    item = _load_any(target)
+                    item = load(target)
                 except _Fail as exc:
                     failures.append(str(exc))
                     print(f"tidl-io: error: {exc}", file=err)
@@ -126,22 +127,14 @@ def _items(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[t
             print(f"tidl-io: error: {exc}", file=err)
 
 
+def _items(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor | Network]]:
+    """Each descriptor and net of the PATH arguments, in order (see :func:`_each`)."""
+    return _each(paths, failures, err, _load_any, nets=True)
+
+
 def _descriptors(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor]]:
-    """Each descriptor of the PATH arguments (files, artifacts folders), in order. A file or
-    folder that fails is reported on ``err`` in one line, appended to ``failures`` and skipped."""
-    for path in paths:
-        try:
-            for target in _targets(path):
-                try:
-                    desc = _load(target)
-                except _Fail as exc:
-                    failures.append(str(exc))
-                    print(f"tidl-io: error: {exc}", file=err)
-                    continue
-                yield target, desc
-        except _Fail as exc:
-            failures.append(str(exc))
-            print(f"tidl-io: error: {exc}", file=err)
+    """Each descriptor of the PATH arguments (files, artifacts folders), in order (see :func:`_each`)."""
+    return _each(paths, failures, err, _load, nets=False)
 
 
 def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -13,16 +13,16 @@ schema, and the tracemalloc peak of one ``load_net`` against the file size. Targ
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench_parse import median_time  # the same timing rule as the io-descriptor benchmark
 
 from tidl_io.net import load_net
 from tidl_io.net._build import build_net
@@ -30,14 +30,6 @@ from tidl_io.net._build import build_net
 REAL = ROOT.parent / "shared" / "realdata" / "net" / "bbai64-deeplabv3-mnv2-8.2" / "201_tidl_net.bin"
 
 
-def median_time(fn, repeat: int, number: int = 1) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
 
 
 def stand_in(folder: Path) -> Path:
