@@ -85,7 +85,8 @@ def zero_dce_case(golden_extra: None, realdata: Path, tmp_path_factory: pytest.T
         if d == SPOILED:  # the channel with the most energy is set to the zero point: real 0
             spoiled_channel = int(np.argmax(np.sum(ref.astype(np.float64) ** 2, axis=(0, 2, 3))))
             codes[:, spoiled_channel] = layer.zero_point
-        codes.tofile(traces / _name(layer))
+        # a dense trace is the layer's buffer in its own order: (N, H, W, C) for an NHWC data layer
+        (codes.transpose(0, 2, 3, 1) if layer.layout == "NHWC" else codes).tofile(traces / _name(layer))
         if d != 1:
             expected[d] = _expected(ref, codes, layer)
     return {"art": art, "net": net, "tmp": tmp, "traces": traces, "expected": expected, "model": model,

@@ -59,14 +59,15 @@ def build(work: Path, layers: int) -> tuple[tidl_io.Network, Path, Path, Path, P
         else:
             info = np.iinfo(layer.dtype)
             q = rng.integers(info.min, info.max + 1, size=layer.shape, dtype=layer.dtype)
-        q.tofile(ref / name)
+        order = (0, 2, 3, 1) if layer.layout == "NHWC" else (0, 1, 2, 3)  # a dense trace in the buffer's order
+        q.transpose(order).tofile(ref / name)
         golden[layer.name] = np.ascontiguousarray(
             (q.astype(np.float32) / np.float32(layer.scale or 1)).transpose(0, 2, 3, 1))
         q.reshape(-1)[::97] = 0
-        q.tofile(test / name)
+        q.transpose(order).tofile(test / name)
         real = q.astype(np.float32) if layer.dtype.kind == "f" else \
             (q.astype(np.float32) - np.float32(layer.zero_point)) / np.float32(layer.scale)
-        real.tofile(floats / name.replace(".y", "_float.bin"))
+        real.transpose(order).tofile(floats / name.replace(".y", "_float.bin"))
         done += 1
     np.savez(work / "golden.npz", **golden)
     return net, test, ref, floats, work / "golden.npz"

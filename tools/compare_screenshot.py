@@ -59,6 +59,8 @@ def make_case(work: Path) -> tuple[Path, Path]:
         if layer.data_id == SPOILED:
             codes[:, CHANNEL] = layer.zero_point
         n, c, h, w = layer.shape
+        if layer.layout == "NHWC":  # a dense trace is the buffer in its own order (tidl_io.trace.load)
+            codes = codes.transpose(0, 2, 3, 1)
         codes.tofile(traces / f"tidl_trace_subgraph_0_{layer.data_id:04d}_{n:04d}_0001_00001_{c:05d}_{w:06d}x{h:05d}.y")
     return traces, work / "golden.npz"
 
