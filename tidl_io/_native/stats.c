@@ -435,6 +435,31 @@ TIO_CMP_CLONES static void tio_icmp_channels(int64_t *restrict sums, int64_t c, 
     }
 }
 
+/* both rows contiguous: the sums straight from the codes (no buffer), n <= TIO_ICMP_CHUNK; sum (x - y)^2 is
+ * taken as sum x^2 + sum y^2 - 2 sum x*y (exact in integers), the number of test codes at a limit returned */
+#define TIO_ICMP_DIRECT(NAME, T)                                                                           \
+    TIO_CMP_CLONES static int32_t NAME(int64_t *restrict acc, const T *restrict r, const T *restrict t, int64_t n, \
+                                       int32_t zp, int32_t lo, int32_t hi)                                 \
+    {                                                                                                      \
+        int32_t x2 = 0, y2 = 0, xy = 0, ab = 0, mx = 0, at = 0;                                            \
+        for (int64_t i = 0; i < n; i++) {                                                                  \
+            int16_t v = (int16_t)t[i];                                                                     \
+            int16_t a = (int16_t)((int16_t)r[i] - zp), b = (int16_t)(v - zp), d = (int16_t)(a - b);       \
+            int16_t e = (int16_t)(d < 0 ? -d : d);                                                         \
+            x2 += (int32_t)a * a;                                                                          \
+            y2 += (int32_t)b * b;                                                                          \
+            xy += (int32_t)a * b;                                                                          \
+            ab += e;                                                                                       \
+            mx = e > mx ? e : mx;                                                                          \
+            at += (v == hi) | (v == lo);                                                                   \
+        }                                                                                                  \
+        acc[0] += (int64_t)x2 + y2 - 2 * (int64_t)xy, acc[1] += x2, acc[2] += y2, acc[3] += xy, acc[4] += ab; \
+        acc[5] = mx > acc[5] ? mx : acc[5];                                                                \
+        return at;                                                                                         \
+    }
+TIO_ICMP_DIRECT(tio_icmp_direct_u8, uint8_t)
+TIO_ICMP_DIRECT(tio_icmp_direct_i8, int8_t)
+
 typedef struct {
     const char *ref, *test;
     int type;
@@ -465,6 +490,14 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
             int64_t acc[6] = {0, 0, 0, 0, 0, 0};
             for (int64_t k = start; k < stop; k += TIO_ICMP_CHUNK) {
                 int64_t m = stop - k < TIO_ICMP_CHUNK ? stop - k : TIO_ICMP_CHUNK;
+                if (job->rs[2] == 1 && job->ts[2] == 1) {
+                    limits += job->type == TIO_U8
+                                  ? tio_icmp_direct_u8(acc, (const uint8_t *)rp + k, (const uint8_t *)tp + k, m,
+                                                       job->zp, job->lo, job->hi)
+                                  : tio_icmp_direct_i8(acc, (const int8_t *)rp + k, (const int8_t *)tp + k, m,
+                                                       job->zp, job->lo, job->hi);
+                    continue;
+                }
                 tio_icmp_load(xbuf, rp + k * job->rs[2], m, job->rs[2], job);
                 limits += tio_icmp_load(ybuf, tp + k * job->ts[2], m, job->ts[2], job);
                 tio_icmp_row(acc, xbuf, ybuf, m);
