@@ -4,6 +4,7 @@ written out here in float64."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -181,6 +182,10 @@ def _sums(ref: M.Source, test: M.Source, axis: int) -> M.Accumulator:
 
 def _check_sums(ref: M.Source, test: M.Source, axis: int = 1) -> M.Accumulator:
     acc = _sums(ref, test, axis)
+    if M._integer_route(ref, test) is not None:  # both 8-bit codes of one quantization
+        assert isinstance(ref, M.Quantized) and isinstance(test, M.Quantized)
+        _check_integer(acc, ref, test, axis)
+        return acc
     exact, mags, big, n = _oracle(ref, test, axis)
     bound = max(n, 1) * 2.0 ** -52
     assert np.all(np.abs(acc._sums - exact[:4]) <= mags[:4] * bound), (acc._sums - exact[:4], mags[:4] * bound)
@@ -191,6 +196,101 @@ def _check_sums(ref: M.Source, test: M.Source, axis: int = 1) -> M.Accumulator:
         limit = np.count_nonzero(test.codes == info.max) + (np.count_nonzero(test.codes == info.min) if info.min else 0)
         assert acc._at_limit == limit and acc._codes == test.codes.size
     return acc
+
+
+# ---- the integer route (both sides 8-bit codes of one scale and zero point) ---------------------------
+# Oracles: the integer sums from literal Python-int loops over the centred codes, exactly; the real
+# sums from fractions.Fraction of the exact values (q - zp) / scale (scale: its float32), within
+# 2**-50 relative (each total is an exact integer rounded once to float64, then divided once by
+# scale**2 or scale, and mean_abs once more by the count: 3 roundings of 2**-53, and 2**-50 > 3 * 2**-53
+# with room); and the float path's sums of the float32-dequantized values within 1e-6 relative of
+# their magnitudes (each float32 value is within 2**-24 relative of the exact one).
+
+def _check_integer(acc: M.Accumulator, ref: M.Quantized, test: M.Quantized, axis: int) -> None:
+    zp, c = ref.zero_point, M._shape(ref)[axis]
+    x, y = (np.moveaxis(q.codes, axis, 0).reshape(c, -1).tolist() for q in (ref, test))
+    want = np.zeros((6, c), np.int64)
+    for ch in range(c):
+        xs, ys = [v - zp for v in x[ch]], [v - zp for v in y[ch]]
+        ds = [a - b for a, b in zip(xs, ys)]
+        want[:, ch] = [sum(d * d for d in ds), sum(a * a for a in xs), sum(b * b for b in ys),
+                       sum(a * b for a, b in zip(xs, ys)), sum(abs(d) for d in ds), max(map(abs, ds), default=0)]
+    assert np.array_equal(acc._int, want), (acc._int, want)
+    info = np.iinfo(test.codes.dtype)
+    limit = np.count_nonzero(test.codes == info.max) + (np.count_nonzero(test.codes == info.min) if info.min else 0)
+    assert acc._at_limit == limit and acc._codes == test.codes.size
+    if not test.codes.size:
+        return
+    s = Fraction(float(np.float32(ref.scale)))
+    _, total, m, totals = acc._integer_totals()
+    for k in range(4):  # exact-real layer totals
+        exact = Fraction(int(want[k].sum())) / (s * s)
+        assert abs(Fraction(totals[k]) - exact) <= abs(exact) * Fraction(1, 2 ** 50), k
+    assert abs(Fraction(total) - Fraction(int(want[4].sum())) / s) <= Fraction(int(want[4].sum())) / s / 2 ** 50
+    assert m == float(Fraction(int(want[5].max())) / s)  # one rounding of an exact quotient
+    r = acc.result()
+    mean = Fraction(int(want[4].sum())) / s / test.codes.size
+    assert abs(Fraction(r.mean_abs) - mean) <= mean / 2 ** 50
+    exact_f, mags, big, _ = _oracle(ref, test, axis)  # the float32-dequantized values' sums
+    per = acc._integer_totals()[0]
+    assert np.all(np.abs(per - exact_f[:4]) <= mags[:4] * 1e-6 + 1e-300)
+    assert abs(r.max_abs - big) <= big * 1e-6
+
+
+def test_integer_route_native_equals_numpy() -> None:
+    """The native int64 kernel against the NumPy int64 route, exactly: rows, pieces > 64 K, NHWC
+    (inner == 1), strided and reversed views, both dtypes at their zero-point extremes."""
+    from tidl_io import _native
+
+    if _native.LIB is None:
+        pytest.skip(f"native kernels unavailable: {_native.REASON}")
+    rng = np.random.default_rng(21)
+    for dtype in (np.uint8, np.int8):
+        info = np.iinfo(dtype)
+        for shape in ((2, 3, 70_001), (5000, 7, 1), (3, 1100, 1), (1, 2, 9)):
+            q = rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+            p = np.clip(q.astype(np.int64) + rng.integers(-3, 4, size=shape), info.min, info.max).astype(dtype)
+            for a, b in ((q, p), (q[:, ::-1, ::2], p[:, ::-1, ::2]), (q, p[::-1])):
+                for zp in (int(info.min), 0, int(info.max)):
+                    with _native.forced(True):
+                        native = _native.compare_codes(a, b, zp)
+                    assert native is not None
+                    numpy = M._integer_sums(a, b, zp)
+                    c = a.shape[1]
+                    got, want = native[:, :6 * c].reshape(-1, 6, c), numpy[:, :6 * c].reshape(-1, 6, c)
+                    assert np.array_equal(got[:, :5].sum(axis=0), want[0, :5])
+                    assert np.array_equal(got[:, 5].max(axis=0), want[0, 5])
+                    assert native[:, 6 * c].sum() == numpy[0, 6 * c]
+    assert _native.compare_codes(q, p, 128) is None  # zero point outside int8: not handled
+
+
+def test_integer_route_dispatch_and_flush(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only 8-bit codes of one dtype, scale (as float32) and zero point take it; a new scale, or
+    int64's element limit, moves the integer sums into the float64 ones (same metrics)."""
+    rng = np.random.default_rng(22)
+    q = rng.integers(0, 256, size=(4, 3, 50)).astype(np.uint8)
+    p = rng.integers(0, 256, size=(4, 3, 50)).astype(np.uint8)
+    Q = M.Quantized
+    assert M._integer_route(Q(q, 0.37, 3), Q(p, float(np.float32(0.37)), 3)) is not None
+    for other in (Q(p, 0.38, 3), Q(p, 0.37, 4), Q(p.astype(np.int8), 0.37, 3), Q(p.astype(np.int16), 0.37, 3),
+                  p.astype(np.float32)):
+        assert M._integer_route(Q(q, 0.37, 3), other) is None
+    assert M._integer_route(Q(q, 0.37, 300), Q(p, 0.37, 300)) is None  # zero point outside uint8
+    mixed = M.Accumulator(3)  # a new scale flushes the first one's sums
+    mixed.add(Q(q, 0.37, 3), Q(p, 0.37, 3))
+    mixed.add(Q(q, 0.5, 3), Q(p, 0.5, 3))
+    d = np.concatenate([(q.astype(np.int64) - p) / float(np.float32(0.37)), (q.astype(np.int64) - p) / 0.5])
+    assert math.isclose(mixed.result().mean_abs, float(np.mean(np.abs(d))), rel_tol=1e-13)
+    whole = M.compare_arrays(Q(q, 0.37, 3), Q(p, 0.37, 3))
+    monkeypatch.setattr(M, "_INT_LIMIT", 60)  # 50 elements per channel a frame: two overflow it
+    acc = M.Accumulator(3)
+    for i in range(4):
+        acc.add(Q(q[i:i + 1], 0.37, 3), Q(p[i:i + 1], 0.37, 3))
+    assert acc._int_rows == 50 and acc._sums.any()  # flushed three times
+    flushed = acc.result()
+    assert flushed.max_abs == whole.max_abs
+    for name in ("mean_abs", "snr_db", "cosine"):
+        assert math.isclose(getattr(flushed, name), getattr(whole, name), rel_tol=1e-13), name
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8])
@@ -253,6 +353,7 @@ def test_two_threads_big_layer() -> None:
     base = results[0]
     for acc in results[1:]:
         assert np.allclose(acc._sums, base._sums, rtol=1e-12, atol=0)
+        assert np.array_equal(acc._int, base._int) and acc._int.any()  # the integer route, exactly
         assert acc._max == base._max and acc._at_limit == base._at_limit
 
 
@@ -291,3 +392,4 @@ def test_dequantizing_rows_with_and_without_fma(simd: bool, dtype: type) -> None
     with _native.forced(True, simd=simd):
         for scale, zp in ((0.37, 3), (1 / 3, -5), (123.456, 0), (3.0e-5, 7)):
             _check_sums(M.Quantized(ref, scale, zp), M.Quantized(test, scale, zp), 1)
+            _check_sums(M.Quantized(ref, scale, zp), M.Quantized(test, scale, zp + 1), 1)  # 8-bit: the float rows

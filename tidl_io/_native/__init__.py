@@ -98,6 +98,7 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "tio_copy": (_INT, [_VP, _VP, _I64, _INT, _I64P, _I64P, _I64P, _INT]),
     "tio_square_inplace": (_INT, [_VP, _I64, _I64, _I64, _INT]),
     "tio_compare": (_INT, [_VP, _INT, _F32, _I64, _I64P, _VP, _INT, _F32, _I64, _I64P, _I64P, _VP, _INT]),  # stats.c
+    "tio_compare_codes": (_INT, [_VP, _I64P, _VP, _I64P, _INT, _I64, _I64P, _VP, _INT]),  # stats.c
 }
 
 
@@ -402,4 +403,27 @@ def compare_sums(ref: np.ndarray, ref_q: tuple[float, int] | None, test: np.ndar
     rs, ts = (ctypes.c_int64 * 3)(*ref.strides), (ctypes.c_int64 * 3)(*test.strides)
     status = lib.tio_compare(_address(ref), *sides[0], rs, _address(test), *sides[1], ts, shape,
                              out.ctypes.data, threads)
+    return out if status == 0 else None
+
+
+def compare_codes(ref: np.ndarray, test: np.ndarray, zero_point: int) -> np.ndarray | None:
+    """The comparison sums, exact in int64, of two (outer, channels, inner) arrays of 8-bit codes of one
+    dtype (any strides) with one zero point within the dtype's range, over the centred codes
+    ``q - zero_point``: a (blocks, 6 * channels + 1) int64 array to be summed over its blocks, laid out as
+    :func:`compare_sums`'s (max over the blocks for max); None when not handled."""
+    lib = active()
+    if (lib is None or ref.ndim != 3 or ref.shape != test.shape or ref.shape[1] < 1 or ref.dtype != test.dtype
+            or ref.dtype not in (np.dtype(np.uint8), np.dtype(np.int8))):
+        return None
+    info = np.iinfo(ref.dtype)
+    if not info.min <= zero_point <= info.max:
+        return None
+    threads = THREADS
+    out = np.zeros((threads, 6 * ref.shape[1] + 1), np.int64)
+    if ref.size == 0:
+        return out
+    shape = (ctypes.c_int64 * 3)(*ref.shape)
+    rs, ts = (ctypes.c_int64 * 3)(*ref.strides), (ctypes.c_int64 * 3)(*test.strides)
+    status = lib.tio_compare_codes(_address(ref), rs, _address(test), ts, _CODES[ref.dtype], int(zero_point),
+                                   shape, out.ctypes.data, threads)
     return out if status == 0 else None

@@ -360,3 +360,204 @@ int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero
     tio_parallel(tio_cmp_range, &job, threads, threads, bytes);
     return 0;
 }
+
+/* ---- The integer route: both sides 8-bit codes of one type, one scale and one zero point ----------
+ *
+ * The real values are (q - zp) / scale for both sides, so every sum is an integer sum over the centred
+ * codes x = a - zp, y = b - zp (|x|, |y| <= 255 for a zero point within the type's range) divided once
+ * by scale^2 (or by scale for sum |x - y| and max |x - y|): tio_compare_codes adds, per channel and
+ * exactly in int64, sum (x - y)^2, sum x^2, sum y^2, sum x*y, sum |x - y|, max |x - y| and the count of
+ * test codes at a limit. Each term is at most 255^2 = 65025, so the int64 sums are exact for fewer
+ * than 2^63 / 65025 ~ 1.4e14 elements per channel (the caller checks it). Within a chunk of
+ * TIO_ICMP_CHUNK elements the sums are int32 (1024 * 65025 < 2^31) over int16 values: the pattern that
+ * GCC turns into widening multiply-adds (pmaddwd on x86-64, smlal on aarch64). */
+
+#define TIO_ICMP_CHUNK 1024
+
+/* x = q - zp of n codes `step` bytes apart into dst; the number of codes at a limit (hi, or lo) */
+#define TIO_ICMP_LOAD(NAME, T)                                                                             \
+    TIO_CMP_CLONES static int32_t NAME(int16_t *restrict dst, const char *restrict src, int64_t n, int64_t step, \
+                                       int32_t zp, int32_t lo, int32_t hi)                                 \
+    {                                                                                                      \
+        int32_t at = 0;                                                                                    \
+        if (step == 1) {                                                                                   \
+            const T *restrict q = (const T *)src;                                                          \
+            for (int64_t i = 0; i < n; i++) {                                                              \
+                int32_t v = (int32_t)q[i];                                                                 \
+                dst[i] = (int16_t)(v - zp);                                                                \
+                at += (v == hi) | (v == lo);                                                               \
+            }                                                                                              \
+        } else {                                                                                           \
+            for (int64_t i = 0; i < n; i++) {                                                              \
+                int32_t v = (int32_t) * (const T *)(src + i * step);                                       \
+                dst[i] = (int16_t)(v - zp);                                                                \
+                at += (v == hi) | (v == lo);                                                               \
+            }                                                                                              \
+        }                                                                                                  \
+        return at;                                                                                         \
+    }
+TIO_ICMP_LOAD(tio_icmp_u8, uint8_t)
+TIO_ICMP_LOAD(tio_icmp_i8, int8_t)
+
+/* the six sums of n <= TIO_ICMP_CHUNK pairs into acc[0..5] (acc[5]: the max) */
+TIO_CMP_CLONES static void tio_icmp_row(int64_t *restrict acc, const int16_t *restrict x, const int16_t *restrict y,
+                                        int64_t n)
+{
+    int32_t e2 = 0, x2 = 0, y2 = 0, xy = 0, ab = 0, mx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int16_t a = x[i], b = y[i], d = (int16_t)(a - b);
+        int16_t e = (int16_t)(d < 0 ? -d : d);
+        e2 += (int32_t)d * d;
+        x2 += (int32_t)a * a;
+        y2 += (int32_t)b * b;
+        xy += (int32_t)a * b;
+        ab += e;
+        mx = e > mx ? e : mx;
+    }
+    acc[0] += e2, acc[1] += x2, acc[2] += y2, acc[3] += xy, acc[4] += ab;
+    acc[5] = mx > acc[5] ? mx : acc[5];
+}
+
+/* elementwise into per-channel sums (rows along the channels) */
+TIO_CMP_CLONES static void tio_icmp_channels(int64_t *restrict sums, int64_t c, int64_t at, const int16_t *restrict x,
+                                             const int16_t *restrict y, int64_t n)
+{
+    int64_t *restrict s0 = sums + at, *restrict s1 = sums + c + at, *restrict s2 = sums + 2 * c + at;
+    int64_t *restrict s3 = sums + 3 * c + at, *restrict s4 = sums + 4 * c + at, *restrict s5 = sums + 5 * c + at;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a = x[i], b = y[i], d = a - b, e = d < 0 ? -d : d;
+        s0[i] += d * d;
+        s1[i] += a * a;
+        s2[i] += b * b;
+        s3[i] += a * b;
+        s4[i] += e;
+        s5[i] = e > s5[i] ? e : s5[i];
+    }
+}
+
+/* both rows contiguous: the sums straight from the codes (no buffer), n <= TIO_ICMP_CHUNK; sum (x - y)^2 is
+ * taken as sum x^2 + sum y^2 - 2 sum x*y (exact in integers), the number of test codes at a limit returned */
+#define TIO_ICMP_DIRECT(NAME, T)                                                                           \
+    TIO_CMP_CLONES static int32_t NAME(int64_t *restrict acc, const T *restrict r, const T *restrict t, int64_t n, \
+                                       int32_t zp, int32_t lo, int32_t hi)                                 \
+    {                                                                                                      \
+        int32_t x2 = 0, y2 = 0, xy = 0, ab = 0, mx = 0, at = 0;                                            \
+        for (int64_t i = 0; i < n; i++) {                                                                  \
+            int16_t v = (int16_t)t[i];                                                                     \
+            int16_t a = (int16_t)((int16_t)r[i] - zp), b = (int16_t)(v - zp), d = (int16_t)(a - b);       \
+            int16_t e = (int16_t)(d < 0 ? -d : d);                                                         \
+            x2 += (int32_t)a * a;                                                                          \
+            y2 += (int32_t)b * b;                                                                          \
+            xy += (int32_t)a * b;                                                                          \
+            ab += e;                                                                                       \
+            mx = e > mx ? e : mx;                                                                          \
+            at += (v == hi) | (v == lo);                                                                   \
+        }                                                                                                  \
+        acc[0] += (int64_t)x2 + y2 - 2 * (int64_t)xy, acc[1] += x2, acc[2] += y2, acc[3] += xy, acc[4] += ab; \
+        acc[5] = mx > acc[5] ? mx : acc[5];                                                                \
+        return at;                                                                                         \
+    }
+TIO_ICMP_DIRECT(tio_icmp_direct_u8, uint8_t)
+TIO_ICMP_DIRECT(tio_icmp_direct_i8, int8_t)
+
+typedef struct {
+    const char *ref, *test;
+    int type;
+    int32_t zp, lo, hi;
+    int64_t rs[3], ts[3], shape[3];
+    int64_t pieces, piece;
+    int threads, rowmode;
+    int64_t *out;
+} tio_icmp_job;
+
+static int32_t tio_icmp_load(int16_t *dst, const char *src, int64_t n, int64_t step, const tio_icmp_job *job)
+{
+    return job->type == TIO_U8 ? tio_icmp_u8(dst, src, n, step, job->zp, job->lo, job->hi)
+                               : tio_icmp_i8(dst, src, n, step, job->zp, job->lo, job->hi);
+}
+
+static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64_t *sums)
+{
+    int16_t xbuf[TIO_ICMP_CHUNK], ybuf[TIO_ICMP_CHUNK];
+    const int64_t c = job->shape[1], n = job->shape[2];
+    int64_t limits = 0;
+    if (job->rowmode) {
+        for (int64_t item = lo; item < hi; item++) {
+            int64_t ch = item % c, piece = (item / c) % job->pieces, i = item / c / job->pieces;
+            int64_t start = piece * job->piece, stop = start + job->piece < n ? start + job->piece : n;
+            const char *rp = job->ref + i * job->rs[0] + ch * job->rs[1];
+            const char *tp = job->test + i * job->ts[0] + ch * job->ts[1];
+            int64_t acc[6] = {0, 0, 0, 0, 0, 0};
+            for (int64_t k = start; k < stop; k += TIO_ICMP_CHUNK) {
+                int64_t m = stop - k < TIO_ICMP_CHUNK ? stop - k : TIO_ICMP_CHUNK;
+                if (job->rs[2] == 1 && job->ts[2] == 1) {
+                    limits += job->type == TIO_U8
+                                  ? tio_icmp_direct_u8(acc, (const uint8_t *)rp + k, (const uint8_t *)tp + k, m,
+                                                       job->zp, job->lo, job->hi)
+                                  : tio_icmp_direct_i8(acc, (const int8_t *)rp + k, (const int8_t *)tp + k, m,
+                                                       job->zp, job->lo, job->hi);
+                    continue;
+                }
+                tio_icmp_load(xbuf, rp + k * job->rs[2], m, job->rs[2], job);
+                limits += tio_icmp_load(ybuf, tp + k * job->ts[2], m, job->ts[2], job);
+                tio_icmp_row(acc, xbuf, ybuf, m);
+            }
+            for (int s = 0; s < 5; s++)
+                sums[s * c + ch] += acc[s];
+            sums[5 * c + ch] = acc[5] > sums[5 * c + ch] ? acc[5] : sums[5 * c + ch];
+        }
+    } else {
+        for (int64_t i = lo; i < hi; i++) {
+            const char *rp = job->ref + i * job->rs[0], *tp = job->test + i * job->ts[0];
+            for (int64_t k = 0; k < c; k += TIO_ICMP_CHUNK) {
+                int64_t m = c - k < TIO_ICMP_CHUNK ? c - k : TIO_ICMP_CHUNK;
+                tio_icmp_load(xbuf, rp + k * job->rs[1], m, job->rs[1], job);
+                limits += tio_icmp_load(ybuf, tp + k * job->ts[1], m, job->ts[1], job);
+                tio_icmp_channels(sums, c, k, xbuf, ybuf, m);
+            }
+        }
+    }
+    sums[6 * c] += limits;
+}
+
+static void tio_icmp_range(void *ctx, int64_t lo, int64_t hi)
+{
+    const tio_icmp_job *job = (const tio_icmp_job *)ctx;
+    int64_t items = job->rowmode ? job->shape[0] * job->shape[1] * job->pieces : job->shape[0];
+    for (int64_t t = lo; t < hi; t++)
+        tio_icmp_slab(job, items * t / job->threads, items * (t + 1) / job->threads,
+                      job->out + t * (6 * job->shape[1] + 1));
+}
+
+int tio_compare_codes(const void *ref, const int64_t *ref_strides, const void *test, const int64_t *test_strides,
+                      int type, int64_t zero_point, const int64_t *shape, void *out, int threads)
+{
+    tio_icmp_job job;
+    if (type != TIO_U8 && type != TIO_I8)
+        return -1;
+    job.lo = type == TIO_I8 ? -128 : INT32_MIN;
+    job.hi = type == TIO_I8 ? 127 : 255;
+    if (zero_point < (type == TIO_I8 ? -128 : 0) || zero_point > job.hi)
+        return -1; /* |q - zp| <= 255 needs the zero point within the type's range */
+    if (shape[0] < 0 || shape[1] < 1 || shape[2] < 0)
+        return -1;
+    job.ref = (const char *)ref, job.test = (const char *)test;
+    job.type = type;
+    job.zp = (int32_t)zero_point;
+    memcpy(job.rs, ref_strides, sizeof job.rs);
+    memcpy(job.ts, test_strides, sizeof job.ts);
+    memcpy(job.shape, shape, sizeof job.shape);
+    if (threads < 1)
+        threads = 1;
+    job.rowmode = shape[2] != 1;
+    job.piece = ref_strides[2] == 1 && test_strides[2] == 1 ? TIO_CMP_PIECE : TIO_CMP_TILE;
+    job.pieces = job.rowmode ? (shape[2] + job.piece - 1) / job.piece : 1;
+    job.threads = threads;
+    job.out = (int64_t *)out;
+    int64_t items = job.rowmode ? shape[0] * shape[1] * job.pieces : shape[0];
+    if (items == 0)
+        return 0;
+    int64_t bytes = shape[0] * shape[1] * shape[2] * (int64_t)2; /* as much work as moving 2 B/element */
+    tio_parallel(tio_icmp_range, &job, threads, threads, bytes);
+    return 0;
+}

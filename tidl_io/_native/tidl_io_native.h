@@ -145,5 +145,11 @@ TIO_EXPORT int tio_compare(const void *ref, int ref_type, float ref_scale, int64
                            const int64_t *ref_strides, const void *test, int test_type, float test_scale,
                            int64_t test_zero_point, const int64_t *test_strides, const int64_t *shape,
                            double *out, int threads);
+/* stats.c: the same sums, exact in int64, of two arrays of 8-bit codes of one type (TIO_U8 or TIO_I8)
+ * with one zero point (within the type's range), over the centred codes q - zero_point: `threads`
+ * zeroed blocks of 6 * channels + 1 int64 at `out` (the real sums are these / scale^2, or / scale for abs, max) */
+TIO_EXPORT int tio_compare_codes(const void *ref, const int64_t *ref_strides, const void *test,
+                                 const int64_t *test_strides, int type, int64_t zero_point, const int64_t *shape,
+                                 void *out, int threads);
 
 #endif

@@ -22,6 +22,18 @@ either side) is used when loaded; the NumPy code, a cache-sized block at a time,
 reference and the fallback. Max, counts and saturation agree exactly; the sums differ only
 in the order of the float64 additions: each within n * 2**-52 of the sum of its |terms| for n
 terms (tests/test_trace_metrics.py checks both paths against ``math.fsum``).
+
+The integer route: when both sides are 8-bit codes of one dtype with one scale (as float32) and
+one zero point within the dtype's range (the same layer of two runs of a net: ``compare --ref``),
+every sum is an integer sum over the centred codes x = q - zero_point divided once by scale**2
+(by scale for sum |ref - test| and max |ref - test|). Those integer sums are exact in int64 (each
+term is at most 255**2, so they are exact for up to (2**63 - 1) // 255**2 ~ 1.4e14 elements per
+channel; beyond that the sums so far are turned into float64 and a new integer run starts). The
+metrics are then those of the EXACT real values (q - zero_point) / scale, not of their float32
+roundings that dequantize_codes gives: the same for a power-of-two scale, within a float32
+rounding per term (relative ~2**-24) otherwise. Each layer total is the exact integer total,
+rounded once to float64 and divided once (within 2**-51 relative of the exact real sum). The
+native kernel (``_native.compare_codes``) and the NumPy route (int64 einsum) give identical sums.
 """
 
 from __future__ import annotations
@@ -39,6 +51,47 @@ __all__ = ["Accumulator", "Metrics", "Quantized", "channel_snr_db", "compare_arr
            "saturated", "snr_db", "worst_channel"]
 
 _BLOCK = 1 << 16  # elements per block: three float32 blocks stay in a 1 MB cache
+_INT_TERM = 255 ** 2  # the largest |term| of an integer sum over 8-bit centred codes
+_INT_LIMIT = (2 ** 63 - 1) // _INT_TERM  # elements per channel whose integer sums are exact in int64
+
+
+def _integer_route(r3: Source, t3: Source) -> tuple[np.ndarray, np.ndarray, float, int] | None:
+    """(ref codes, test codes, float32 scale, zero point) when the integer route applies, else None."""
+    if not (isinstance(r3, Quantized) and isinstance(t3, Quantized)):
+        return None
+    a, b = r3.codes, t3.codes
+    if a.dtype != b.dtype or a.dtype not in (np.dtype(np.uint8), np.dtype(np.int8)):
+        return None
+    scale = float(np.float32(r3.scale))
+    if scale != float(np.float32(t3.scale)) or not 0 < scale < math.inf or r3.zero_point != t3.zero_point:
+        return None
+    info = np.iinfo(a.dtype)
+    zp = int(r3.zero_point)
+    if not info.min <= zp <= info.max:
+        return None
+    return a, b, scale, zp
+
+
+def _integer_sums(x: np.ndarray, y: np.ndarray, zp: int) -> np.ndarray:
+    """The NumPy integer route: ``_native.compare_codes``'s sums of (p, c, n) codes x, y as one
+    (1, 6 * c + 1) int64 block (exact: int64 einsum over int64 centred codes)."""
+    p, c, n = x.shape
+    out = np.zeros((1, 6 * c + 1), np.int64)
+    sums = out[0, :6 * c].reshape(6, c)
+    rows = max(1, _BLOCK // max(c * n, 1))
+    width = max(1, _BLOCK // c)
+    for i in range(0, p, rows):
+        for start in range(0, n, width):
+            a = x[i:i + rows, :, start:start + width].astype(np.int64) - zp
+            b = y[i:i + rows, :, start:start + width].astype(np.int64) - zp
+            d = a - b
+            for k, (u, v) in enumerate(((d, d), (a, a), (b, b), (a, b))):
+                sums[k] += np.einsum("ijk,ijk->j", u, v)
+            e = np.abs(d)
+            sums[4] += e.sum(axis=(0, 2))
+            np.maximum(sums[5], e.max(axis=(0, 2)), out=sums[5])
+    out[0, 6 * c] = _at_limit(y)
+    return out
 
 
 def _snr(signal: float, noise: float) -> float:
@@ -158,6 +211,9 @@ class Accumulator:
         self._codes = 0
         self._at_limit = 0
         self._buf: list[np.ndarray] = []
+        self._int = np.zeros((6, channels), np.int64)  # the integer route's sums (see the module text)
+        self._int_scale = 0.0  # their float32 scale (0: none yet)
+        self._int_rows = 0  # elements per channel in them
 
     def add(self, ref: Source, test: Source, axis: int = 1, saturation: bool = False) -> None:
         """Add a block: ``ref`` and ``test`` of one shape, channels on ``axis``; either may be
@@ -175,6 +231,8 @@ class Accumulator:
         if not math.prod(shape):  # nothing to add (and no empty max to take)
             return
         codes = t3.codes if saturation and isinstance(t3, Quantized) and t3.codes.dtype.kind in "iu" else None
+        if self._add_integer(r3, t3, codes is not None, p * n):
+            return
         if self._add_native(r3, t3, codes is not None):
             return
         if codes is not None:
@@ -199,6 +257,50 @@ class Accumulator:
             for start in range(0, p, rows):
                 k = min(rows, p - start)
                 self._block(r3, t3, (slice(start, start + k),), k * c * n, (k, c, n), slice(None))
+
+    def _add_integer(self, r3: Source, t3: Source, saturation: bool, rows: int) -> bool:
+        """The integer route's sums (native, else NumPy); False when it does not apply."""
+        route = _integer_route(r3, t3)
+        if route is None or rows > _INT_LIMIT:
+            return False
+        x, y, scale, zp = route
+        if scale != self._int_scale or self._int_rows + rows > _INT_LIMIT:
+            self._flush_integer()
+            self._int_scale = scale
+        out = _native.compare_codes(x, y, zp)
+        if out is None:
+            out = _integer_sums(x, y, zp)
+        c = self.channels
+        blocks = out[:, :6 * c].reshape(-1, 6, c)
+        self._int[:5] += blocks[:, :5].sum(axis=0)
+        np.maximum(self._int[5], blocks[:, 5].max(axis=0), out=self._int[5])
+        self._int_rows += rows
+        if saturation:
+            self._codes += y.size
+            self._at_limit += int(out[:, 6 * c].sum())
+        return True
+
+    def _integer_totals(self) -> tuple[np.ndarray, float, float, list[float]]:
+        """The integer route's (per-channel [err, ref, test, cross] as float64, abs total, max, and the
+        layer totals of err, ref, test, cross): each exact integer total rounded once, divided once."""
+        s = self._int_scale
+        if not s:
+            return np.zeros((4, self.channels)), 0.0, 0.0, [0.0] * 4
+        s2 = s * s  # exact: a float32 squared fits in float64
+        per = self._int[:4] / s2
+        totals = [float(sum(int(v) for v in self._int[k])) / s2 for k in range(4)]
+        return per, float(sum(int(v) for v in self._int[4])) / s, float(self._int[5].max()) / s, totals
+
+    def _flush_integer(self) -> None:
+        """Move the integer route's sums into the float64 ones (a new scale, or int64's limit)."""
+        if not self._int_scale:
+            return
+        per, total, m, _ = self._integer_totals()
+        self._sums += per
+        self._abs += total
+        self._max = max(self._max, m)
+        self._int[:] = 0
+        self._int_scale, self._int_rows = 0.0, 0
 
     def _add_native(self, r3: Source, t3: Source, saturation: bool) -> bool:
         """The sums from the native kernel; False when it does not handle these arrays."""
@@ -262,13 +364,15 @@ class Accumulator:
         self._at_limit += _at_limit(codes)
 
     def result(self) -> Metrics:
-        err, sig, tt, rt = (math.fsum(float(v) for v in self._sums[i]) for i in range(4))
-        snrs = tuple(_snr(float(s), float(e)) for s, e in zip(self._sums[1], self._sums[0]))
+        per, total, m, totals = self._integer_totals()
+        err, sig, tt, rt = (math.fsum(float(v) for v in self._sums[i]) + totals[i] for i in range(4))
+        sums = self._sums + per
+        snrs = tuple(_snr(float(s), float(e)) for s, e in zip(sums[1], sums[0]))
         worst = _worst(snrs)
         nan = math.nan
         return Metrics(
-            max_abs=nan if self._nan else self._max,
-            mean_abs=self._abs / self._count if self._count else nan,
+            max_abs=nan if self._nan else max(self._max, m),
+            mean_abs=(self._abs + total) / self._count if self._count else nan,
             snr_db=_snr(sig, err),
             cosine=_cosine(err, sig, tt, rt),
             channel_snr_db=snrs,
