@@ -10,7 +10,8 @@ NHWC as TFLite writes it). Then, best of --repeat runs, page cache warm:
   and dequantized), one after the other;
 - ``read+ref``: the same plus the reference's bytes (second traces, or the golden file);
 - ``compare``: :func:`tidl_io.trace.compare.compare_traces`, all layers, one at a time
-  (read, dequantize, orient the reference, metrics), no output formatting: ``.y`` traces
+  (read, dequantize, orient the reference, metrics), no output formatting and no histograms
+  (those are for ``--html`` alone, which the command computes only then): ``.y`` traces
   against the second set and against the golden, and the same traces as ``_float.bin``
   (what TI's debug_level 4 also writes) against the golden.
 
@@ -112,17 +113,17 @@ def main() -> int:
         t_load = best(load_all, args.repeat)
         t_read_ref = best(lambda: read(ref), args.repeat)
         t_read_golden = best(read_golden, args.repeat)
-        t_ref = best(lambda: compare_traces(traces, traces_lookup(load_traces(ref, net), "ref")), args.repeat)
+        t_ref = best(lambda: compare_traces(traces, traces_lookup(load_traces(ref, net), "ref"), histograms=False), args.repeat)
 
         def with_golden() -> None:
-            compare_traces(traces, golden_lookup(NpzArrays(golden), "golden"))
+            compare_traces(traces, golden_lookup(NpzArrays(golden), "golden"), histograms=False)
 
         t_gold = best(with_golden, args.repeat)
         float_traces = load_traces(floats, net)
         t_read_float = best(lambda: read(floats), args.repeat)
 
         def float_golden() -> None:
-            compare_traces(float_traces, golden_lookup(NpzArrays(golden), "golden"))
+            compare_traces(float_traces, golden_lookup(NpzArrays(golden), "golden"), histograms=False)
 
         t_float_gold = best(float_golden, args.repeat)
         print(f"{len(files)} layers, {nbytes / 1e6:.1f} MB of .y traces "

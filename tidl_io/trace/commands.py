@@ -158,7 +158,8 @@ def _traces_report(args: argparse.Namespace, min_snr: float) -> Any:
     else:
         tensors, describe = _golden_source(args)
         lookup = golden_lookup(tensors, describe, args.golden_layout)
-    return compare_traces(traces, lookup, min_snr_db=min_snr, test=f"traces in {args.traces} (net {Path(net.source).name})")
+    return compare_traces(traces, lookup, min_snr_db=min_snr, test=f"traces in {args.traces} (net {Path(net.source).name})",
+                          histograms=args.html is not None)
 
 
 def _calibration_report(args: argparse.Namespace, min_snr: float) -> Any:
@@ -173,7 +174,7 @@ def _calibration_report(args: argparse.Namespace, min_snr: float) -> Any:
     if g.suffix.lower() not in _MODELS:
         tensors, describe = _golden_source(args)
         ref = calibration_golden(tensors, len(calib.outputs), args.golden_layout)
-        return compare_calibration(calib, ref, min_snr_db=min_snr, describe=describe)
+        return compare_calibration(calib, ref, min_snr_db=min_snr, describe=describe, histograms=args.html is not None)
     ins = {i.name: i for i in model_inputs(g)}
     runs: dict[int, Any] = {}
 
@@ -190,7 +191,8 @@ def _calibration_report(args: argparse.Namespace, min_snr: float) -> Any:
             return None, f"no reference: {g.name} has no tensor named {name!r}"
         return orient(np.asarray(tensors[name]), shape, args.golden_layout)
 
-    return compare_calibration(calib, reference, min_snr_db=min_snr, describe=f"{g.name} run on the calibration inputs")
+    return compare_calibration(calib, reference, min_snr_db=min_snr, describe=f"{g.name} run on the calibration inputs",
+                               histograms=args.html is not None)
 
 
 def _emit(report: Any, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

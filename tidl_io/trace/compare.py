@@ -161,9 +161,10 @@ def _row(layer: Any, status: str, note: str = "", kind: str | None = None) -> Ro
 
 
 def compare_traces(traces: Any, reference: _Lookup, *, min_snr_db: float = DEFAULT_MIN_SNR_DB,
-                   test: str | None = None) -> CompareReport:
+                   test: str | None = None, histograms: bool = True) -> CompareReport:
     """Compare every traced layer of ``traces`` (a :class:`~tidl_io.trace.load.Traces`) with
-    ``reference``, in execution order; one layer in memory at a time."""
+    ``reference``, in execution order; one layer in memory at a time. ``histograms``: also
+    histogram the first bad layer (for the HTML report; nothing else shows them)."""
     report = CompareReport(reference.describe, test or str(traces.folder), min_snr_db)
     report.warnings.extend(f"{name}: {msg}" for name, msg in traces.problems.items())
     report.notes.extend(traces.notes)
@@ -195,7 +196,7 @@ def compare_traces(traces: Any, reference: _Lookup, *, min_snr_db: float = DEFAU
         row = _row(layer, "compared", note, entry.kind)
         row.metrics = acc.result()
         row.bad = row.metrics.below(min_snr_db)
-        if row.bad and not report.histograms:
+        if row.bad and histograms and not report.histograms:
             whole = tested.dequantize() if isinstance(tested, Quantized) else tested
             _add_histograms(report, row, _values(ref), whole, axis)
         report.rows.append(row)
@@ -227,9 +228,10 @@ def _add_histograms(report: CompareReport, row: Row, ref: np.ndarray, test: np.n
 
 
 def compare_calibration(calib: Any, reference: Callable[[int, str, tuple[int, ...]], tuple[np.ndarray | None, str]],
-                        *, min_snr_db: float = DEFAULT_MIN_SNR_DB, describe: str = "") -> CompareReport:
+                        *, min_snr_db: float = DEFAULT_MIN_SNR_DB, describe: str = "",
+                        histograms: bool = True) -> CompareReport:
     """One row per output of ``calib`` (a :class:`~tidl_io.trace.calibration.Calibration`):
-    its metrics over all frames. ``reference(frame, name, shape)`` gives the float value of
+    its metrics over all frames (``histograms``: as for :func:`compare_traces`). ``reference(frame, name, shape)`` gives the float value of
     output ``name`` for frame ``frame`` (oriented as :func:`orient` does)."""
     report = CompareReport(describe, f"{calib.outputs_file.name} ({len(calib.outputs)} frame(s))", min_snr_db)
     for i, t in enumerate(calib.descriptor.outputs):
@@ -249,7 +251,7 @@ def compare_calibration(calib: Any, reference: Callable[[int, str, tuple[int, ..
             if note:
                 notes.add(note)
             acc.add(ref, test, axis)
-            if first is None:
+            if first is None and histograms:
                 first = (np.array(ref), np.array(test))
         if missing is not None:
             report.rows.append(Row(i, data_id, t.name, "output", shape, missing.split(":", 1)[0], note=missing))
