@@ -67,17 +67,23 @@ def test_sigkill_mid_write_leaves_the_old_or_the_new_file(tmp_path: Path) -> Non
         proc = subprocess.Popen([sys.executable, "-S", "-c", CHILD, str(ATOMIC), str(target), str(n)],
                                 stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
         assert proc.stdout is not None
-        assert proc.stdout.readline() == "ready\n"
-        # anywhere in the first ~2 writes; a loaded machine writes slower than the probe did
-        time.sleep(rng.uniform(0, (2 + kill // 10) * one_write))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=60)
-        completed = [int(line.split()[1]) for line in proc.stdout.read().splitlines()]
-        proc.stdout.close()
+        try:
+            assert proc.stdout.readline() == "ready\n"
+            # anywhere in the first ~2 writes; a loaded machine writes slower than the probe did
+            time.sleep(rng.uniform(0, (2 + kill // 10) * one_write))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=60)
+            # "done i" lines, i = 0, 1, ...; the kill may cut the last one short ("do"), but its
+            # write had completed before the print began: count the lines, not their numbers
+            completed = [line for line in proc.stdout.read().splitlines() if line.startswith("d")]
+        finally:
+            proc.kill()
+            proc.wait(timeout=60)
+            proc.stdout.close()
         assert proc.returncode == -signal.SIGKILL
         data = target.read_bytes()
         # write i is complete when "done i" was printed; write i+1 may have renamed before the kill
-        last = completed[-1] if completed else -1
+        last = len(completed) - 1
         allowed = [payloads[last % 2] if last >= 0 else before, payloads[(last + 1) % 2]]
         assert any(data == a for a in allowed), (
             f"kill {kill}: torn file of {len(data)} bytes starting {data[:1]!r} after {last + 1} complete writes")
