@@ -241,6 +241,19 @@ TIO_CMP_CLONES static void tio_cmp_channels(double *restrict sums, int64_t c, in
     }
 }
 
+/* Work item ``item`` of a row-mode job (channels c, each cut into ``pieces`` pieces of ``piece``
+ * elements out of n): its outer index, channel and element range. Piece-major: every channel's
+ * piece before the next piece, so that a side whose channels are interleaved (an NHWC golden read
+ * as NCHW) is read from the cache C times, not memory. */
+static inline void tio_cmp_item(int64_t item, int64_t c, int64_t pieces, int64_t piece, int64_t n,
+                                int64_t *i, int64_t *ch, int64_t *start, int64_t *stop)
+{
+    *ch = item % c;
+    *i = item / c / pieces;
+    *start = ((item / c) % pieces) * piece;
+    *stop = *start + piece < n ? *start + piece : n;
+}
+
 static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double *sums)
 {
     float rbuf[TIO_CMP_CHUNK], tbuf[TIO_CMP_CHUNK];
@@ -249,10 +262,8 @@ static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double 
     int64_t limits = 0, ignored = 0;
     if (job->rowmode) {
         for (int64_t item = lo; item < hi; item++) {
-            /* piece-major: every channel's piece before the next piece, so that a side whose channels
-             * are interleaved (an NHWC golden read as NCHW) is read from the cache C times, not memory */
-            int64_t ch = item % c, piece = (item / c) % job->pieces, i = item / c / job->pieces;
-            int64_t start = piece * job->piece, stop = start + job->piece < n ? start + job->piece : n;
+            int64_t i, ch, start, stop;
+            tio_cmp_item(item, c, job->pieces, job->piece, n, &i, &ch, &start, &stop);
             const char *rp = R->base + i * R->strides[0] + ch * R->strides[1];
             const char *tp = T->base + i * T->strides[0] + ch * T->strides[1];
             tio_lanes acc;
@@ -483,8 +494,8 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
     int64_t limits = 0;
     if (job->rowmode) {
         for (int64_t item = lo; item < hi; item++) {
-            int64_t ch = item % c, piece = (item / c) % job->pieces, i = item / c / job->pieces;
-            int64_t start = piece * job->piece, stop = start + job->piece < n ? start + job->piece : n;
+            int64_t i, ch, start, stop;
+            tio_cmp_item(item, c, job->pieces, job->piece, n, &i, &ch, &start, &stop);
             const char *rp = job->ref + i * job->rs[0] + ch * job->rs[1];
             const char *tp = job->test + i * job->ts[0] + ch * job->ts[1];
             int64_t acc[6] = {0, 0, 0, 0, 0, 0};
