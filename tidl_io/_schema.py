@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._errors import PathNotFoundError
+from .releases import TABLE_FILE, release_table
 
 # C type -> little-endian numpy dtype. int8_t arrays are names: kept as raw bytes.
 _CTYPES: dict[str, str] = {"int32_t": "<i4", "float32_tidl": "<f4", "int8_t": "S"}
@@ -75,7 +76,6 @@ class Layout:
     in_slots: int
     out_slots: int
     schema_file: str
-    releases: tuple[str, ...] = ()  # TIDL releases ("MM.NN", keys of tidlrt/versions.yaml) writing it
     _by_name: dict[str, Member] = field(repr=False, compare=False, hash=False, default_factory=dict)
     _by_kind: dict[str, tuple[Member, ...]] = field(repr=False, compare=False, hash=False, default_factory=dict)
 
@@ -83,6 +83,11 @@ class Layout:
         self._by_name.update({m.name: m for m in self.members})
         for kind in ("header", "input", "output"):
             self._by_kind[kind] = tuple(m for m in self.members if m.kind == kind)
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        """The TIDL releases ("MM.NN") that write this layout, from the release table."""
+        return tuple(r.ti for r in release_table().with_io(self.family))
 
     @property
     def key(self) -> str:
@@ -213,7 +218,6 @@ def _compile(doc: dict[str, Any], cores: int, schema_file: str) -> Layout:
         in_slots=env["IN"],
         out_slots=env["OUT"],
         schema_file=schema_file,
-        releases=tuple(str(r) for r in doc.get("releases") or ()),
     )
 
 
@@ -222,6 +226,8 @@ def layouts() -> tuple[Layout, ...]:
     """Every known layout, from every schema file and core count, smallest first."""
     found = []
     for path in sorted(_schema_dir().glob("*.yaml")):
+        if path.name == TABLE_FILE:
+            continue
         doc = _load_yaml(path)
         for cores in doc["cores"]:
             found.append(_compile(doc, int(cores), path.name))

@@ -3,9 +3,9 @@
 Each layout file lists TI's C structs member by member (``"int32_t inData[TIDL_NUM_IN_BUFS]"``,
 TI's names verbatim); this module lays them out as a 64-bit C compiler does (natural
 alignment, a ``void*`` is 8 bytes) and checks the result against the offsets the file
-states under ``expect``. ``versions.yaml`` maps TIDL_NET_VERSION to the releases that write
-it and to a layout: the one table, also read by the TIDL-RT binding. Nothing here reads a
-net file.
+states under ``expect``. Which TIDL_NET_VERSION uses which layout file, and which releases
+write it, is the release table's (``schemas/releases.yaml``, :mod:`tidl_io.releases`).
+Nothing here reads a net file.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from .._schema import _load_yaml, _resolve, _schema_dir
+from ..releases import ReleaseTable, release_table, releases_text
 
-__all__ = ["NetLayout", "NetVersion", "fields_of", "layout_for", "layouts", "net_versions", "release_text"]
+__all__ = ["NetLayout", "NetVersion", "fields_of", "layout_for", "layouts", "net_versions"]
 
 # C type -> (NumPy dtype, alignment)
 _CTYPES: dict[str, tuple[str, int]] = {
@@ -34,7 +35,7 @@ _DIM = re.compile(r"\[([^\]]+)\]")
 
 @dataclass(frozen=True)
 class NetVersion:
-    """One row of the version table: a TIDL_NET_VERSION, its releases ("09.00", ...), its layout file."""
+    """A TIDL_NET_VERSION as the release table gives it: its releases ("09.00", ...), its layout file."""
 
     value: int
     releases: tuple[str, ...]
@@ -43,24 +44,18 @@ class NetVersion:
     @property
     def release(self) -> str:
         """The releases as people write them: ``"9.0/9.1"``, ``"10.0"``."""
-        return release_text(self.releases)
+        return releases_text(self.releases)
 
 
-def release_text(releases: tuple[str, ...]) -> str:
-    """``("09.00", "09.01")`` -> ``"9.0/9.1"``."""
-    out = []
-    for r in releases:
-        major, _, minor = r.partition(".")
-        out.append(f"{int(major)}.{int(minor)}" if major.isdigit() and minor.isdigit() else r)
-    return "/".join(out)
-
-
-@functools.cache
 def net_versions() -> dict[int, NetVersion]:
-    """TIDL_NET_VERSION -> :class:`NetVersion`, from ``schemas/net/versions.yaml``."""
-    doc = _load_yaml(_schema_dir() / "net" / "versions.yaml")
-    return {int(k): NetVersion(int(k), tuple(str(r) for r in v["releases"]), str(v["layout"]))
-            for k, v in doc.items()}
+    """TIDL_NET_VERSION -> :class:`NetVersion`, from the release table (``schemas/releases.yaml``)."""
+    return _net_versions(release_table())
+
+
+@functools.lru_cache(maxsize=4)  # per table: the shipped one, or a few a test installs
+def _net_versions(table: ReleaseTable) -> dict[int, NetVersion]:
+    return {w: NetVersion(w, tuple(r.ti for r in rels), str(table.net_layout(w)))
+            for w, rels in table.net_versions().items()}
 
 
 def known_versions_text() -> str:

@@ -2,8 +2,8 @@
 
 One YAML per layout family (``T4P-a`` .. ``T6P-d``) lists ``sTIDLRT_PerfStats_t``,
 ``sTIDLRT_Tensor_t`` and ``sTIDLRT_Params_t`` member by member with TI's names, and what
-``TIDLRT_setParamsDefault`` / ``TIDLRT_setTensorDefault`` write (the fingerprint);
-``versions.yaml`` maps TIDL releases and TIDL_NET_VERSION values to families. Nothing here
+``TIDLRT_setParamsDefault`` / ``TIDLRT_setTensorDefault`` write (the fingerprint); which
+release uses which family is the release table's (:mod:`tidl_io.releases`). Nothing here
 touches a library: :func:`match_fingerprint` reads bytes a default-setter wrote.
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._schema import _load_yaml, _schema_dir
+from ...releases import release_table
 
 __all__ = [
     "Family",
@@ -25,7 +26,6 @@ __all__ = [
     "families",
     "family",
     "match_fingerprint",
-    "release_of_net_version",
     "releases",
 ]
 
@@ -160,8 +160,6 @@ def families() -> dict[str, Family]:
     """Every TIDL-RT layout family by key, from ``schemas/tidlrt/*.yaml``."""
     found = {}
     for path in sorted(_dir().glob("*.yaml")):
-        if path.name == "versions.yaml":
-            continue
         fam = _compile(_load_yaml(path), path.name)
         found[fam.key] = fam
     return found
@@ -174,33 +172,10 @@ def family(key: str) -> Family:
         raise KeyError(f"unknown TIDL-RT layout family {key!r}; known: {', '.join(families())}") from None
 
 
-@functools.cache
-def _versions() -> dict[str, Any]:
-    doc = _load_yaml(_dir() / "versions.yaml")
-    return {"releases": {str(k): v for k, v in doc["releases"].items()}}
-
-
 def releases() -> dict[str, str | None]:
-    """TIDL release ("08.06") -> family key, None where not established."""
-    return dict(_versions()["releases"])
-
-
-def release_of_net_version(word: int) -> str | None:
-    """The release whose TIDL_NET_VERSION is ``word`` (the net file's first uint32), if known: the
-    first release of its entry in the one net version table (``schemas/net/versions.yaml``)."""
-    from ...net._schema import net_versions
-
-    entry = net_versions().get(int(word))
-    return None if entry is None else entry.releases[0]
-
-
-def normalize_release(version: str) -> str | None:
-    """"8.6", "08.06", "08_06_00_10", "11.01.00" -> the table's "MM.NN" key (None if no match)."""
-    parts = [p for p in str(version).replace("_", ".").replace("-", ".").split(".") if p]
-    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
-        return None
-    key = f"{int(parts[0]):02d}.{int(parts[1]):02d}"
-    return key if key in releases() else None
+    """TIDL release ("08.06") -> family key, None where not established (the release table's
+    ``tidlrt`` column)."""
+    return {row.release.ti: row.tidlrt for row in release_table()}
 
 
 # ---- the fingerprint ------------------------------------------------------------------
