@@ -309,6 +309,20 @@ def test_smoke_run_is_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert ops["net parse_net"][1] > 0  # mutated nets are refused, with located errors, too
 
 
+def test_release_tables_are_fuzzed(tmp_path: Path) -> None:
+    """The releases target: mutated tables are read or refused with located errors, never crash."""
+    corpus = fuzz.load_corpus(fuzz.default_corpus_dirs())
+    checker = fuzz.Checker(fuzz.Stats(), tmp_path, cli_every=4, tensors=2)
+    for i in range(13, 13 + 32 * 40, 32):
+        checker.run(i, fuzz.make_input(corpus, 11, i), random.Random(i))
+    failures = [f"{f.index} {f.op} {f.kind}: {f.message}\n{f.trace}" for f in checker.stats.failures]
+    assert not failures, "\n".join(failures)
+    ops = checker.stats.ops
+    assert ops["releases parse_table"][0] > 0 and ops["releases parse_table"][1] > 0  # some read, some refused
+    assert sum(ops["releases load_table"]) > 0 and sum(ops["releases use"]) > 0
+    assert "parse" not in ops  # the target takes its inputs alone
+
+
 def test_crash_hang_and_slow_inputs_are_reported_with_their_index(tmp_path: Path) -> None:
     # TIDL_IO_TEST_TIME_SCALE: emulated runs (tools/aarch64.sh) are ~10x slower. 2 s: a real input on a
     # heavily loaded machine stays well below it (0.5 s flagged one as a hang).

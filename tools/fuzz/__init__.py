@@ -47,7 +47,7 @@ Layout (one concern per module; ``tools/fuzz.py`` is the command-line entry CI r
 - ``corpus.py``: the corpus files; ``inputs.py``: the mutations and :func:`make_input`;
 - ``checker.py``: :class:`Checker` (parse, validate, build; what counts as unexpected) and
   :class:`Stats`; it hands each input to the targets;
-- ``targets/``: one module per target (``cli``, ``net``, ``formatter``, ``buffers``), registered in
+- ``targets/``: one module per target (``cli``, ``net``, ``releases``, ``formatter``, ``buffers``), registered in
   ``targets/__init__.py``;
 - ``run.py``: worker processes, the parent that watches them, the report, ``--replay`` and
   ``main``.
