@@ -184,7 +184,7 @@ def test_low_floor_imports() -> None:
             names.add(("." * node.level) + (node.module or ""))
         elif isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
-    assert names == {"__future__", "contextlib", "contextvars", "errno", "functools", "itertools", "re",
+    assert names == {"__future__", "contextlib", "errno", "functools", "itertools", "re",
                      "collections.abc", "dataclasses", "pathlib", "typing", "._check", "._errors", "yaml"}
 
 
@@ -319,3 +319,20 @@ def test_the_binding_picks_the_new_release(tmp_path: Path, tidlrt_standin) -> No
         rt = TidlRtRuntime(desc, net, library=lib)
         assert (rt.family.key, rt.release) == ("T6P-d", "11.02")
         assert TidlRtRuntime(desc, net, library=lib, version="11_02_00_00").release == "11.02"
+
+
+def test_using_table_nests_and_reaches_threads() -> None:
+    import threading
+
+    shipped = release_table()
+    a = parse_table(_table(ROW.format(rel="10.00", words="[]", net="null")), "a.yaml")
+    b = parse_table(_table(ROW.format(rel="11.00", words="[]", net="null")), "b.yaml")
+    seen = []
+    with using_table(a):
+        with using_table(b):
+            worker = threading.Thread(target=lambda: seen.append(release_table().source))
+            worker.start()
+            worker.join()
+            assert release_table() is b and find_release("10.0") is None
+        assert release_table() is a and find_release("10.0") == Release(10, 0)
+    assert release_table() is shipped and seen == ["b.yaml"]

@@ -20,7 +20,6 @@ everywhere without touching the installed files). Low floor: imports only ``_err
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import errno
 import functools
 import itertools
@@ -319,24 +318,23 @@ def _shipped() -> ReleaseTable:
     return load_table(str(_table_path()))
 
 
-_ACTIVE: contextvars.ContextVar[ReleaseTable | None] = contextvars.ContextVar("tidl_io_release_table", default=None)
+_ACTIVE: list[ReleaseTable] = []  # the tables using_table installed, innermost last
 
 
 def release_table() -> ReleaseTable:
     """The table in use: the shipped ``schemas/releases.yaml``, or the one :func:`using_table` set."""
-    table = _ACTIVE.get()
-    return _shipped() if table is None else table
+    return _ACTIVE[-1] if _ACTIVE else _shipped()
 
 
 @contextlib.contextmanager
 def using_table(table: ReleaseTable) -> Iterator[ReleaseTable]:
-    """Use ``table`` instead of the shipped one inside a ``with`` block (this thread and the
-    tasks it starts; other threads keep theirs)."""
-    token = _ACTIVE.set(check_kind(table, ReleaseTable, "using_table", "table"))
+    """Use ``table`` instead of the shipped one inside a ``with`` block, in the whole process
+    (threads included); the table before comes back at the end of the block."""
+    _ACTIVE.append(check_kind(table, ReleaseTable, "using_table", "table"))
     try:
         yield table
     finally:
-        _ACTIVE.reset(token)
+        _ACTIVE.remove(table)
 
 
 def find_release(value: str | int | Release) -> Release | None:
