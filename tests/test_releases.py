@@ -184,7 +184,7 @@ def test_low_floor_imports() -> None:
             names.add(("." * node.level) + (node.module or ""))
         elif isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
-    assert names == {"__future__", "contextlib", "errno", "functools", "itertools", "re",
+    assert names == {"__future__", "contextlib", "errno", "functools", "itertools", "os", "re",
                      "collections.abc", "dataclasses", "pathlib", "typing", "._check", "._errors", "yaml"}
 
 
@@ -258,7 +258,7 @@ def test_load_table_edges(tmp_path: Path) -> None:
     with pytest.raises(tidl_io.FormatError, match=r"big.yaml: more than 1048576 bytes"):
         load_table(big)
     with pytest.raises(tidl_io.ArgumentTypeError, match=r"load_table: path: expected a path"):
-        load_table(5)
+        load_table(5)  # type: ignore[arg-type]
     with (pytest.raises(tidl_io.ArgumentTypeError, match=r"using_table: table: expected a ReleaseTable"),
           using_table("x")):  # type: ignore[arg-type]
         pass

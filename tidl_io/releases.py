@@ -23,6 +23,7 @@ import contextlib
 import errno
 import functools
 import itertools
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -80,7 +81,7 @@ class Release:
             raise OptionError(f"Release.parse: {text!r} is not a TIDL release; expected {_EXPECTED}")
         return cls(int(m.group(1)), int(m.group(2)))
 
-    @property
+    @functools.cached_property  # a frozen value: its text never changes
     def ti(self) -> str:
         """TI's spelling, the table's key: ``"08.06"``."""
         return f"{self.major:02d}.{self.minor:02d}"
@@ -118,14 +119,22 @@ class ReleaseTable:
     source: str
     _by_release: dict[Release, ReleaseRow] = field(init=False, repr=False)
     _by_word: dict[int, tuple[ReleaseRow, ...]] = field(init=False, repr=False)
+    _by_io: dict[str | None, tuple[Release, ...]] = field(init=False, repr=False)
+    _by_tidlrt: dict[str | None, tuple[Release, ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         by_word: dict[int, list[ReleaseRow]] = {}
+        by_io: dict[str | None, list[Release]] = {}
+        by_tidlrt: dict[str | None, list[Release]] = {}
         for row in self.rows:
             for word in row.net_versions:
                 by_word.setdefault(word, []).append(row)
+            by_io.setdefault(row.io, []).append(row.release)
+            by_tidlrt.setdefault(row.tidlrt, []).append(row.release)
         object.__setattr__(self, "_by_release", {row.release: row for row in self.rows})
         object.__setattr__(self, "_by_word", {w: tuple(rows) for w, rows in sorted(by_word.items())})
+        object.__setattr__(self, "_by_io", {k: tuple(v) for k, v in by_io.items()})
+        object.__setattr__(self, "_by_tidlrt", {k: tuple(v) for k, v in by_tidlrt.items()})
 
     def __iter__(self) -> Iterator[ReleaseRow]:
         return iter(self.rows)
@@ -174,11 +183,11 @@ class ReleaseTable:
 
     def with_io(self, family: str) -> tuple[Release, ...]:
         """The releases that write io descriptor layout ``family`` ("8.x", ...)."""
-        return tuple(r.release for r in self.rows if r.io == family)
+        return self._by_io.get(family, ()) if family is not None else ()
 
     def with_tidlrt(self, family: str) -> tuple[Release, ...]:
         """The releases whose TIDL-RT uses layout ``family`` ("T4P-c", ...)."""
-        return tuple(r.release for r in self.rows if r.tidlrt == family)
+        return self._by_tidlrt.get(family, ()) if family is not None else ()
 
 
 # ---- spelling several releases ---------------------------------------------------------------
@@ -289,7 +298,7 @@ def parse_table(text: str | bytes, source: str = TABLE_FILE) -> ReleaseTable:
     return ReleaseTable(rows, source)
 
 
-def load_table(path: str | Any) -> ReleaseTable:
+def load_table(path: str | os.PathLike[str]) -> ReleaseTable:
     """The table in the file ``path`` (see :func:`parse_table`)."""
     name = check_path(path, "load_table", "path")
     with open_regular(name, "a TIDL release table (releases.yaml)") as fh:
