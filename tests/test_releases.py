@@ -12,6 +12,7 @@ import re
 import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tidl_io
@@ -137,7 +138,7 @@ def test_shipped_table_lookups() -> None:
 @pytest.mark.parametrize(("value", "ti"), [
     ("8.6", "08.06"), ("08_06_00_10", "08.06"), ("11.1", "11.01"), (Release(9, 2), "09.02"), (0x20230802, "09.00"),
     ("0x20230802", "09.00"), ("0X20250630", "11.00"), (0x20250821, "11.01"),
-    ("7.0", None), ("x", None), (Release(8, 3), None), (0x12345678, None), ("0xzz", None), (True, None),
+    (np.uint32(0x20240719), "10.00"), ("7.0", None), ("x", None), (Release(8, 3), None), (0x12345678, None), ("0xzz", None), (True, None),
 ])
 def test_find_release(value: object, ti: str | None) -> None:
     if isinstance(value, bool):
@@ -184,7 +185,7 @@ def test_low_floor_imports() -> None:
             names.add(("." * node.level) + (node.module or ""))
         elif isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
-    assert names == {"__future__", "contextlib", "errno", "functools", "itertools", "os", "re",
+    assert names == {"__future__", "contextlib", "errno", "functools", "itertools", "numbers", "os", "re",
                      "collections.abc", "dataclasses", "pathlib", "typing", "._check", "._errors", "yaml"}
 
 

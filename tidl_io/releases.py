@@ -23,6 +23,7 @@ import contextlib
 import errno
 import functools
 import itertools
+import numbers
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -152,8 +153,8 @@ class ReleaseTable:
         release that writes it. None for anything else."""
         if isinstance(value, Release):
             return value if value in self._by_release else None
-        if isinstance(value, int) and not isinstance(value, bool):
-            rows = self._by_word.get(value)
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):  # NumPy's integers too
+            rows = self._by_word.get(int(value))
             return rows[0].release if rows else None
         if not isinstance(value, str):
             raise wrong_kind("find_release", "value", value, "a TIDL release (str or Release) or a netVersion (int)")
