@@ -203,7 +203,7 @@ class Struct:
 
 _DECL = re.compile(
     r"^\s*(?:alignas\s*\(\s*(?P<align>[^)]+?)\s*\)\s+)?"
-    r"(?P<type>[A-Za-z_]\w*)\s*(?P<ptr>(?:\*\s*)*)(?P<name>[A-Za-z_]\w*)"
+    r"(?P<type>[A-Za-z_]\w*)(?:\s*(?P<ptr>(?:\*\s*)+)|\s+)(?P<name>[A-Za-z_]\w*)"
     r"(?P<dims>(?:\s*\[[^\]]+\])*)\s*(?:@\s*(?P<at>[^\s;]+))?\s*;?\s*$")
 _DIM = re.compile(r"\[([^\]]+)\]")
 _TERM = re.compile(r"\s*([+-])\s*")
@@ -233,7 +233,7 @@ def parse_decl(entry: Any, where: str) -> Decl:
     if m is None:
         raise FormatError(where, f"cannot read member {text!r}; expected a C declaration "
                           f"'[alignas(N)] type [*]name[dim]... [@ offset]', or {{c: declaration, note: value}}")
-    ctype = m["type"] + "*" * m["ptr"].count("*")
+    ctype = m["type"] + "*" * (m["ptr"] or "").count("*")
     return Decl(ctype, m["name"], tuple(d.strip() for d in _DIM.findall(m["dims"] or "")), m["at"], m["align"],
                 notes)
 
