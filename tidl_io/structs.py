@@ -26,6 +26,7 @@ layout file are :class:`~tidl_io.FormatError` naming the file, the struct and th
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
@@ -224,18 +225,27 @@ class Decl:
 
 def parse_decl(entry: Any, where: str) -> Decl:
     """A member entry of a layout file: ``"type name[dim]..."`` or ``{c: "...", note: value}``."""
-    notes: dict[str, Any] = {}
-    text = entry
-    if isinstance(entry, Mapping):
-        notes = {str(k): v for k, v in entry.items() if k != "c"}
-        text = entry.get("c")
-    m = _DECL.match(text) if isinstance(text, str) else None
-    if m is None:
+    if isinstance(entry, str):
+        decl = _read_decl(entry)
+    else:
+        text = entry.get("c") if isinstance(entry, Mapping) else entry
+        decl = _read_decl(text) if isinstance(text, str) else None
+        if decl is not None and isinstance(entry, Mapping):
+            decl = dataclasses.replace(decl, notes={str(k): v for k, v in entry.items() if k != "c"})
+    if decl is None:
+        text = entry.get("c") if isinstance(entry, Mapping) else entry
         raise FormatError(where, f"cannot read member {text!r}; expected a C declaration "
                           f"'[alignas(N)] type [*]name[dim]... [@ offset]', or {{c: declaration, note: value}}")
+    return decl
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_decl(text: str) -> Decl | None:
+    m = _DECL.match(text)
+    if m is None:
+        return None
     ctype = m["type"] + "*" * (m["ptr"] or "").count("*")
-    return Decl(ctype, m["name"], tuple(d.strip() for d in _DIM.findall(m["dims"] or "")), m["at"], m["align"],
-                notes)
+    return Decl(ctype, m["name"], tuple(d.strip() for d in _DIM.findall(m["dims"] or "")), m["at"], m["align"])
 
 
 def resolve(expr: Any, env: Mapping[str, int], where: str) -> int:
@@ -276,6 +286,7 @@ def lay_out(name: str, members: Iterable[Any], env: Mapping[str, int], known: Ma
     if isinstance(members, (str, bytes, Mapping)) or not isinstance(members, Iterable):
         raise FormatError(where, f"struct {name}: expected a list of member declarations, found {members!r}")
     fields: list[Field] = []
+    seen: set[str] = set()
     offset, align = 0, 1
     for entry in members:
         decl = parse_decl(entry, f"{where}: {name}")
@@ -303,8 +314,9 @@ def lay_out(name: str, members: Iterable[Any], env: Mapping[str, int], known: Ma
             offset = place
         else:
             offset = _round_up(offset, member_align)
-        if decl.name in {f.name for f in fields}:
+        if decl.name in seen:
             raise FormatError(where, "declared twice", field=f"{name}.{decl.name}")
+        seen.add(decl.name)
         fields.append(Field(decl.name, etype, dims, offset, decl.dims, decl.notes))
         offset += etype.size * math.prod(dims)
         align = max(align, member_align)
