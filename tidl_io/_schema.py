@@ -182,9 +182,10 @@ def _compile(doc: dict[str, Any], cores: int, schema_file: str) -> Layout:
 
 @functools.cache
 def layouts() -> tuple[Layout, ...]:
-    """Every known layout, from every schema file and core count, smallest first."""
+    """Every known layout, from every io layout file (``schemas/tidl_*.yaml``) and core count,
+    smallest first."""
     found = []
-    for path in sorted(_schema_dir().glob("*.yaml")):
+    for path in sorted(_schema_dir().glob("tidl_*.yaml")):
         doc = load_yaml(path)
         for cores in doc["cores"]:
             found.append(_compile(doc, int(cores), path.name))
