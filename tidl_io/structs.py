@@ -43,6 +43,7 @@ from ._errors import FormatError
 __all__ = [
     "C_TYPES",
     "CType",
+    "Decl",
     "Field",
     "Schema",
     "Struct",
@@ -91,7 +92,7 @@ C_TYPES: dict[str, CType] = {t.name: t for t in (
     CType("char", 1, 1, "char"),
     CType("int8_t", 1, 1, "int"), CType("uint8_t", 1, 1, "uint"),
     CType("int16_t", 2, 2, "int"), CType("uint16_t", 2, 2, "uint"),
-    CType("int32_t", 4, 4, "int"), CType("uint32_t", 4, 4, "uint"),
+    CType("int32_t", 4, 4, "int"), CType("uint32_t", 4, 4, "uint"), CType("int", 4, 4, "int"),
     CType("int64_t", 8, 8, "int"), CType("uint64_t", 8, 8, "uint"),
     CType("float", 4, 4, "float"), CType("float32_tidl", 4, 4, "float"), CType("double", 8, 8, "float"),
     CType("void*", 8, 8, "pointer"), CType("fnptr", 8, 8, "pointer"),
