@@ -77,9 +77,9 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
 
         path = Path(checker.scratch) / TABLE_SOURCE
         write_bytes_atomic(path, data)
-        table = checker._op(index, "releases load_table", lambda: load_table(str(path)), (str(path),))
+        table = checker.op(index, "releases load_table", lambda: load_table(str(path)), (str(path),))
     else:
-        table = checker._op(index, "releases parse_table", lambda: parse_table(data, TABLE_SOURCE), (TABLE_SOURCE,))
+        table = checker.op(index, "releases parse_table", lambda: parse_table(data, TABLE_SOURCE), (TABLE_SOURCE,))
     if table is None:
         return
 
@@ -97,4 +97,4 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
             _ = (releases_label(r.release for r in table), releases_text(r.release.ti for r in table),
                  known_versions_text(), {w: v.release for w, v in net_versions().items()})
 
-    checker._op(index, "releases use", use, (TABLE_SOURCE,))
+    checker.op(index, "releases use", use, (TABLE_SOURCE,))
