@@ -7,6 +7,7 @@ of ``output_feature_16bit_names_list`` / ``params_16bit_names_list`` (:mod:`.nam
 
 from .paramdebug import ParamStats, parse_param_debug
 from .qparams import LayerQuantParams, QuantParams, TensorQuantParams, load_quant_params, parse_quant_params
+from .report import Activation, QuantLayer, QuantReport, load_quant
 
-__all__ = ["LayerQuantParams", "ParamStats", "QuantParams", "TensorQuantParams", "load_quant_params",
-           "parse_param_debug", "parse_quant_params"]
+__all__ = ["Activation", "LayerQuantParams", "ParamStats", "QuantLayer", "QuantParams", "QuantReport",
+           "TensorQuantParams", "load_quant", "load_quant_params", "parse_param_debug", "parse_quant_params"]

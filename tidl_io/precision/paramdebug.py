@@ -127,7 +127,9 @@ def parse_param_debug(text: str, source: str = "paramDebug.csv") -> tuple[ParamS
             raise FormatError(source, f"line {rows[i + 2][0]}: a third row for layer {layer_id}; TIDL writes two "
                                       f"(bias, then weights)")
         for kind, (ln, lid, values, hist) in zip(("bias", "weights"), rows[i:i + 2]):
-            out.append(ParamStats(lid, kind, *values, hist=hist, line=ln))
+            (mean_d, max_d, mean_o, mean_r, org_max, q_max, org_at, q_at, max_r, scale) = values
+            out.append(ParamStats(lid, kind, mean_d, max_d, mean_o, mean_r, org_max, q_max, org_at, q_at, max_r,
+                                  scale, hist, ln))
         i += 2
     seen: dict[int, int] = {}
     for p in out[::2]:

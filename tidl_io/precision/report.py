@@ -231,7 +231,7 @@ def load_quant(path: str | os.PathLike[str]) -> QuantReport:
         proto = None
     layers: list[QuantLayer] = []
     for k, sg in enumerate(subgraphs):
-        rows = ()
+        rows: tuple[ParamStats, ...] = ()
         if k < len(debugs):
             rows = parse_param_debug(read_text(debugs[k]), str(debugs[k]))
         layers += _subgraph_layers(art, sg, rows, proto, files, problems, notes)
@@ -294,10 +294,10 @@ def _subgraph_layers(art: Path, sg: str, rows: tuple[ParamStats, ...], proto: Qu
                     mine.append(f"{proto.source if proto else ''}: line {o.line}: layer {index} {name!r}: output "
                                 f"scale {act.scale:.9g}, but the net's tensorScale is {net_scale:.9g}")
             for kind, tensors in (("weights", pq.weights), ("bias", pq.bias)):
-                r = by_id.get(index, {}).get(kind)
-                if r is not None and tensors and tensors[0].scale and not _close(tensors[0].scale[0], r.scale):
-                    mine.append(f"line {r.line}: layer {index} {name!r}: paramDebug {kind} Scale {r.scale:.9g}, "
-                                f"but the prototxt's {kind} scale is {tensors[0].scale[0]:.9g}")
+                row = by_id.get(index, {}).get(kind)
+                if row is not None and tensors and tensors[0].scale and not _close(tensors[0].scale[0], row.scale):
+                    mine.append(f"paramDebug.csv line {row.line}: layer {index} {name!r}: {kind} Scale "
+                                f"{row.scale:.9g}, but the prototxt's {kind} scale is {tensors[0].scale[0]:.9g}")
         got = by_id.get(index, {})
         problems += mine
         out.append(QuantLayer(sg, index, name, type_, data_id, got.get("weights"), got.get("bias"), act,
