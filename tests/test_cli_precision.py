@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REALDATA
 
 from tidl_io.cli import main
+
+from conftest import REALDATA
 
 OD = REALDATA / "net" / "od-8220-yolox-10.0"
 

@@ -7,10 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REALDATA
 
 from tidl_io.doctor import diagnose
 from tidl_io.precision.names import check_16bit_names, parse_net_log, split_names
+
+from conftest import REALDATA
 
 NET = REALDATA / "net"
 OD = NET / "od-8220-yolox-10.0"

@@ -6,10 +6,11 @@ import csv
 import io
 
 import pytest
-from conftest import REALDATA
 
 from tidl_io import FormatError
 from tidl_io.precision import parse_param_debug
+
+from conftest import REALDATA
 
 NET = REALDATA / "net"
 FILES = ["od-8220-yolox-10.0/artifacts/tempDir/subgraph_0_tidl_net.bin_paramDebug.csv",

@@ -12,10 +12,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REALDATA
 
 import tidl_io
 from tidl_io import PathNotFoundError
+
+from conftest import REALDATA
 
 NET = REALDATA / "net"
 OD = NET / "od-8220-yolox-10.0"
@@ -52,12 +53,12 @@ def test_od_8220_every_row_and_activation() -> None:
     blocks = text.split("\nlayers {\n")[1:]
     for i, block in enumerate(blocks):
         out = block.split("  outputs {\n")[1].split("  }\n")[0]
-        field = dict(re.findall(r"^\s*(\w+): (\S+)$", out, re.M))
+        field = dict(re.findall(r"^\s*(\w+): (\S+)$", out, re.MULTILINE))
         a = by[i].activation
         assert a is not None
         assert (a.min, a.max, a.scale, a.zero_point) == (float(field["min"]), float(field["max"]),
                                                          float(field["scale"]), int(field["zero_point"]))
-        assert a.bit_depth == int(re.search(r"^  bit_depth: (\d+)$", block, re.M).group(1))
+        assert a.bit_depth == int(re.search(r"^  bit_depth: (\d+)$", block, re.MULTILINE).group(1))
         assert a.bits == {"0": 8, "1": 8, "2": 16, "3": 16, "6": 32}[field["element_type"]]
         assert a.step == 1 / float(field["scale"])
     # paramDebug's scales equal the prototxt's bias and weight scales for all 84 layers: no problem

@@ -8,11 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REALDATA
 
 import tidl_io
 from tidl_io import FormatError, PathNotFoundError
 from tidl_io.support import Status
+
+from conftest import REALDATA
 
 NET = REALDATA / "net"
 MODELS = {"od-8220-yolox-10.0": "artifacts", "edgeai-tidl-east-9.0": ".", "real-time-llve-zero-dce-10.0": "artifacts"}
