@@ -50,6 +50,9 @@ def test_reads_every_layer_in_file_order() -> None:
         "1", "TIDL_ConvolutionLayer", -48.6513863, 48.7318382, [601.9661865234375], 3)
     assert conv.weights[0].scale == [308206.6875] and conv.bias[0].size == 12 and len(conv.bias[0].value) == 12
     assert q.problems() == []
+    assert q.layer("86") is q.layers[53]
+    with pytest.raises(KeyError, match="no layer named 'nope'"):
+        q.layer("nope")
 
 
 def test_round_trip_is_byte_identical(tmp_path: Path) -> None:

@@ -75,8 +75,11 @@ def test_od_8220_names_from_the_net_log() -> None:
     report = tidl_io.load_quant(OD)
     log = (OD / "artifacts" / "tempDir" / "subgraph_0_tidl_net.bin_netLog.txt").read_text().splitlines()
     rows = [line.split("|") for line in log if re.match(r"^\s*\d+\|", line)]
-    want = {int(r[0]): (r[2].strip(), r[1].strip()) for r in rows}
-    assert {lay.index: (lay.name, lay.type) for lay in report.layers} == want
+    want = {int(r[0]): (r[2].strip(), r[1].strip(), int(r[7])) for r in rows}
+    assert {lay.index: (lay.name, lay.type, lay.data_id) for lay in report.layers} == want
+    assert report.layer("86").index == 53
+    with pytest.raises(KeyError, match="no layer named 'nope'"):
+        report.layer("nope")
 
 
 def test_zero_dce_with_its_net() -> None:

@@ -29,7 +29,7 @@ def add_commands(sub: Any) -> None:
 def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ._errors import TidlIoError
     from ._format import dumps_json
-    from .precision.report import load_quant
+    from .precision.report import load_quant, printable
 
     if args.top < 0:
         print(f"tidl-io quant: error: --top must be >= 0, found {args.top}", file=err)
@@ -37,7 +37,7 @@ def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         report = load_quant(args.path)
     except (TidlIoError, OSError) as exc:
-        print(f"tidl-io quant: error: {exc}", file=err)
+        print(f"tidl-io quant: error: {printable(str(exc))}", file=err)
         return EXIT_USAGE
     if args.json:
         out.write(dumps_json(report.to_dict()) + "\n")

@@ -31,6 +31,7 @@ def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ._errors import TidlIoError
     from ._format import dumps_json
     from .support import load_support
+    from .support.report import printable
 
     try:
         report = load_support(args.path)
@@ -38,7 +39,7 @@ def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.json and args.node is not None:
             node = report.node(args.node).to_dict()
     except (TidlIoError, OSError) as exc:
-        print(f"tidl-io why: error: {exc}", file=err)
+        print(f"tidl-io why: error: {printable(str(exc))}", file=err)
         return EXIT_USAGE
     if args.json:
         doc = report.to_dict() if args.node is None else {"schema_version": 1, "source": report.source,

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .._errors import ArgumentTypeError, FormatError, OptionError
+from .._errors import ArgumentTypeError, FormatError, OptionError, TensorNotFoundError
 
 __all__ = ["LayerQuantParams", "QuantParams", "TensorQuantParams", "load_quant_params", "parse_quant_params"]
 
@@ -118,11 +118,11 @@ class QuantParams:
                                                                                       repr=False)
 
     def layer(self, name: str) -> LayerQuantParams:
-        """The layer named ``name``; a KeyError-like FormatError naming the file otherwise."""
+        """The layer named ``name``; a :class:`~tidl_io.TensorNotFoundError` (a KeyError) otherwise."""
         for lay in self.layers:
             if lay.name == name:
                 return lay
-        raise FormatError(self.source, f"no layer named {name!r} among its {len(self.layers)} layers")
+        raise TensorNotFoundError(f"{self.source}: no layer named {name!r} among its {len(self.layers)} layers")
 
     def problems(self) -> list[str]:
         """What TI's read mode needs and this file lacks (TI's documented rules): num_layers equal

@@ -129,12 +129,14 @@ class QuantReport:
         return not self.problems
 
     def layer(self, name: str) -> QuantLayer:
-        from .._errors import FormatError
+        """The layer named ``name`` (TIDL's name: its output tensor's); a
+        :class:`~tidl_io.TensorNotFoundError` (a KeyError) otherwise."""
+        from .._errors import TensorNotFoundError
 
         for lay in self.layers:
             if lay.name == name:
                 return lay
-        raise FormatError(self.path, f"no layer named {name!r}")
+        raise TensorNotFoundError(f"{self.path}: no layer named {name!r} among its {len(self.layers)} layers")
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema_version": SCHEMA_VERSION, "path": self.path, "layers": [x.to_dict() for x in self.layers],

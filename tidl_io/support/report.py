@@ -17,12 +17,13 @@ gives the ``--json`` document (:meth:`~SupportReport.to_dict`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import FormatError, PathNotFoundError, TidlIoError
+from .._errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from .._findings import read_text
 from .advice import DEFAULT_MAX_SUBGRAPHS, advice_for, subgraph_advice
 from .graphviz import GraphNode, Status, parse_graphviz
@@ -138,8 +139,8 @@ class SupportReport:
                 and (self.subgraphs is None or len(self.subgraphs) <= self.max_subgraphs))
 
     def node(self, name: str) -> SupportNode:
-        """The node named ``name`` (or, for a number, the node of that index); a FormatError
-        naming the closest names when there is none."""
+        """The node named ``name`` (or, for a number, the node of that index); a
+        :class:`~tidl_io.TensorNotFoundError` (a KeyError) naming the closest names when there is none."""
         import difflib
 
         for n in self.nodes:
@@ -149,7 +150,7 @@ class SupportReport:
             return self.nodes[int(name)]
         close = difflib.get_close_matches(name, [n.name for n in self.nodes], n=3, cutoff=0.5)
         hint = f"; closest: {', '.join(repr(c) for c in close)}" if close else ""
-        raise FormatError(self.source, f"no node named {name!r} among its {len(self.nodes)} nodes{hint}")
+        raise TensorNotFoundError(f"{self.source}: no node named {name!r} among its {len(self.nodes)} nodes{hint}")
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` document (strict JSON: no NaN or infinity can occur)."""
@@ -174,8 +175,6 @@ class SupportReport:
 
 def _reason_key(reason: str) -> str:
     """TI's reason without the node's own name (so that nodes of one cause group together)."""
-    import re
-
     text = re.sub(r",?\s*Node name\s*-.*$", "", reason)
     text = re.sub(r"\s*layer output name\s*---.*$", "", text)
     return text.strip()
