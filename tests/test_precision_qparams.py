@@ -155,3 +155,14 @@ def test_malformed_is_located(data: bytes, match: str) -> None:
     with pytest.raises(FormatError, match=match) as exc:
         parse_quant_params(data, "h.prototxt")
     assert str(exc.value).startswith("h.prototxt")
+
+
+def test_comments_and_bracket_lists_are_read_and_kept() -> None:
+    data = (b'# written by hand\nnum_layers: 1  # one\nlayers {\n  layer_name: "x#1"  # name\n  outputs {\n'
+            b'    scale: [1.5, 2]\n    min: -1.5f\n    max: 2\n  }\n}\n')
+    q = parse_quant_params(data)
+    assert q.num_layers == 1 and q.layers[0].name == "x#1"
+    assert q.layers[0].output is not None and q.layers[0].output.scale == [1.5, 2.0]
+    assert q.layers[0].output.min == -1.5 and q.to_bytes() == data
+    q.layers[0].output.scale = [3.0]
+    assert q.to_bytes().decode().splitlines()[5] == "    scale: 3"

@@ -30,9 +30,6 @@ __all__ = ["LayerQuantParams", "QuantParams", "TensorQuantParams", "load_quant_p
 _MAX_BYTES = 1 << 28
 _MAX_DEPTH = 32
 _FLT_MAX = 3.4028234663852886e38
-_OPEN = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*:?\s*\{\s*(?:#.*)?$")
-_CLOSE = re.compile(r"^\s*\}\s*(?:#.*)?$")
-_FIELD = re.compile(r"^(\s*)([A-Za-z_]\w*)\s*:\s*(.*?)\s*$")
 _STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 
@@ -42,6 +39,7 @@ _LAYER_FIELDS = {"layer_name": "str", "layer_type": "str", "bit_depth": "int"}
 _TENSOR_FIELDS = {"min": "float", "max": "float", "size": "int", "element_type": "int",
                   "scale": "float*", "zero_point": "int*", "value": "float*"}
 _TENSOR_KINDS = ("outputs", "weights", "bias", "slope")
+_KIND_FIELDS = {"file": _TOP_FIELDS, "layer": _LAYER_FIELDS, "tensor": _TENSOR_FIELDS}
 
 
 @dataclass(eq=False)
@@ -247,23 +245,35 @@ def _diff(obj: Any, attrs: dict[str, str], kinds: dict[str, str], block: _Block,
 
 def _scalar(text: str, kind: str, source: str, lineno: int, key: str) -> Any:
     base = kind.rstrip("*")
+    try:
+        if base == "float":
+            try:
+                return float(text)
+            except ValueError:
+                if len(text) > 1 and text[-1] in "fF":  # C's 1.5f
+                    return float(text[:-1])
+                raise
+        if base == "int":
+            return int(text)
+    except ValueError:
+        what = "an integer" if base == "int" else "a number"
+        raise FormatError(source, f"line {lineno}: {key}: expected {what}, found {text[:60]!r}") from None
     if base == "str":
         m = _STRING.match(text)
         if m is None:
             raise FormatError(source, f"line {lineno}: {key}: expected a quoted string, found {text[:60]!r}")
         return re.sub(r"\\(.)", lambda e: _ESCAPES.get(e.group(1), e.group(1)), m.group(1))
-    if base == "ident":
-        if not re.fullmatch(r"[A-Za-z_]\w*|-?\d+", text):
-            raise FormatError(source, f"line {lineno}: {key}: expected an enum name, found {text[:60]!r}")
-        return text
-    try:
-        if base == "int":
-            return int(text)
-        v = float(text.rstrip("fF")) if text.lower() not in ("inf", "-inf", "nan") else float(text)
-        return v
-    except ValueError:
-        what = "an integer" if base == "int" else "a number"
-        raise FormatError(source, f"line {lineno}: {key}: expected {what}, found {text[:60]!r}") from None
+    if not re.fullmatch(r"[A-Za-z_]\w*|-?\d+", text):
+        raise FormatError(source, f"line {lineno}: {key}: expected an enum name, found {text[:60]!r}")
+    return text
+
+
+def _uncomment(body: str) -> str:
+    """``body`` without a trailing ``# comment`` (a '#' inside a quoted string is kept)."""
+    if '"' in body:
+        m = re.match(r'^([^"#]*"(?:[^"\\]|\\.)*")\s*(#.*)?$', body)
+        return m.group(1) if m else body
+    return body.split("#", 1)[0].rstrip() or body
 
 
 def _values(text: str) -> list[str]:
@@ -289,17 +299,20 @@ def parse_quant_params(data: bytes, source: str = "quant_params.prototxt") -> Qu
     # the stack: (kind, object or None for an unknown block, its block, 1-based line)
     stack: list[tuple[str, Any, _Block | None, int]] = [("file", q, q._block, 0)]
     for i, raw in enumerate(lines):
-        lineno = i + 1
         body = raw.strip()
-        if not body or body.startswith("#"):
+        if not body or body[0] == "#":
             continue
+        if "#" in body:
+            body = _uncomment(body)
+        lineno = i + 1
         kind, obj, block, _ = stack[-1]
-        m = _OPEN.match(raw)
-        if m:
+        if body[-1] == "{":
+            key = body[:-1].rstrip().rstrip(":").rstrip()
+            if not key.replace(".", "_").isidentifier():
+                raise FormatError(source, f"line {lineno}: expected 'name {{', found {body[:60]!r}")
             if len(stack) > _MAX_DEPTH:
                 raise FormatError(source, f"line {lineno}: blocks nested deeper than {_MAX_DEPTH}")
-            key = m.group(1)
-            indent = re.match(r"\s*", raw).group(0) + "  "  # type: ignore[union-attr]
+            indent = raw[:len(raw) - len(raw.lstrip())] + "  "
             if kind == "file" and key == "layers":
                 lay = LayerQuantParams(len(q.layers), line=lineno, _block=_Block(i, indent))
                 q.layers.append(lay)
@@ -313,29 +326,23 @@ def parse_quant_params(data: bytes, source: str = "quant_params.prototxt") -> Qu
             else:
                 stack.append(("unknown", None, None, lineno))
             continue
-        if _CLOSE.match(raw):
+        if body == "}":
             if len(stack) == 1:
                 raise FormatError(source, f"line {lineno}: '}}' closes no block")
             stack.pop()
             continue
-        fm = _FIELD.match(raw)
-        if fm is None:
+        key, sep, value = body.partition(":")
+        key, value = key.rstrip(), value.strip()
+        if not sep or not key.isidentifier() or not value:
             raise FormatError(source, f"line {lineno}: expected 'name: value', 'name {{' or '}}', found "
                                       f"{body[:60]!r}")
-        key, value = fm.group(2), fm.group(3)
-        if value.startswith('"'):
-            sm = re.match(r'"(?:[^"\\]|\\.)*"', value)
-            if sm is not None and (value[sm.end():].strip() == "" or value[sm.end():].lstrip().startswith("#")):
-                value = sm.group(0)
-        elif "#" in value:
-            value = value.split("#", 1)[0].rstrip()
-        fields = {"file": _TOP_FIELDS, "layer": _LAYER_FIELDS, "tensor": _TENSOR_FIELDS}.get(kind, {})
-        if block is None or key not in fields:
+        fields = _KIND_FIELDS.get(kind)
+        if block is None or fields is None or key not in fields:
             continue  # an unknown field (or inside an unknown block): kept as it is
         ftype = fields[key]
         attr = _LAYER_KEYS.get(key, key) if kind == "layer" else key
         block.lines.setdefault(key, []).append(i)
-        if ftype.endswith("*"):
+        if ftype[-1] == "*":
             parsed = [_scalar(v, ftype, source, lineno, key) for v in _values(value)]
             getattr(obj, attr).extend(parsed)
             block.read.setdefault(key, []).extend(parsed)
