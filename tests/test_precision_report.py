@@ -133,3 +133,26 @@ def test_text_table_is_escaped(tmp_path: Path) -> None:
     doc = json.loads(json.dumps(report.to_dict(), allow_nan=False))
     assert doc["layers"][0]["weights"]["max_rel_difference"] is None and doc["layers"][0]["data_id"] == 7
     assert math.isinf(report.layers[0].weights.max_rel_difference)  # type: ignore[union-attr]
+
+
+def test_prototxt_scales_against_the_net(tmp_path: Path) -> None:
+    """Zero-DCE's net with a prototxt written here: each layer's output scale is the net's
+    tensorScale except layer 9's, which must be the one problem."""
+    _need(DCE)
+    art = tmp_path / "artifacts"
+    shutil.copytree(DCE / "artifacts", art)
+    (tmp_path / "model").mkdir()
+    net = tidl_io.load_net(art / "74_tidl_net.bin")
+    blocks = []
+    for lay in net.layers:
+        scale = 123.25 if lay.index == 9 else lay.scale
+        blocks.append(f'layers {{\n  layer_name: "{lay.name}"\n  layer_type: "{lay.type}"\n  bit_depth: 1\n'
+                      f'  outputs {{\n    min: -1\n    max: 1\n    size: 1\n    element_type: 1\n'
+                      f'    scale: {scale!r}\n    zero_point: 0\n  }}\n}}\n')
+    (tmp_path / "model" / "zero_dce_qparams.prototxt").write_text(f"num_layers: {len(blocks)}\n" + "".join(blocks))
+    report = tidl_io.load_quant(tmp_path)
+    assert len(report.problems) == 1, report.problems
+    assert "layer 9" in report.problems[0] and "output scale 123.25" in report.problems[0]
+    assert f"{net.layers[9].scale:.9g}" in report.problems[0]
+    nine = next(lay for lay in report.layers if lay.index == 9)
+    assert nine.activation is not None and nine.activation.scale == 123.25 and nine.activation.bits == 8
