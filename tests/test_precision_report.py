@@ -156,3 +156,22 @@ def test_prototxt_scales_against_the_net(tmp_path: Path) -> None:
     assert f"{net.layers[9].scale:.9g}" in report.problems[0]
     nine = next(lay for lay in report.layers if lay.index == 9)
     assert nine.activation is not None and nine.activation.scale == 123.25 and nine.activation.bits == 8
+
+
+@pytest.mark.parametrize("folder, rel", [
+    ("od-8220-yolox-10.0", "artifacts/tempDir/subgraph_0_tidl_net.bin_paramDebug.csv"),
+    ("real-time-llve-zero-dce-10.0", "artifacts/tempDir/74_tidl_net.bin_paramDebug.csv"),
+    ("edgeai-tidl-fcnn-cnn5-9.0", "tempDir/_cnn_cnn.5_relu_Relu_output_0_tidl_net.bin_paramDebug.csv"),
+    ("edgeai-tidl-east-9.0", "tempDir/625_tidl_net.bin_paramDebug.csv"),
+])
+def test_every_param_debug_row_is_in_the_json(folder: str, rel: str) -> None:
+    path = _need(NET / folder / rel)
+    doc = json.loads(json.dumps(tidl_io.load_quant(NET / folder).to_dict(), allow_nan=False))
+    by = {lay["index"]: lay for lay in doc["layers"]}
+    table = _csv(path)
+    for k, cells in enumerate(table):
+        got = by[int(cells[0])]["bias" if k % 2 == 0 else "weights"]
+        assert [got[key] for key in ("mean_difference", "max_difference", "mean_orig_float", "mean_rel_difference",
+                                     "org_max", "quantized_max", "org_at_max_diff", "quantized_at_max_diff",
+                                     "max_rel_difference", "scale")] == [float(c) for c in cells[1:11]]
+    assert sum(lay["weights"] is not None for lay in doc["layers"]) == len(table) // 2
