@@ -38,8 +38,8 @@ def advice_for(status: Status, op: str, reason: str) -> str | None:
     low = reason.lower()
     if status is Status.SUPPORTED:
         if "post-processing" in low or "post processing" in low:
-            return ("nothing to do: TIDL runs this detection post-processing itself (meta-architecture), "
-                    "on the C7x")
+            return ("nothing to do: TIDL replaces these nodes by its own detection post-processing (the "
+                    "meta-architecture of object_detection:meta_arch_type), which runs on the C7x")
         return None
     rules = _OPTIMIZER_RULES.get(op)
     fix = (f"TI's tidl-onnx-model-optimizer may rewrite it: rule(s) {', '.join(rules)}; "

@@ -43,6 +43,7 @@ def report_text(r: SupportReport) -> str:
         lines.append(f"  ! {limit}")
     lines.append("")
     lines.append("By reason:")
+    said: set[str] = set()
     for g in r.groups:
         names = ", ".join(printable(x) for x in g.nodes[:_SHOW]) + (", …" if g.count > _SHOW else "")
         reason = printable(g.reason) or "(TI gave no text)"
@@ -53,7 +54,8 @@ def report_text(r: SupportReport) -> str:
         if g.status is not Status.SUPPORTED or g.count <= _SHOW:
             lines.append(f"      {names}")
         if g.advice:
-            lines.append(f"      -> {g.advice}")
+            lines.append(f"      -> {g.advice}" if g.advice not in said else "      -> (as above)")
+            said.add(g.advice)
     arm_nodes = [n for n in r.nodes if n.on_arm and n.status is Status.SUPPORTED] if r.subgraphs is not None else []
     if arm_nodes:
         lines.append("")
