@@ -1,5 +1,6 @@
 """Target ``support``: mutated graphvizInfo.txt / allowedNode.txt / run.log summaries through
-``tidl_io.support`` (one input in 16: index % 16 == 5, odd and never the net target's 3 mod 8).
+``tidl_io.support`` (one input in 16: index % 16 == 5: odd, never the net target's 3 mod 8
+nor the releases target's 13 mod 32).
 
 Seeds: the real graphvizInfo.txt files in ``../shared/realdata/net`` (and a small hand-made one),
 then 1..4 text mutations (:func:`mutate_text`: a line cut, dropped, doubled or swapped, a token
