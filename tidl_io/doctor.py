@@ -169,6 +169,9 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
         findings += s.findings
     findings += _check_releases_agree(subs)
     findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
+    from .precision.names import check_16bit_names  # the 16-bit name lists (tidl_io.precision owns the check)
+
+    findings += check_16bit_names(Path(path), folder)
     lib_text: str | None = "not checked"
     if check_library:
         lib_text, lib_findings = _check_library(subs, library)
