@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .detection import parse_od, rows_from_outputs
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
+    from .perf import Performance, load_perf
     from .quant import dequantize, quantize
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
     from .runtime.tidlrt import TidlRtRuntime
@@ -75,6 +76,7 @@ __all__ = [
     "PathError",
     "PathIsFolderError",
     "PathNotFoundError",
+    "Performance",
     "PermutePlan",
     "RtTensor",
     "Runtime",
@@ -100,6 +102,7 @@ __all__ = [
     "load",
     "load_calibration",
     "load_net",
+    "load_perf",
     "load_traces",
     "make_descriptor",
     "native_info",
@@ -131,6 +134,7 @@ _LAZY = {
     "parse_od": "detection", "rows_from_outputs": "detection",
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
     "load_calibration": "trace", "load_traces": "trace",
+    "Performance": "perf", "load_perf": "perf",
 }
 
 
