@@ -15,7 +15,7 @@ MAX_LAYERS = 1 << 16  # layer numbers and row counts beyond any TIDL net
 _DECIMAL = re.compile(r"[+-]?[0-9]{1,24}\Z")
 _HEX = re.compile(r"[0-9a-fA-F]{1,24}\Z")
 
-__all__ = ["MAX_LAYERS", "MAX_TEXT_BYTES", "Row", "decode", "fields", "located", "printable", "read_text", "to_decimal",
+__all__ = ["MAX_LAYERS", "MAX_TEXT_BYTES", "Row", "decode", "fields", "located", "printable", "read_text", "split_lines", "to_decimal",
            "to_float", "to_int"]
 
 
@@ -45,14 +45,25 @@ def read_text(path: str, expected: str) -> str:
 
 
 def fields(line: str, sep: str = ",") -> list[tuple[int, str]]:
-    """``(column, text)`` of each ``sep``-separated field: column 1-based where the field starts,
+    """``(column, text)`` of each ``sep``-separated field: the 1-based column of its text, the
     text stripped of blanks (TI pads its columns)."""
     out = []
     start = 0
     for part in line.split(sep):
-        out.append((start + 1, part.strip()))
+        out.append((start + len(part) - len(part.lstrip()) + 1, part.strip()))
         start += len(part) + 1
     return out
+
+
+def split_lines(text: str, source: str, expected: str) -> list[str]:
+    """The lines of a whole TI log: empty text, or a last line without its line end (TI ends
+    every line with one: a file cut in the middle of a line), is a located error."""
+    if not text.strip():
+        raise located(source, 1, f"empty; expected {expected}")
+    lines = text.splitlines()
+    if not text.endswith(("\n", "\r")):
+        raise located(source, len(lines), f"the last line has no line end: a cut file? (found {lines[-1][-40:]!r})")
+    return lines
 
 
 class Row:
@@ -70,8 +81,9 @@ class Row:
         return len(self.texts)
 
     def column(self, i: int) -> int:
-        """1-based column where field ``i`` starts."""
-        return sum(len(p) for p in self.parts[:i]) + i + 1
+        """1-based column of field ``i``'s text (after TI's padding)."""
+        part = self.parts[i]
+        return sum(len(p) for p in self.parts[:i]) + i + len(part) - len(part.lstrip()) + 1
 
     def whole(self, i: int, name: str, minimum: int | None = 0, maximum: int | None = None, base: int = 10) -> int:
         try:

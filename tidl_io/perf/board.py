@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ._text import MAX_LAYERS, Row, fields, located, to_int
+from ._text import MAX_LAYERS, Row, fields, located, split_lines, to_int
 
 __all__ = ["BoardLayer", "BoardRun", "board_subgraph", "parse_board"]
 
@@ -60,9 +60,7 @@ def parse_board(text: str, source: str = "perf.csv") -> BoardRun:
     :class:`~tidl_io.FormatError`: a header without ``Layer`` and ``Layer Cycles``, a cut or
     malformed row, a number that is not one, a layer twice, no closing sum (a cut file).
     The sum is TI's (it counts every layer, the rows only the executed ones)."""
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
-        raise located(source, 1, "empty; expected TIDL-RT's header (Layer, Layer Cycles, kernelOnlyCycles, ...)")
+    lines = split_lines(text, source, "TIDL-RT's header (Layer, Layer Cycles, kernelOnlyCycles, ...)")
     names = [t for _, t in fields(lines[0])]
     while names and not names[-1]:
         names.pop()

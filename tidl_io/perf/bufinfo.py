@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ._text import MAX_LAYERS, Row, fields, located
+from ._text import MAX_LAYERS, Row, fields, located, split_lines
 
 __all__ = ["BufInfoLayer", "BufInfoLog", "Buffer", "parse_bufinfolog"]
 
@@ -102,10 +102,10 @@ def _buffer(row: Row, start: int, group: str) -> Buffer | None:
 def parse_bufinfolog(text: str, source: str = "bufinfolog.csv") -> BufInfoLog:
     """The log in ``text`` (``source`` names it in errors). Raises a located
     :class:`~tidl_io.FormatError`: a header of another file, a cut or malformed row (fewer
-    fields than the header, a number that is not one), a layer number twice."""
-    lines = text.splitlines()
-    if not lines:
-        raise located(source, 1, "empty; expected TI's bufinfolog header (Layer, Type, ...)")
+    fields than the header, a number that is not one, a last line without its line end), a
+    layer number twice. (A file cut at a line end reads as fewer layers: :func:`load_perf`
+    notes a bufinfolog whose layers are not the simulation's.)"""
+    lines = split_lines(text, source, "TI's bufinfolog header (Layer, Type, ...)")
     names, groups = _header(lines[0], source)
     width = len(names)
     plain = [i for i in range(2, width) if not any(g <= i < g + len(_PARTS) for g in groups.values())]

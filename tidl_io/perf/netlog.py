@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ._text import MAX_LAYERS, located, to_decimal, to_int
+from ._text import MAX_LAYERS, located, split_lines, to_decimal, to_int
 
 __all__ = ["NetLog", "NetLogLayer", "parse_netlog"]
 
@@ -73,7 +73,7 @@ def parse_netlog(text: str, source: str = "netLog.txt") -> NetLog:
     """The table and the total in ``text`` (``source`` names it in errors). Raises a located
     :class:`~tidl_io.FormatError`: no ``Num|`` header (not a netLog), a cut or malformed row,
     a number that is not one, a layer number twice, fewer rows than "Num of Layer Detected"."""
-    lines = text.splitlines()
+    lines = split_lines(text, source, "TI's netLog (Num of Layer Detected, the Num|... table)")
     head = next((k for k, line in enumerate(lines) if line.strip().startswith("Num|")), None)
     if head is None:
         raise located(source, 1, "no 'Num|TIDL Layer Name|...' table header: this is no netLog TI wrote")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import PurePath
 
-from ._text import MAX_LAYERS, Row, fields, located, to_decimal
+from ._text import MAX_LAYERS, Row, fields, located, split_lines, to_decimal
 
 __all__ = ["SimLayer", "SimSummary", "Simulation", "is_simulation_name", "parse_simulation", "parse_simulation_name"]
 
@@ -185,12 +185,10 @@ def parse_simulation(text: str, source: str = "simulation.csv", file_name: str |
     last part of ``source``) gives the subgraph and the configuration in the name.
 
     Raises :class:`~tidl_io.FormatError` at ``source, line L, column C (TI's column)``: a
-    missing required column, a cut or malformed row, a number that is not one, a layer twice,
+    missing required column, a cut (a last line without its line end) or malformed row, a number that is not one, a layer twice,
     no "Network summary" (a cut file), a summary without its time or DDR total.
     """
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
-        raise located(source, 1, "empty; expected TI's performance simulation header (lyrNum, LyrType, ...)")
+    lines = split_lines(text, source, "TI's performance simulation header (lyrNum, LyrType, ...)")
     names = [t for _, t in fields(lines[0])]
     while names and not names[-1]:
         names.pop()
