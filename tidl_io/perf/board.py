@@ -84,8 +84,9 @@ def parse_board(text: str, source: str = "perf.csv") -> BoardRun:
             raise located(source, k, f"more than {MAX_LAYERS} layer rows")
         row = Row(line, k, source)
         if len(row) < len(names) or any(row.texts[len(names):]):
-            raise located(source, k, f"expected {len(names)} fields as in the header, found "
-                                     f"{len([t for t in row.texts if t])} (a cut or malformed row)")
+            found = len(row) - (row.texts[-1] == "")  # TI ends each row with a comma
+            raise located(source, k, f"expected {len(names)} fields as in the header, found {found} "
+                                     "(a cut or malformed row)")
         values = {n: row.whole(i, n, maximum=_MAX) for i, n in enumerate(names)}
         exec_id = values["Layer"]
         if exec_id > MAX_LAYERS:

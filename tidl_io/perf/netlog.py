@@ -49,8 +49,8 @@ def _row(line: str, lineno: int, source: str) -> NetLogLayer:
         starts.append(starts[-1] + len(p) + 1)
     tail = len(parts) - _FIELDS_AFTER_NAME  # the name may itself hold a '|'
 
-    def cell(i: int) -> tuple[int, str]:
-        return starts[i] + 1, parts[i].strip()
+    def cell(i: int) -> tuple[int, str]:  # (column of the text after TI's padding, the text)
+        return starts[i] + len(parts[i]) - len(parts[i].lstrip()) + 1, parts[i].strip()
 
     def whole(i: int, label: str, minimum: int | None = None) -> int:
         column, text = cell(i)
@@ -69,6 +69,12 @@ def _row(line: str, lineno: int, source: str) -> NetLogLayer:
                        macs=whole(tail + 7, "MACS", 0))
 
 
+def _column(line: str, sep: str) -> int:
+    """1-based column of the text after the first ``sep``."""
+    at = line.index(sep) + 1
+    return at + len(line[at:]) - len(line[at:].lstrip()) + 1
+
+
 def parse_netlog(text: str, source: str = "netLog.txt") -> NetLog:
     """The table and the total in ``text`` (``source`` names it in errors). Raises a located
     :class:`~tidl_io.FormatError`: no ``Num|`` header (not a netLog), a cut or malformed row,
@@ -81,7 +87,7 @@ def parse_netlog(text: str, source: str = "netLog.txt") -> NetLog:
     for k, line in enumerate(lines[:head]):
         if line.strip().lower().startswith("num of layer detected"):
             _, _, value = line.partition(":")
-            declared = to_int(value.strip(), source, k + 1, line.index(":") + 2, "Num of Layer Detected",
+            declared = to_int(value.strip(), source, k + 1, _column(line, ":"), "Num of Layer Detected",
                               maximum=MAX_LAYERS)
     layers: list[NetLogLayer] = []
     seen: dict[int, int] = {}
@@ -94,7 +100,7 @@ def parse_netlog(text: str, source: str = "netLog.txt") -> NetLog:
             _, colon, value = stripped.partition(":")
             if not colon:
                 raise located(source, k + 1, f"expected 'Total Giga Macs : N', found {stripped[:60]!r}")
-            total = to_decimal(value.strip(), source, k + 1, lines[k].index(":") + 2, "Total Giga Macs")
+            total = to_decimal(value.strip(), source, k + 1, _column(lines[k], ":"), "Total Giga Macs")
             break
         if len(layers) >= MAX_LAYERS:
             raise located(source, k + 1, f"more than {MAX_LAYERS} layer rows")
