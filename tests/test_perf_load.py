@@ -200,3 +200,22 @@ def test_od8220_copy_without_the_simulation(tmp_path: Path) -> None:
     s = load_perf(tmp_path).subgraphs[0]
     assert len(s.layers) == 122 and all(lay.time_us is None for lay in s.layers)
     assert s.layers[1].memory == {"in": (None, "L2"), "out": ("MSMC", "DDR"), "weights": (None, "MSMC")}
+
+
+def test_the_bundled_example() -> None:
+    """The example's files are what tools/make_perf_example.py writes, one row per layer of the
+    example net, names and dataIds from the net; the totals are the rows' sums as TI rounds them."""
+    import subprocess
+    import sys
+
+    from conftest import EXAMPLES, ROOT
+
+    tool = subprocess.run([sys.executable, str(ROOT / "tools" / "make_perf_example.py"), "--check"],
+                          capture_output=True, text=True, check=False)
+    assert tool.returncode == 0, tool.stdout + tool.stderr
+    s = load_perf(EXAMPLES).subgraphs[0]
+    names = [line.split(" ", 2)[2].strip() for line in
+             (EXAMPLES / "detector_tidl_net.bin.layer_info.txt").read_text().splitlines()]
+    assert s.name == "detector" and [lay.name for lay in s.layers] == names
+    assert s.total.time_ms * 1000 == pytest.approx(sum(lay.time_us for lay in s.layers), abs=0.005)
+    assert {lay.bound for lay in s.layers} == {None, "memory", "compute", "setup"}
