@@ -93,3 +93,20 @@ def test_od8220() -> None:
         pytest.skip("../shared/realdata not present")
     code, out, err = run(str(path), "--top", "5")
     assert (code, err) == (0, "") and "367.46284 ms" in out and "subgraph_0: 122 layers" in out
+
+
+def test_readme_shows_the_example_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    marker = "<!-- readme-perf: "
+    start = readme.index(marker)
+    argv = shlex.split(readme[start + len(marker):readme.index(" -->", start)])
+    body = readme.index("```text\n", start) + len("```text\n")
+    shown = readme[body:readme.index("```\n", body)]
+    assert argv[:2] == ["tidl-io", "perf"]
+    code, out, err = run(*argv[2:])
+    assert (code, err) == (0, "") and out == shown
