@@ -60,8 +60,8 @@ LINES = TINY_BOARD.splitlines(keepends=True)
     (LINES[0] + LINES[1].rstrip("\n") + "  9,\n" + LINES[3], "line 2", "found 9"),
     (LINES[0] + LINES[1][:50], "line 2", "no line end"),
     (LINES[0] + LINES[1], "line 2", "before TIDL-RT's 'Sum of Layer Cycles'"),
-    (LINES[0] + LINES[1].replace("41000", "4l000") + LINES[3], f"line 2, column {LINES[1].index('41000') + 1} "
-     "(kernelOnlyCycles)", "'4l000'"),
+    (LINES[0] + LINES[1].replace("41000", "4l000") + LINES[3], (f"line 2, column {LINES[1].index('41000') + 1} "
+     "(kernelOnlyCycles)"), "'4l000'"),
     (LINES[0] + LINES[1].replace("  150625", " -150625") + LINES[3], "(Layer Cycles)", ">= 0"),
     (LINES[0] + LINES[1] + LINES[1] + LINES[3], "line 3, column 1 (Layer)", "first on line 2"),
     (LINES[0] + LINES[1] + " Sum of Layer Cycles x1 \n", "line 3", "'x1'"),

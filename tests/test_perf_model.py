@@ -43,11 +43,11 @@ def test_bound_on_every_real_row() -> None:
 
 
 @pytest.fixture
-def tiny(tmp_path: Path):  # noqa: ANN201
+def tiny(tmp_path: Path):
     return load_perf(write_tiny(tmp_path))
 
 
-def test_share_and_types(tiny) -> None:  # noqa: ANN001
+def test_share_and_types(tiny) -> None:
     s = tiny.subgraphs[0]
     assert s.share(s.layers[1]) == 120.5 / 420.75 and s.share(s.layers[0]) == 0.0
     types = {t.type: t for t in s.by_type()}
@@ -58,7 +58,7 @@ def test_share_and_types(tiny) -> None:  # noqa: ANN001
     assert [lay.index for lay in s.slowest()] == [2, 1, 0, 3] and [lay.index for lay in s.slowest(1)] == [2]
 
 
-def test_lookups(tiny) -> None:  # noqa: ANN001
+def test_lookups(tiny) -> None:
     assert tiny.layer_time_us(1) == 120.5
     assert tiny.layer_time_us(data_id=2) == 300.25
     assert tiny.layer_time_us(data_id=0) == 0.0  # the input layer, not the output data layer (also dataId 0)

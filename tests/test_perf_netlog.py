@@ -69,8 +69,8 @@ LINES = TINY_NETLOG.splitlines(keepends=True)
     ("hello\n", "line 1", "no 'Num|"),
     ("".join(LINES[:5]) + LINES[5][:100] + "\n", "line 6", "'|'-separated"),
     ("".join(LINES[:5]) + LINES[5][:100], "line 6", "no line end"),
-    ("".join(LINES[:5]) + LINES[5].replace("442368", "44a368"), f"line 6, column {LINES[5].index('442368') + 1} "
-     "(MACS)", "'44a368'"),
+    ("".join(LINES[:5]) + LINES[5].replace("442368", "44a368"), (f"line 6, column {LINES[5].index('442368') + 1} "
+     "(MACS)"), "'44a368'"),
     ("".join(LINES[:6]), "line 6", "'Num of Layer Detected : 4' but 2"),
     ("".join(LINES[:6]) + LINES[5], "line 7, column 1 (Num)", "first on line 6"),
     ("".join(LINES[:-3]) + "Total Giga Macs : x\n", "line 9, column 19 (Total Giga Macs)", "'x'"),

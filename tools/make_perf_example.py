@@ -47,7 +47,7 @@ SIM_NAME = "tempDir_detector_tidl_net_DSP1_FRQ1000_DT1_SIMD32_L3S968_DDRE0.60_EM
 GROUPS = ("In-Read", "In-Write", "Out-Read", "Out-Write", "Wt-Read", "Wt-Write", "Wt-Oneshot")
 
 
-def _sim(net) -> str:  # noqa: ANN001
+def _sim(net) -> str:
     head = (" lyrNum , LyrType,      Fr,      Fc,     Grp,   strdX,   strdY,multiCoreMode,    Pool,  pooKer, pooStrd,"
             "enableBias,      Ni,      No,     InW,     InH,    outW,    outH,procTime(us),LayerCycles,kernelOnlyCycles,"
             "coreLoopCycles,LayerSetupCycles,dmaPipeupCycles,   IOcyles,inVol(KB),outVol(KB),wtVol(KB), srcMem-IN, "
@@ -59,7 +59,7 @@ def _sim(net) -> str:  # noqa: ANN001
     for lay in net.layers:
         k, c, s, d, io, dr, dw, mr, mw, mem = TABLE[lay.index]
         src = by_id.get(lay.inputs[0]) if lay.inputs else lay
-        n_in, _, h_in, w_in = src.shape[-4:] if src is not None else (0, 0, 0, 0)
+        _n_in, _, h_in, w_in = src.shape[-4:] if src is not None else (0, 0, 0, 0)
         ni = src.shape[-3] if src is not None else 0
         no, ho, wo = lay.shape[-3:] if not lay.is_output else (0, 0, 0)
         cycles = c + s + d
@@ -97,7 +97,7 @@ def _group(space: str, accessor: str, pitch: int, width: int, height: int, addre
     return f" {space}, {accessor}, {pitch}, {width}, {height}, {pitch * height + 128}, 0, {address:x},"
 
 
-def _buf(net) -> str:  # noqa: ANN001
+def _buf(net) -> str:
     head = ("Layer, Type, Ni, inW, inH, No, outW, outH, Ni/G, dataflowType, preFetch, preFetchAlign, procSize, "
             "inPlaneSize, dmaFreq, dmaFreqWt, kernelFreq, "
             + "".join(f"{g}-memSpace, {g}-accessor, {g}-pitch, {g}-width, {g}-height, {g}-size, {g}-accessOffset, "
