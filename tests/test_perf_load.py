@@ -219,3 +219,23 @@ def test_the_bundled_example() -> None:
     assert s.name == "detector" and [lay.name for lay in s.layers] == names
     assert s.total.time_ms * 1000 == pytest.approx(sum(lay.time_us for lay in s.layers), abs=0.005)
     assert {lay.bound for lay in s.layers} == {None, "memory", "compute", "setup"}
+
+
+def test_two_subgraphs_and_their_board_files(tmp_path: Path) -> None:
+    """subgraph_0 .. subgraph_10 in TI's (natural) order; board file N goes to subgraph_N."""
+    write_tiny(tmp_path / "src")
+    temp = tmp_path / "art" / "tempDir"
+    for n in (10, 0):  # created out of order on purpose
+        sg = f"subgraph_{n}"
+        (temp / f"{sg}_tidl_net").mkdir(parents=True)
+        sim = (tmp_path / "src/tempDir/tiny_tidl_net" / TINY_SIM_NAME).read_text()
+        if n == 10:
+            sim = sim.replace("  300.25,300250.00", "  100.25,100250.00")
+        (temp / f"{sg}_tidl_net" / TINY_SIM_NAME.replace("tiny", sg)).write_text(sim)
+    board = tmp_path / "tidl_trace_subgraph_10_perf.csv"
+    board.write_text(TINY_BOARD)
+    perf = load_perf(tmp_path / "art", board=[board])
+    assert [s.name for s in perf.subgraphs] == ["subgraph_0", "subgraph_10"]
+    assert perf.layer_time_us(2, subgraph="subgraph_10") == 100.25 and perf.layer_time_us(2) == 300.25
+    assert perf.subgraphs[0].layers[2].board is None and perf.subgraphs[1].layers[2].board is not None
+    assert perf.subgraphs[1].layers[2].board.ratio == 300250 / 100250

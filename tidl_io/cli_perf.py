@@ -49,7 +49,10 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _perf(args, out, err)
     except TidlIoError as exc:
         print(f"tidl-io perf: error: {exc}", file=err)
-        return EXIT_USAGE
+    except OSError as exc:  # --html where no file can be written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"tidl-io perf: error: {where}{exc.strerror or exc}", file=err)
+    return EXIT_USAGE
 
 
 def _perf(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

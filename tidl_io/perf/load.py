@@ -13,6 +13,7 @@ Where TI leaves them (``ART`` is the artifacts folder, the one holding ``tempDir
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import re
@@ -220,10 +221,12 @@ def _layer(index: int, position: int, s: SimLayer | None, b: BufInfoLayer | None
                      memory=dict(memory), buffers=dict(b.buffers) if b is not None else None)
 
 
+def _ti_mb(nbytes: int | None) -> float | None:
+    return None if nbytes is None else nbytes / BYTES_PER_TI_MB
+
+
 def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any, notes: list[str]) -> list[LayerPerf]:
     """Each measured row on the layer at its execution position (TIDL-RT's layerExecId)."""
-    import dataclasses
-
     rows = {b.exec_id: b for b in board.layers}
     out = []
     for lay in layers:
@@ -231,11 +234,10 @@ def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any,
         if m is None:
             out.append(lay)
             continue
-        mb = (lambda v: None if v is None else v / BYTES_PER_TI_MB)
         ratio = m.cycles / lay.cycles if lay.cycles else None
         cycles = BoardCycles(exec_id=m.exec_id, cycles=m.cycles, kernel_cycles=m.kernel_cycles,
                              core_loop_cycles=m.core_loop_cycles, setup_cycles=m.setup_cycles,
-                             dma_cycles=m.dma_cycles, ddr_read_mb=mb(m.ddr_read_bytes), ddr_write_mb=mb(m.ddr_write_bytes),
+                             dma_cycles=m.dma_cycles, ddr_read_mb=_ti_mb(m.ddr_read_bytes), ddr_write_mb=_ti_mb(m.ddr_write_bytes),
                              time_us=m.cycles / cpu_mhz if isinstance(cpu_mhz, (int, float)) and cpu_mhz > 0 else None,
                              ratio=ratio)
         out.append(dataclasses.replace(lay, board=cycles))
