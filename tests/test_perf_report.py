@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tidl_io import load_perf
+from tidl_io import ArgumentTypeError, OptionError, load_perf
 
 from conftest import REALDATA
 from perf_fixtures import TINY_BOARD, write_tiny
@@ -61,6 +61,10 @@ def test_text(tmp_path: Path) -> None:
     assert "total: 420.75 µs = 0.42075 ms, DDR 0.32 MB (read 0.27, write 0.05), MSMC 0.16 MB, 0.0028 GMACs" in lines
     top = load_perf(write_tiny(tmp_path)).to_text(top=1)
     assert "the 1 slowest layers:" in top and " conv2 " in top and " conv1 " not in top
+    with pytest.raises(OptionError, match="top must be >= 1, found 0"):
+        load_perf(write_tiny(tmp_path)).to_text(top=0)
+    with pytest.raises(ArgumentTypeError):
+        load_perf(write_tiny(tmp_path)).to_text(top="3")  # type: ignore[arg-type]
 
 
 def test_names_with_control_characters_are_escaped(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._check import check_int
 from .._format import document
 from ._text import printable
 from .model import LayerPerf, Performance, SubgraphPerf, Totals
@@ -64,10 +65,12 @@ class PerfDiff:
         return any(r.changed for s in self.subgraphs for r in s.rows) or bool(self.notes)
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` document of ``tidl-io perf A B``."""
         return diff_to_dict(self)
 
     def to_text(self, top: int | None = None) -> str:
-        return format_diff(self, top)
+        """The layers side by side (A's order, or the ``top`` largest time changes first), the totals."""
+        return format_diff(self, None if top is None else check_int(top, "to_text", "top", 1))
 
 
 def _by_name(s: SubgraphPerf) -> dict[str, list[LayerPerf]]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._check import check_int
 from .._errors import ArgumentTypeError, TensorNotFoundError
 from .bufinfo import Buffer
 from .page import render_html
@@ -224,7 +225,7 @@ class Performance:
 
     def to_text(self, top: int | None = None) -> str:
         """The table (execution order, or the ``top`` slowest first), per-type totals, totals."""
-        return format_perf(self, top=top)
+        return format_perf(self, top=None if top is None else check_int(top, "to_text", "top", 1))
 
     def to_html(self) -> str:
         """One self-contained HTML page: a bar per layer stacked by cycle kind, DDR traffic per
