@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
+from .releases import releases_text
 from .validate import Finding, own_findings
 
 if TYPE_CHECKING:
@@ -245,14 +246,11 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
 
 # ---- doctor -------------------------------------------------------------------------------
 
-def _release_names(releases: Iterable[str]) -> str:
-    return "/".join(f"{int(r[:2])}.{int(r[3:5])}" for r in releases) or "unknown"
-
-
 def format_diagnosis(d: Diagnosis) -> str:
     """``tidl-io doctor``'s text: what each subgraph's files say, then one line per finding
     (``error: file, place: message``) and a verdict line."""
-    lines = [f"{d.folder}: TIDL {_release_names(d.releases)}, {len(d.subgraphs)} subgraph(s)"] if d.subgraphs else []
+    lines = ([f"{d.folder}: TIDL {releases_text(d.releases, 'unknown')}, {len(d.subgraphs)} subgraph(s)"]
+             if d.subgraphs else [])
     for s in d.subgraphs:
         io = f"{Path(s.io_file).name} {s.io_title} ({s.io_size} bytes)" if s.io_title else Path(s.io_file).name
         if s.net_version is not None:

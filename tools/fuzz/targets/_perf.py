@@ -110,6 +110,6 @@ def run_reader(checker: Checker, index: int, rng: random.Random, kind: str, sour
     data, steps = mutate(text, rng)
     if checker.verbose:
         print(f"  {kind} input: {name} | {' | '.join(steps)}")
-    result = checker._op(index, f"perf {kind} parse", lambda: parse(decode(data, source), source), (source,))
+    result = checker.op(index, f"perf {kind} parse", lambda: parse(decode(data, source), source), (source,))
     if result is not None and use is not None:
-        checker._op(index, f"perf {kind} use", lambda: use(result), (source,))
+        checker.op(index, f"perf {kind} use", lambda: use(result), (source,))
