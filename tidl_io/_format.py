@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._text import short
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
 from .validate import Finding, own_findings
 
@@ -143,14 +144,9 @@ def document(items: Iterable[dict[str, Any]], key: str = "descriptors") -> dict[
 # ---- text -------------------------------------------------------------------------------
 
 def _short(name: str, width: int = 40) -> str:
-    """``name`` for a table cell: characters that would drive a terminal or break the columns
-    (escape sequences, tabs, other controls) as Python escapes, then at most ``width``."""
-    if not name.isprintable():
-        name = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
-    if len(name) <= width:
-        return name
-    keep = width - 1
-    return name[: keep // 2] + "…" + name[len(name) - (keep - keep // 2):]
+    """``name`` for a table cell (:func:`tidl_io._text.short`: controls escaped, at most
+    ``width``; ``width`` 0 keeps it whole)."""
+    return short(name, width)
 
 
 def _quant_text(t: Tensor) -> str:

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from ._check import check_path, layout_name
+from ._check import check_path, layout_name, open_regular, read_limited
 from ._errors import FormatError, PathError, PathNotFoundError
+from ._text import short_repr
+from ._yaml import load_yaml
 from .detection import Formatter
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def parse_onnxrt_metadata(text: str, source: str = _METADATA) -> OnnxrtMetadata:
             continue
         key, sep, value = line.partition("=")
         if not sep:
-            raise FormatError(source, f"line {lineno}: expected key=value, found {line!r}")
+            raise FormatError(source, f"line {lineno}: expected key=value, found {short_repr(line)}")
         index, colon, name = key.partition(":")
         if not colon:
             if key == "numGraphNodes":
@@ -180,12 +180,19 @@ def parse_onnxrt_metadata(text: str, source: str = _METADATA) -> OnnxrtMetadata:
     return OnnxrtMetadata(nodes, tuple(subs))
 
 
+def _read_text(path: Path, limit: int = 1 << 20) -> str:
+    """A sidecar's text (at most ``limit`` bytes: onnxrtMetaData.txt is a few hundred);
+    PathError when it cannot be read."""
+    with open_regular(str(path), f"a text file ({path.name})") as fh:
+        return read_limited(fh, limit)[:limit].decode("utf-8", errors="replace")
+
+
 def _int(value: str, source: str, lineno: int, what: str) -> int:
     try:
         return int(value.strip())
     except ValueError:
         where = f"line {lineno}: " if lineno else ""
-        raise FormatError(source, f"{where}{what}: expected an integer, found {value.strip()!r}") from None
+        raise FormatError(source, f"{where}{what}: expected an integer, found {short_repr(value.strip())}") from None
 
 
 # ---- param.yaml ------------------------------------------------------------------------
@@ -218,7 +225,8 @@ class ModelParams:
 
 
 def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> ModelParams:
-    """Read an edgeai ``param.yaml`` (text or an already-loaded mapping).
+    """Read an edgeai ``param.yaml`` (text or an already-loaded mapping). Text is read by
+    :func:`tidl_io._yaml.load_yaml`: size, nesting depth and aliases are bounded first.
 
     Reads ``session.input_mean/input_scale/input_data_layout/input_optimization``,
     ``preprocess.reverse_channels`` (and ``data_layout`` when the session has none),
@@ -228,10 +236,7 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
     if isinstance(text, Mapping):
         raw: Any = text
     else:
-        try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise FormatError(source, f"not valid YAML: {exc}") from None
+        raw = load_yaml(text, source)  # bounded: size, depth, aliases (tidl_io._yaml)
     raw = raw or {}
     if not isinstance(raw, Mapping):
         raise FormatError(source, f"expected a mapping at the top, found {type(raw).__name__}")
@@ -240,12 +245,12 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
     post = _section(raw, "postprocess", source)
     layout = sess.get("input_data_layout") or pre.get("data_layout")
     if layout is not None and layout_name(layout) not in ("NCHW", "NHWC"):
-        raise FormatError(source, f"expected NCHW or NHWC, found {layout!r} (in any letter case)",
+        raise FormatError(source, f"expected NCHW or NHWC, found {short_repr(layout)} (in any letter case)",
                           field="session.input_data_layout")
     formatter = None
     if post.get("formatter"):
         if not isinstance(post["formatter"], Mapping):
-            raise FormatError(source, f"expected a mapping, found {post['formatter']!r}", field="postprocess.formatter")
+            raise FormatError(source, f"expected a mapping, found {short_repr(post['formatter'])}", field="postprocess.formatter")
         formatter = Formatter.from_mapping(post["formatter"], source)
     threshold = post.get("detection_threshold", post.get("detection_thr"))
     return ModelParams(
@@ -267,7 +272,7 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
 def _section(raw: Mapping[str, Any], name: str, source: str) -> Mapping[str, Any]:
     value = raw.get(name) or {}
     if not isinstance(value, Mapping):
-        raise FormatError(source, f"expected a mapping, found {value!r}", field=name)
+        raise FormatError(source, f"expected a mapping, found {short_repr(value)}", field=name)
     return value
 
 
@@ -275,7 +280,7 @@ def _float(value: Any, source: str, name: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise FormatError(source, f"expected a number, found {value!r}", field=name) from None
+        raise FormatError(source, f"expected a number, found {short_repr(value)}", field=name) from None
 
 
 def _floats(value: Any, source: str, name: str) -> tuple[float, ...] | None:
@@ -284,7 +289,7 @@ def _floats(value: Any, source: str, name: str) -> tuple[float, ...] | None:
     if isinstance(value, (int, float)):
         return (float(value),)
     if not isinstance(value, Sequence) or isinstance(value, str):
-        raise FormatError(source, f"expected a number or a list of numbers, found {value!r}", field=name)
+        raise FormatError(source, f"expected a number or a list of numbers, found {short_repr(value)}", field=name)
     return tuple(_float(v, source, name) for v in value)
 
 
@@ -377,7 +382,7 @@ def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
     param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
     order = {}
     if meta_file is not None:
-        info = parse_onnxrt_metadata(meta_file.read_text(errors="replace"), str(meta_file))
+        info = parse_onnxrt_metadata(_read_text(meta_file), str(meta_file))
         order = {s.name: s.index for s in info.subgraphs}
     ios = sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
     return Artifacts(tuple(ios), tuple(_net_file(f) for f in ios), tuple(_subgraph_name(f) for f in ios),

@@ -56,7 +56,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-import yaml
 
 from ._check import as_array, check_choice, check_flag, check_layout, check_path, open_regular, wrong_kind
 from ._errors import BufferMismatchError, FormatError, OptionError, PathNotFoundError, TensorNotFoundError
@@ -388,9 +387,12 @@ class Session:
 
 def _yaml_mapping(text: str) -> bool:
     """Whether one line of text is YAML for a mapping (else Session takes it as a path)."""
+    from ._errors import FormatError
+    from ._yaml import load_yaml
+
     try:
-        return isinstance(yaml.safe_load(text), Mapping)
-    except yaml.YAMLError:
+        return isinstance(load_yaml(text, "model spec"), Mapping)
+    except FormatError:
         return False
 
 
