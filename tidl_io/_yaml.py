@@ -44,7 +44,7 @@ def load_yaml(text: str, source: str, *, max_bytes: int = MAX_BYTES, max_depth: 
                           f"is a few KB)")
     try:
         _check_events(text, source, max_depth, max_nodes)
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 -- a safe loader: SafeLoader or its C twin
+        return yaml.load(text, Loader=_Loader)  # a safe loader: SafeLoader or its C twin
     except yaml.YAMLError as exc:
         raise FormatError(source, f"not valid YAML: {_one_line(exc)}") from None
     except RecursionError:  # not expected after the depth check; never a traceback
