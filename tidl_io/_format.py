@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._text import short
+from ._text import escape, short
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
 from .validate import Finding, own_findings
 
@@ -27,6 +27,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "descriptor_to_dict",
     "diagnosis_to_dict",
+    "diagnosis_to_html",
     "document",
     "dumps_json",
     "format_descriptor",
@@ -246,11 +247,15 @@ def _release_names(releases: Iterable[str]) -> str:
 
 
 def format_diagnosis(d: Diagnosis) -> str:
-    """``tidl-io doctor``'s text: what each subgraph's files say, then one line per finding
-    (``error: file, place: message``) and a verdict line."""
+    """``tidl-io doctor``'s text (:meth:`Diagnosis.to_text`): what each subgraph's files say,
+    then one line per finding (``error: file, place: message``) and a verdict line. Every
+    line is escaped (:func:`tidl_io._text.escape`): a name holding ESC or a newline cannot
+    drive the terminal or split a finding over two lines."""
     lines = [f"{d.folder}: TIDL {_release_names(d.releases)}, {len(d.subgraphs)} subgraph(s)"] if d.subgraphs else []
     for s in d.subgraphs:
         io = f"{Path(s.io_file).name} {s.io_title} ({s.io_size} bytes)" if s.io_title else Path(s.io_file).name
+        if s.io_missing:
+            io = f"no {Path(s.io_file).name}"
         if s.net_version is not None:
             net = f"{Path(s.net_file or '').name} netVersion {s.net_version:#010x} (TIDL {s.net_release}), " \
                   f"{s.num_layers} layers"
@@ -264,11 +269,12 @@ def format_diagnosis(d: Diagnosis) -> str:
     errors, notes = len(d.errors), len(d.findings) - len(d.errors)
     verdict = "all files agree" if d.ok else f"{errors} problem(s)"
     lines.append(f"{d.folder}: {verdict} ({errors} error(s), {notes} note(s))")
-    return "\n".join(lines)
+    return "\n".join(escape(line) for line in lines)
 
 
 def diagnosis_to_dict(d: Diagnosis) -> dict[str, Any]:
-    """``tidl-io doctor --json``: the subgraphs, the releases, the library and every finding."""
+    """``tidl-io doctor --json`` (:meth:`Diagnosis.to_dict`): the subgraphs, the releases, the
+    library and every finding; names as they are (JSON escapes what needs it)."""
     return {
         "schema_version": SCHEMA_VERSION, "path": d.path, "folder": d.folder, "ok": d.ok,
         "releases": list(d.releases), "library": d.library,
@@ -276,3 +282,55 @@ def diagnosis_to_dict(d: Diagnosis) -> dict[str, Any]:
         "findings": [{"level": f.level, "check": f.check, "source": f.source, "where": list(f.where),
                       "subgraph": f.subgraph, "message": f.message} for f in d.findings],
     }
+
+
+_DOCTOR_CSS = """
+body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 24px; color: #1a202c; }
+h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 24px; border-bottom: 2px solid #2b6cb0; }
+table { border-collapse: collapse; font-size: 12px; } th { background: #edf2f7; }
+th, td { border: 1px solid #cbd5e0; padding: 3px 8px; text-align: left; vertical-align: top; }
+td.msg { word-break: break-word; max-width: 900px; } tr.error td.level { color: #c53030; font-weight: bold; }
+tr.note td.level { color: #2b6cb0; } p.ok { color: #276749; font-weight: bold; } p.bad { color: #c53030;
+font-weight: bold; }
+"""
+
+
+def diagnosis_to_html(d: Diagnosis) -> str:
+    """``tidl-io doctor --html`` (:meth:`Diagnosis.to_html`): one small self-contained page
+    (no script, nothing fetched: ``default-src 'none'``) with the subgraphs, each finding and
+    the verdict; every name and message is HTML-escaped."""
+    from html import escape as esc
+
+    from . import __version__
+
+    def row(cells: Iterable[str], cls: str = "") -> str:
+        klass = f' class="{cls}"' if cls else ""
+        return f"<tr{klass}>" + "".join(cells) + "</tr>"
+
+    subs = [row(f"<td>{esc(str(v))}</td>" for v in (
+        s.name, ("missing: " if s.io_missing else "") + Path(s.io_file).name, s.io_title or "-",
+        Path(s.net_file).name if s.net_file else "-",
+        "-" if s.net_version is None else f"{s.net_version:#010x} (TIDL {s.net_release})",
+        "-" if s.num_layers is None else s.num_layers)) for s in d.subgraphs]
+    finds = [row((f'<td class="level">{esc(f.level)}</td>', f"<td>{esc(f.check)}</td>",
+                  f"<td>{esc(', '.join((f.source, *f.where)))}</td>", f'<td class="msg">{esc(f.message)}</td>'),
+                 f.level) for f in d.findings]
+    errors, notes = len(d.errors), len(d.findings) - len(d.errors)
+    verdict = "all files agree" if d.ok else f"{errors} problem(s)"
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>tidl-io doctor: {esc(d.folder)}</title><style>{_DOCTOR_CSS}</style></head><body>",
+        f"<h1>tidl-io doctor: {esc(d.folder)}</h1>",
+        f"<p>TIDL {esc(_release_names(d.releases))}; TIDL-RT: {esc(d.library or 'no library identified')}</p>",
+        f'<p class="{"ok" if d.ok else "bad"}">{esc(verdict)} ({errors} error(s), {notes} note(s))</p>',
+    ]
+    if subs:
+        head = "".join(f"<th>{h}</th>" for h in ("subgraph", "io file", "io layout", "net file", "netVersion",
+                                                 "layers"))
+        parts.append(f"<h2>Subgraphs</h2><table><thead><tr>{head}</tr></thead><tbody>{''.join(subs)}</tbody></table>")
+    if finds:
+        head = "".join(f"<th>{h}</th>" for h in ("level", "check", "where", "message"))
+        parts.append(f"<h2>Findings</h2><table><thead><tr>{head}</tr></thead><tbody>{''.join(finds)}</tbody></table>")
+    parts.append(f"<p><small>tidl-io {esc(__version__)}</small></p></body></html>")
+    return "\n".join(parts) + "\n"

@@ -317,48 +317,6 @@ def _count(text: str) -> int:
     return value
 
 
-# ---- doctor: do the files of a compiled model agree? (issue 16) ----------------------------
-
-def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._format import diagnosis_to_dict, dumps_json, format_diagnosis
-    from .doctor import diagnose, parse_explain
-
-    try:
-        keys = [parse_explain(text) for text in args.explain or ()]
-    except TidlIoError as exc:
-        print(f"tidl-io: error: {exc}", file=err)
-        return EXIT_USAGE
-    if args.no_library and args.library is not None:
-        print("tidl-io: error: --library and --no-library exclude each other", file=err)
-        return EXIT_USAGE
-    for what, value in (("PATH", args.path), ("--library", args.library)):
-        if value == "":
-            print(f"tidl-io: error: {what} is empty; expected a path", file=err)
-            return EXIT_USAGE
-    found = diagnose(args.path, library=args.library, explain=keys, check_library=not args.no_library)
-    out.write((dumps_json(diagnosis_to_dict(found)) if args.json else format_diagnosis(found)) + "\n")
-    return EXIT_OK if found.ok else EXIT_INVALID
-
-
-def _add_doctor(sub: Any) -> None:
-    p = sub.add_parser("doctor", help="do the files of a compiled model agree? (releases, io <-> net, sidecars)",
-                       description="Check an artifacts folder (or a model folder holding artifacts/ and "
-                                   "param.yaml): which TIDL release built it (netVersion and io descriptor size "
-                                   "must agree), io descriptor against net (counts, dims, element types, scales "
-                                   "by dataId), onnxrtMetaData.txt / allowedNode.txt / param.yaml, and whether "
-                                   "the TIDL-RT library tidl-io would load is that release. Exit 0 when all "
-                                   "agree, 1 with one located line per problem, 2 for usage errors.")
-    p.add_argument("path", metavar="PATH", help="an artifacts folder, or a model folder holding artifacts/")
-    p.add_argument("--explain", action="append", metavar="MESSAGE",
-                   help="name what a TI message's number is: 'DIM Error - For Tensor 20' (dataId 20), "
-                        "'Layer 5', or a bare dataId (repeatable)")
-    p.add_argument("--library", metavar="LIB", help="the libvx_tidl_rt.so to compare with (default: the one "
-                                                     "tidl-io would load)")
-    p.add_argument("--no-library", action="store_true", help="skip the TIDL-RT library check")
-    p.add_argument("--json", action="store_true", help="machine-readable report")
-    p.set_defaults(run=_cmd_doctor)
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tidl-io",
@@ -418,7 +376,9 @@ def _parser() -> argparse.ArgumentParser:
                        description="Report the TIDL-RT library (found or not, where), its layout and release, "
                                    "whether its shared memory works, and the Python and NumPy versions.")
     i.set_defaults(run=_cmd_info)
-    _add_doctor(sub)
+    from .cli_doctor import add_commands as add_doctor  # doctor (tidl_io.diagnose)
+
+    add_doctor(sub)
 
     from .trace.commands import add_commands  # golden, compare (their imports happen when they run)
 

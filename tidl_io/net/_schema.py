@@ -82,6 +82,9 @@ class NetLayout:
     params: dict[str, np.dtype] = field(repr=False)  # TI layer type name -> dtype of its params' prefix
     sections: tuple[str, ...] = ()  # names of the netBufInfo entries; () when the file has no table
     constants: dict[str, int] = field(default_factory=dict, repr=False)
+    # where the file records no size for its compiler info (8.2): the info's leading words and the
+    # least size an info starting with them has (the schema's ``compiler_info``; see tidl_8_2.yaml)
+    compiler_info: tuple[tuple[int, ...], int] | None = field(default=None, repr=False)
 
     @property
     def key(self) -> str:
@@ -213,7 +216,8 @@ def _compile(doc: dict[str, Any], cores: int | None, schema_file: str) -> NetLay
     layout = NetLayout(
         family=str(doc["family"]), title=str(doc["title"]), cores=cores, schema_file=schema_file,
         header=done["sTIDL_Network_t"][0], layer=done["sTIDL_Layer_t"][0], layer_types=tuple(table),
-        params=params, sections=tuple(doc.get("sections") or ()), constants=env)
+        params=params, sections=tuple(doc.get("sections") or ()), constants=env,
+        compiler_info=_compiler_info(doc.get("compiler_info"), schema_file))
     union = fields_of(layout.layer)["layerParams"][0].itemsize
     for type_name, dtype in params.items():
         if dtype.itemsize > union:
@@ -221,6 +225,16 @@ def _compile(doc: dict[str, Any], cores: int | None, schema_file: str) -> NetLay
                              f"({union})")
     _check_expect(layout, doc.get("expect") or {}, {k: v[0] for k, v in done.items()})
     return layout
+
+
+def _compiler_info(spec: Any, schema_file: str) -> tuple[tuple[int, ...], int] | None:
+    if spec is None:
+        return None
+    try:
+        return tuple(int(v) for v in spec["leading_words"]), int(spec["min_size"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{schema_file}: compiler_info: expected leading_words (a list of integers) and "
+                         f"min_size (an integer)") from None
 
 
 @functools.cache
