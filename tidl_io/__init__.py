@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
+    from .doctor import Diagnosis, diagnose
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
     from .quant import dequantize, quantize
@@ -61,6 +62,7 @@ __all__ = [
     "ArgumentTypeError",
     "BufferMismatchError",
     "Descriptor",
+    "Diagnosis",
     "ElementType",
     "Finding",
     "FormatError",
@@ -94,6 +96,7 @@ __all__ = [
     "build",
     "check_padding",
     "dequantize",
+    "diagnose",
     "find_io_files",
     "get_input_details",
     "get_output_details",
@@ -131,6 +134,7 @@ _LAZY = {
     "parse_od": "detection", "rows_from_outputs": "detection",
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
     "load_calibration": "trace", "load_traces": "trace",
+    "Diagnosis": "doctor", "diagnose": "doctor",
 }
 
 

@@ -177,15 +177,16 @@ def shape_in_layout(t: Tensor) -> tuple[int, ...]:
     return tuple(t.shape[a] for a in axes)
 
 
-def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset[str] = frozenset()
-                 ) -> list[list[str]]:
-    """Table rows; the index of a tensor whose label is in ``flagged`` gets a "!"."""
+def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset[str] = frozenset(),
+                 width: int = 40) -> list[list[str]]:
+    """Table rows; the index of a tensor whose label is in ``flagged`` gets a "!"; names cut
+    to ``width`` (0: whole)."""
     head = ["#", "name", "dtype", "shape", "layout", "quantization"]
     if physical:
         head += ["pad L/T/R/B/Ch", "pitch line/ch/batch", "first @", "buffer elems", "bytes", "slack"]
     rows = [head]
     for t in tensors:
-        row = [f"{t.index}!" if t.label in flagged else str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, shape_in_layout(t))), t.layout,
+        row = [f"{t.index}!" if t.label in flagged else str(t.index), _short(t.name, width), _dtype_text(t), "x".join(map(str, shape_in_layout(t))), t.layout,
                _quant_text(t)]
         if physical:
             itemsize = None if t.element is None else _ITEMSIZES[t.element]
@@ -203,8 +204,10 @@ def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset
     return rows
 
 
-def format_descriptor(desc: Descriptor, path: str, physical: bool = False, indent: str = "") -> str:
-    """A compact table per tensor group, Polygraphy-style, with the detected family.
+def format_descriptor(desc: Descriptor, path: str, physical: bool = False, indent: str = "", wide: bool = False
+                      ) -> str:
+    """A compact table per tensor group, Polygraphy-style, with the detected family; names
+    cut to 40 characters (``wide``: whole).
 
     Tensors with an error that :func:`~tidl_io.validate` reports (the same rules: a NaN
     scale, a zero point out of range, unusable geometry) are marked "!" and each error is
@@ -217,13 +220,15 @@ def format_descriptor(desc: Descriptor, path: str, physical: bool = False, inden
     for title, tensors in (("Input", desc.inputs), ("Output", desc.outputs)):
         lines.append(f"{indent}---- {len(tensors)} {title}(s) ----")
         if tensors:
-            lines += _table(_tensor_rows(tensors, physical, flagged), indent + "  ")
+            lines += _table(_tensor_rows(tensors, physical, flagged, 0 if wide else 40), indent + "  ")
+    if not wide and any(len(t.name) > 40 for t in desc.inputs + desc.outputs):
+        lines.append(f"{indent}  names cut to 40 characters: --wide shows them whole")
     if physical and any(t.buf_size is None for t in desc.inputs + desc.outputs):
         lines.append(f"{indent}  * buffer size computed from the geometry (this layout stores none)")
     lines += [f"{indent}  ! {f}" for f in errors]
     for i, sub in enumerate(desc.subgraphs):
         lines.append(f"{indent}---- subgraph {i} of {len(desc.subgraphs)} ----")
-        lines.append(format_descriptor(sub, f"{path}[subgraph {i}]", physical, indent + "  "))
+        lines.append(format_descriptor(sub, f"{path}[subgraph {i}]", physical, indent + "  ", wide))
     return "\n".join(lines)
 
 

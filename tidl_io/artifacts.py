@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._check import check_path, layout_name, open_regular, read_limited
+from ._check import check_path, layout_name, open_regular, path_kind, read_limited
 from ._errors import FormatError, PathError, PathNotFoundError
 from ._text import short_repr
 from ._yaml import load_yaml
@@ -42,6 +42,7 @@ __all__ = [
     "find_artifacts",
     "find_io_files",
     "locate_io_files",
+    "order_io_files",
     "parse_onnxrt_metadata",
     "parse_param_yaml",
 ]
@@ -76,7 +77,8 @@ def locate_io_files(path: str | os.PathLike[str], who: str = "locate_io_files") 
     ``param.yaml`` and ``artifacts/``). What ``tidl-io inspect`` and :class:`Session` both
     use. Raises :class:`~tidl_io.PathError` (PathNotFoundError when nothing is there)."""
     p = Path(check_path(path, who, "path"))
-    if p.is_dir():
+    kind = path_kind(p, f"{_EXPECTED_FILE} or a folder of them")  # PathError for a path that cannot be looked at
+    if kind == "folder":
         files = find_io_files(p)
         if not files and (p / "artifacts").is_dir():
             files = find_io_files(p / "artifacts")
@@ -89,9 +91,9 @@ def locate_io_files(path: str | os.PathLike[str], who: str = "locate_io_files") 
             raise PathNotFoundError(str(p), f"no *_tidl_io_1.bin file in this folder (nor in {p / 'artifacts'})"
                                     f"{hint}", errno.ENOENT)
         return p, files
-    if p.is_file():
+    if kind == "file":
         return p.parent, [p]
-    if p.exists():
+    if kind is not None:
         raise PathError(str(p), f"not a regular file or a folder; expected {_EXPECTED_FILE} or a folder of them")
     raise PathNotFoundError(str(p), "no such file or folder", errno.ENOENT)
 
@@ -370,6 +372,23 @@ def _natural(s: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
 
 
+def order_io_files(folder: Path, ios: Sequence[Path], strict: bool = False) -> list[Path]:
+    """``ios`` in TIDL's order: as ``folder/onnxrtMetaData.txt`` lists their subgraphs, then
+    (those it does not list, or all when there is none) by name in natural order. An
+    unreadable metadata file raises its error with ``strict``, else is ignored here (doctor
+    and inspect report it where they check it)."""
+    meta = folder / _METADATA
+    order: dict[str, int] = {}
+    if meta.is_file():
+        try:
+            info = parse_onnxrt_metadata(_read_text(meta), str(meta))
+            order = {s.name: s.index for s in info.subgraphs}
+        except (FormatError, PathError):
+            if strict:
+                raise
+    return sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
+
+
 def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
     """Locate a model's files from an io file, an artifacts folder, or a model folder
     holding ``artifacts/``. Subgraphs are ordered as ``onnxrtMetaData.txt`` lists them,
@@ -380,10 +399,6 @@ def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
     meta = folder / _METADATA
     meta_file = meta if meta.is_file() else None
     param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
-    order = {}
-    if meta_file is not None:
-        info = parse_onnxrt_metadata(_read_text(meta_file), str(meta_file))
-        order = {s.name: s.index for s in info.subgraphs}
-    ios = sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
+    ios = order_io_files(folder, ios, strict=True)
     return Artifacts(tuple(ios), tuple(_net_file(f) for f in ios), tuple(_subgraph_name(f) for f in ios),
                      meta_file, param_file)
