@@ -232,9 +232,13 @@ def test_stale_layer_info_is_named(net: Path, tmp_path: Path) -> None:
     lines[3] = "3 77 renamed"
     lines.append(f"{count + 4} {count + 4} extra")
     info.write_text("\n".join(lines) + "\n")
-    line = assert_one_error(*run("--no-library", str(folder)), f"error: {info}: 2 of {len(lines)} line(s) do not "
-                            "match 201_tidl_net.bin")
-    assert "layer 3 'renamed': dataId 77, but layer 3" in line and f"has {count} layers" in line
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {info}: ")
+    # used whole or not at all: the first thing wrong (one line more than the net's layers) rejects it
+    assert f"more lines than the net's {count} layers" in line and "no layer names used" in line, line
+    lines.pop()  # the count right, one dataId wrong: still rejected as a whole, naming the line's layer
+    info.write_text("\n".join(lines) + "\n")
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {info}: ")
+    assert "line of layer 3: dataId 77, but layer 3 writes dataId 3" in line and "no layer names used" in line
 
 
 def test_subgraphs_of_two_releases(net: Path, tmp_path: Path) -> None:
@@ -487,7 +491,8 @@ def test_net_of_a_newer_release_given_as_path(net: Path, tmp_path: Path) -> None
     data[:4] = struct.pack("<I", 0x20270315)
     (tmp_path / "model.bin").write_bytes(data)
     line = assert_one_error(*run("--no-library", str(tmp_path / "model.bin")), f"error: {tmp_path / 'model.bin'}: ")
-    assert "a network file of a release tidl-io does not know (netVersion 0x20270315)" in line
+    # its io file is not beside it, so the net is checked alone (no "see the folder", which has none)
+    assert "network file of a release tidl-io does not know (netVersion 0x20270315" in line
 
 
 def test_folder_under_the_net_file_name_is_one_problem(net: Path, tmp_path: Path) -> None:

@@ -221,8 +221,6 @@ def format_descriptor(desc: Descriptor, path: str, physical: bool = False, inden
         lines.append(f"{indent}---- {len(tensors)} {title}(s) ----")
         if tensors:
             lines += _table(_tensor_rows(tensors, physical, flagged, 0 if wide else 40), indent + "  ")
-    if not wide and any(len(t.name) > 40 for t in desc.inputs + desc.outputs):
-        lines.append(f"{indent}  names cut to 40 characters: --wide shows them whole")
     if physical and any(t.buf_size is None for t in desc.inputs + desc.outputs):
         lines.append(f"{indent}  * buffer size computed from the geometry (this layout stores none)")
     lines += [f"{indent}  ! {f}" for f in errors]

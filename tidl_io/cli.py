@@ -193,12 +193,14 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     items, nets, texts = [], [], []
     failures: list[str] = []
+    cut = False  # a descriptor's name was cut (a net's text says so itself)
     for target, item in _items(args.paths, failures, err):
         if isinstance(item, Descriptor):
             if args.json:
                 items.append(descriptor_to_dict(item, str(target)))
             else:
                 texts.append(format_descriptor(item, str(target), physical=args.physical, wide=args.wide))
+                cut = cut or any(len(t.name) > 40 for t in item.inputs + item.outputs)
             continue
         if item.layer_info_error is not None:  # names from all of the file or none: say why none
             failures.append(item.layer_info_error)
@@ -212,6 +214,8 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(dumps_json(_json_document(args.paths, items, nets)) + "\n")
     elif texts:
         out.write(escape_lines("\n\n".join(texts)) + "\n")
+        if not args.wide and cut:
+            print("tidl-io: note: names are cut to 40 characters in the tables; --wide shows them whole", file=err)
     return status
 
 

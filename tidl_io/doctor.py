@@ -273,11 +273,12 @@ def _net_only_sub(net: Path) -> _Sub:
     name = io.name.removesuffix("_tidl_io_1.bin") if io.name.endswith("_tidl_io_1.bin") else io.stem
     if io.name.startswith("tidl_io_") and io.name.endswith("_1.bin"):
         name = io.name[len("tidl_io_"): -len("_1.bin")]
-    sub = _Sub(name, io, net, io_missing=True)
-    sub.findings.append(DoctorFinding(ERROR, "files", str(net), f"no {io.name} beside it: TIDL-RT needs the io "
-                                      f"descriptor of subgraph {name!r} (TI's tools write it as {io.name}); checked "
-                                      f"from the net alone", subgraph=name))
-    return _check_subgraph(sub)
+    sub = _check_subgraph(_Sub(name, io, net, io_missing=True))
+    if sub.net is not None:  # a net that cannot be read is the first problem: said alone
+        sub.findings.insert(0, DoctorFinding(ERROR, "files", str(net), f"no {io.name} beside it: TIDL-RT needs the "
+                                             f"io descriptor of subgraph {name!r} (TI's tools write it as "
+                                             f"{io.name}); checked from the net alone", subgraph=name))
+    return sub
 
 
 def _net_given(path: Path) -> tuple[str, bool] | None:

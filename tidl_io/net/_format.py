@@ -48,15 +48,20 @@ def format_net(net: Network, path: str, indent: str = "", physical: bool = False
     ``physical`` adds each output buffer's pitches, first element and size; names are cut
     to 40 characters (``wide``: whole). A line says where the names come from when none
     show or some are cut."""
-    lines = [indent + net_header_line(net, path), indent + "  " + sections_line(net)]
-    if net.layer_info_error is not None:
-        lines.append(indent + "  names: none (its layer_info.txt is not used: see the error)")
-    elif not any(la.name for la in net.layers):
-        lines.append(indent + "  names: none (no layer_info.txt beside the net nor in tempDir/)")
-    elif not wide and any(la.name and len(la.name) > 40 for la in net.layers):
-        lines.append(indent + "  names cut to 40 characters: --wide shows them whole")
+    lines = [indent + net_header_line(net, path), indent + "  " + sections_line(net) + _names_note(net, wide)]
     lines += _table(net_rows(net, physical, wide), indent + "  ")
     return "\n".join(lines)
+
+
+def _names_note(net: Network, wide: bool) -> str:
+    """What the name column shows, when it is not every name whole."""
+    if net.layer_info_error is not None:
+        return "; names: none (its layer_info.txt is not this net's: see the error)"
+    if not any(la.name for la in net.layers):
+        return "; names: none (no layer_info.txt beside the net nor in tempDir/)"
+    if not wide and any(la.name and len(la.name) > 40 for la in net.layers):
+        return "; names cut to 40 characters (--wide: whole)"
+    return ""
 
 
 def _physical(la: Layer) -> list[str]:
