@@ -138,6 +138,8 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "dequantize": (tidl_io.dequantize, {"tensor": T_OUT, "q": np.zeros(3, T_OUT.dtype)},
                    {"tensor": ("tensor", ("tensor",)), "q": ("array", ("q",)),
                     "max_bytes": ("bytes_count", ("max_bytes",))}),
+    "diagnose": (tidl_io.diagnose, {"path": EXAMPLES, "check_library": False},
+                 {"path": ("path", ("path",)), "check_library": ("flag", ("check_library",))}),
     "find_io_files": (tidl_io.find_io_files, {"folder": EXAMPLES}, {"folder": ("path", ("folder",))}),
     "get_input_details": (tidl_io.get_input_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
     "get_output_details": (tidl_io.get_output_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
@@ -240,6 +242,7 @@ EXCLUDED = {
     "Finding": "a record validate returns",
     "PermutePlan": "a record plan_permute returns",
     "PaddingReport": "a record check_padding returns",
+    "Diagnosis": "a record diagnose returns",
 }
 
 
