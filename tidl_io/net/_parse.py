@@ -22,7 +22,7 @@ import numpy as np
 
 from .._check import check_path, open_regular, wrong_kind
 from .._errors import FormatError, PathError, TidlIoError
-from .._text import short_repr
+from .._text import short, short_repr
 from ._schema import NetLayout, fields_of, known_versions_text, layout_for, net_versions
 from .model import Layer, Network, Section, decide_layouts
 
@@ -487,8 +487,8 @@ def _io_names_mismatch(net: Network, info: dict[int, tuple[int, str]]) -> str | 
         want = names.get(la.data_id) if la.data_id is not None else None
         have = info[la.index][1]
         if want is not None and want != have:
-            return (f"input data layer {la.index} (dataId {la.data_id}) is named {short_repr(have)}, but "
-                    f"{io.name} names that input {short_repr(want)}")
+            return (f"input data layer {la.index} (dataId {la.data_id}) is named {short(have, 80)!r}, but "
+                    f"{io.name} names that input {short(want, 80)!r}")
     return None
 
 
