@@ -332,7 +332,7 @@ def test_layer_info_input_names_must_be_the_io_descriptors(tmp_path: Path) -> No
     (tmp_path / "201_tidl_net.bin.layer_info.txt").write_text("\n".join(lines) + "\n")
     net = load_net(tmp_path / "201_tidl_net.bin")
     assert all(la.name is None for la in net.layers)
-    assert f"is named 'some_other_input', but 201_tidl_io_1.bin names that input {io_name[:20]}" in \
+    assert f"is named 'some_other_input', but 201_tidl_io_1.bin names that input '{io_name[:20]}" in \
         (net.layer_info_error or "")
     (tmp_path / "201_tidl_io_1.bin").unlink()  # nothing to hold the names against: used
     assert load_net(tmp_path / "201_tidl_net.bin").layers[0].name == "some_other_input"
