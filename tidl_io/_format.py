@@ -302,9 +302,12 @@ def diagnosis_to_html(d: Diagnosis) -> str:
     """``tidl-io doctor --html`` (:meth:`Diagnosis.to_html`): one small self-contained page
     (no script, nothing fetched: ``default-src 'none'``) with the subgraphs, each finding and
     the verdict; every name and message is HTML-escaped."""
-    from html import escape as esc
+    from html import escape as html_escape
 
     from . import __version__
+
+    def esc(text: str) -> str:  # control characters as Python escapes, then HTML's
+        return html_escape(escape(text))
 
     def row(cells: Iterable[str], cls: str = "") -> str:
         klass = f' class="{cls}"' if cls else ""
