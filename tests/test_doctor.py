@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tidl_io import OptionError
 from tidl_io._schema import find_layout
 from tidl_io.cli import main
-from tidl_io import OptionError
 from tidl_io.doctor import diagnose, parse_explain
 
 DEEPLAB, EAST, ZERO_DCE = "bbai64-deeplabv3-mnv2-8.2", "edgeai-tidl-east-9.0", "real-time-llve-zero-dce-10.0"
