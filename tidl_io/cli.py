@@ -199,7 +199,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.json:
                 items.append(descriptor_to_dict(item, str(target)))
             else:
-                texts.append(format_descriptor(item, str(target), physical=args.physical, wide=args.wide))
+                texts.append(format_descriptor(item, escape(str(target)), physical=args.physical, wide=args.wide))
                 cut = cut or any(len(t.name) > 40 for t in item.inputs + item.outputs)
             continue
         if item.layer_info_error is not None:  # names from all of the file or none: say why none
@@ -208,7 +208,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.json:
             nets.append(net_to_dict(item, str(target)))
         else:
-            texts.append(format_net(item, str(target), physical=args.physical, wide=args.wide))
+            texts.append(format_net(item, escape(str(target)), physical=args.physical, wide=args.wide))
     status = EXIT_INVALID if failures else EXIT_OK
     if args.json:
         out.write(dumps_json(_json_document(args.paths, items, nets)) + "\n")
@@ -298,12 +298,12 @@ def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 entry = {"path": str(target), "valid": not any(f.level == "error" for f in findings),
                          "layout": desc.layout.key,
                          "findings": [finding_to_dict(f) for f in findings] if args.json else []}
-                text = "" if args.json else format_findings(str(target), findings)  # only what is printed
+                text = "" if args.json else format_findings(escape(str(target)), findings)  # only what is printed
             except _Fail as exc:
                 entry = {"path": str(target), "valid": False, "layout": None,
                          "findings": [{"level": "error", "message": str(exc), "field": None, "tensor": None,
                                        "offset": getattr(exc.__context__, "offset", None)}]}
-                text = f"{target}: invalid (cannot parse)\n  error: {exc}"
+                text = f"{escape(str(target))}: invalid (cannot parse)\n  error: {escape(str(exc))}"
             if not entry["valid"]:
                 status = EXIT_INVALID
             items.append(entry)
