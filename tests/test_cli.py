@@ -376,7 +376,7 @@ def test_inspect_unlistable_folder_is_a_path_error(tmp_path: Path, monkeypatch: 
         return real(path)
 
     monkeypatch.setattr(check.os, "listdir", listdir)
-    code, out, err = run("inspect", str(tmp_path))
+    code, _, err = run("inspect", str(tmp_path))
     assert code == 1 and "Traceback" not in err and "cannot list it: Permission denied" in err, err
 
 

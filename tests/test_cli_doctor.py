@@ -53,4 +53,4 @@ def test_library_is_named_as_the_user_typed_it(tidlrt_standin) -> None:
     lib = tidlrt_standin("T6P-d")
     code, out, _ = run("--library", str(lib), str(EXAMPLES))
     line = next(x for x in out.splitlines() if x.startswith("  TIDL-RT: "))
-    assert "found via --library" in line and "library= argument" not in line, line
+    assert code == 0 and "found via --library" in line and "library= argument" not in line, line
