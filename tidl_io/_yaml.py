@@ -51,12 +51,12 @@ def load_yaml(text: str, source: str, *, max_bytes: int = MAX_BYTES, max_depth: 
         raise FormatError(source, f"nests too deeply (more than {max_depth} levels)") from None
 
 
-def load_yaml_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH,
-                   max_nodes: int = MAX_NODES) -> Any:
+def load_yaml_file(path: str | os.PathLike[str], *, expected: str | None = None, max_bytes: int = MAX_BYTES,
+                   max_depth: int = MAX_DEPTH, max_nodes: int = MAX_NODES) -> Any:
     """:func:`load_yaml` of the file at ``path`` (a regular file, read up to ``max_bytes``;
-    :class:`~tidl_io.PathError` for a path that cannot be read)."""
+    :class:`~tidl_io.PathError` for a path that cannot be read, saying ``expected``)."""
     name = os.fspath(path)
-    with open_regular(name, f"a YAML file ({Path(name).name})") as fh:
+    with open_regular(name, expected or f"a YAML file ({Path(name).name})") as fh:
         data = read_limited(fh, max_bytes)
     if len(data) > max_bytes:
         raise FormatError(name, f"more than {max_bytes} bytes of YAML; at most {max_bytes} are read (a param.yaml "

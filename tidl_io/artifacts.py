@@ -41,6 +41,7 @@ __all__ = [
     "check_one_model",
     "find_artifacts",
     "find_io_files",
+    "load_param_yaml",
     "locate_io_files",
     "order_io_files",
     "parse_onnxrt_metadata",
@@ -269,6 +270,19 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
         task_type=None if raw.get("task_type") is None else str(raw["task_type"]),
         source=source,
     )
+
+
+def load_param_yaml(path: str | os.PathLike[str]) -> ModelParams:
+    """:func:`parse_param_yaml` of the file at ``path``, read by the one bounded YAML loader
+    (:func:`tidl_io._yaml.load_yaml_file`: at most 1 MiB, 64 levels, 100 000 items with
+    aliases expanded); PathError for a path that cannot be read, FormatError otherwise."""
+    from ._yaml import load_yaml_file
+
+    name = check_path(path, "load_param_yaml", "path")
+    raw = load_yaml_file(name, expected="an edgeai param.yaml")
+    if raw is not None and not isinstance(raw, Mapping):
+        raise FormatError(name, f"expected a mapping at the top, found {type(raw).__name__}")
+    return parse_param_yaml(raw or {}, name)
 
 
 def _section(raw: Mapping[str, Any], name: str, source: str) -> Mapping[str, Any]:

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from ._check import as_array, check_choice, check_flag, check_layout, check_path, open_regular, wrong_kind
+from ._check import as_array, check_choice, check_flag, check_layout, check_path, wrong_kind
 from ._errors import BufferMismatchError, FormatError, OptionError, PathNotFoundError, TensorNotFoundError
 from ._layouts import canonical, detect
 from .artifacts import (
@@ -68,6 +68,7 @@ from .artifacts import (
     _net_candidate,
     check_one_model,
     find_artifacts,
+    load_param_yaml,
     parse_onnxrt_metadata,
     parse_param_yaml,
 )
@@ -177,11 +178,9 @@ class Session:
         if params is not None:
             name = check_path(params, "Session", "params",
                               "; or YAML text, a mapping or ModelParams")
-            with open_regular(name, "an edgeai param.yaml") as fh:
-                return parse_param_yaml(fh.read().decode("utf-8", errors="replace"), name)
+            return load_param_yaml(name)  # bounded: size, depth, aliases (tidl_io._yaml)
         if self.artifacts.param_file is not None:
-            f = self.artifacts.param_file
-            return parse_param_yaml(f.read_text(errors="replace"), str(f))
+            return load_param_yaml(self.artifacts.param_file)
         return ModelParams()
 
     def _explain(self) -> None:
