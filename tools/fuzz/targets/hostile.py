@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import io
+import itertools
 import random
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,7 @@ def _param_yaml(rng: random.Random) -> bytes:
         width, levels = rng.randrange(2, 12), rng.randrange(2, 12)
         names = [f"a{i}" for i in range(levels)]
         text = f"{names[0]}: &{names[0]} [" + ", ".join(["lol"] * width) + "]\n"
-        for p, k in zip(names, names[1:]):
+        for p, k in itertools.pairwise(names):
             text += f"{k}: &{k} [" + ", ".join([f"*{p}"] * width) + "]\n"
         return (text + f"session:\n  input_mean: *{names[-1]}\n").encode()
     data = bytearray(_real_param())
