@@ -84,7 +84,7 @@ def _layer_info(rng: random.Random) -> str:
             lines.insert(k, f"{k} {k} " + "y" * rng.choice((100, 9000, 100_000)))
         elif kind == 4:
             lines.insert(k, "".join(chr(rng.randrange(0, 0x3000)) for _ in range(rng.randrange(1, 40))))
-        else:
+        elif lines:
             del lines[rng.randrange(len(lines)):]
     return "\n".join(lines) + "\n"
 
