@@ -443,12 +443,15 @@ def _with_names(net: Network) -> Network:
     if why is not None:
         return dataclasses.replace(net, layer_info_error=f"{path}: {why}: no layer names used (the layer_info.txt "
                                    f"of another model or compilation?)")
-    layers = [la if i not in info else dataclasses.replace(la, name=info[i][1]) for i, la in enumerate(net.layers)]
-    by_id = {la.data_id: la for la in layers if la.num_out > 0 and la.data_id is not None}
-    for k, la in enumerate(layers):  # named after the buffer it consumes, as TI's netLog does
+    # the layers were made by load_net a moment ago and nobody holds them yet: named in place
+    # (dataclasses.replace of 82 layers costs ~7 ms, as much as parsing the net)
+    for i, la in enumerate(net.layers):
+        object.__setattr__(la, "name", info[i][1])
+    by_id = {la.data_id: la for la in net.layers if la.num_out > 0 and la.data_id is not None}
+    for la in net.layers:  # named after the buffer it consumes, as TI's netLog does
         if la.is_output and la.inputs and la.inputs[0] in by_id:
-            layers[k] = dataclasses.replace(la, name=by_id[la.inputs[0]].name)
-    return dataclasses.replace(net, layers=tuple(layers), layer_info=str(path))
+            object.__setattr__(la, "name", by_id[la.inputs[0]].name)
+    return dataclasses.replace(net, layer_info=str(path))
 
 
 def _info_mismatch(net: Network, info: dict[int, tuple[int, str]]) -> str | None:
