@@ -348,14 +348,14 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             names = probe.input_names
     result = run_model(args.path, runtime=runtime, inputs=load_inputs(args.input or [], names), repeat=args.repeat,
                        isolate=True)  # TIDL-RT's first create in a child process: a crash there is an error
-    out.write((dumps_json(run_to_dict(result)) if args.json else format_run(result)) + "\n")
+    out.write((dumps_json(run_to_dict(result)) if args.json else escape_lines(format_run(result))) + "\n")
     return EXIT_OK
 
 
 def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .info import collect, format_info
 
-    out.write(format_info(collect()) + "\n")
+    out.write(escape_lines(format_info(collect())) + "\n")
     return EXIT_OK
 
 
