@@ -49,10 +49,13 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .doctor import Diagnosis, diagnose
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
+    from .perf import Performance, load_perf
+    from .precision import QuantParams, QuantReport, load_quant, load_quant_params
     from .quant import dequantize, quantize
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
     from .runtime.tidlrt import TidlRtRuntime
     from .session import Session
+    from .support import SupportReport, load_support
     from .trace import load_calibration, load_traces
 
 __version__ = "0.1.0"
@@ -77,10 +80,14 @@ __all__ = [
     "PathError",
     "PathIsFolderError",
     "PathNotFoundError",
+    "Performance",
     "PermutePlan",
+    "QuantParams",
+    "QuantReport",
     "RtTensor",
     "Runtime",
     "Session",
+    "SupportReport",
     "Tensor",
     "TensorLayout",
     "TensorNotFoundError",
@@ -103,6 +110,10 @@ __all__ = [
     "load",
     "load_calibration",
     "load_net",
+    "load_perf",
+    "load_quant",
+    "load_quant_params",
+    "load_support",
     "load_traces",
     "make_descriptor",
     "native_info",
@@ -135,6 +146,9 @@ _LAZY = {
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
     "load_calibration": "trace", "load_traces": "trace",
     "Diagnosis": "doctor", "diagnose": "doctor",
+    "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
+    "SupportReport": "support", "load_support": "support",
+    "Performance": "perf", "load_perf": "perf",
 }
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._text import escape, short
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
+from .releases import releases_text
 from .validate import Finding, own_findings
 
 if TYPE_CHECKING:
@@ -245,16 +246,13 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
 
 # ---- doctor -------------------------------------------------------------------------------
 
-def _release_names(releases: Iterable[str]) -> str:
-    return "/".join(f"{int(r[:2])}.{int(r[3:5])}" for r in releases) or "unknown"
-
-
 def format_diagnosis(d: Diagnosis) -> str:
     """``tidl-io doctor``'s text (:meth:`Diagnosis.to_text`): what each subgraph's files say,
     then one line per finding (``error: file, place: message``) and a verdict line. Every
     line is escaped (:func:`tidl_io._text.escape`): a name holding ESC or a newline cannot
     drive the terminal or split a finding over two lines."""
-    lines = [f"{d.folder}: TIDL {_release_names(d.releases)}, {len(d.subgraphs)} subgraph(s)"] if d.subgraphs else []
+    lines = ([f"{d.folder}: TIDL {releases_text(d.releases, 'unknown')}, {len(d.subgraphs)} subgraph(s)"]
+             if d.subgraphs else [])
     for s in d.subgraphs:
         io = f"{Path(s.io_file).name} {s.io_title} ({s.io_size} bytes)" if s.io_title else Path(s.io_file).name
         if s.io_missing:
@@ -328,7 +326,7 @@ def diagnosis_to_html(d: Diagnosis) -> str:
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         f"<title>tidl-io doctor: {esc(d.folder)}</title><style>{_DOCTOR_CSS}</style></head><body>",
         f"<h1>tidl-io doctor: {esc(d.folder)}</h1>",
-        f"<p>TIDL {esc(_release_names(d.releases))}; TIDL-RT: {esc(d.library or 'no library identified')}</p>",
+        f"<p>TIDL {esc(releases_text(d.releases, 'unknown'))}; TIDL-RT: {esc(d.library or 'no library identified')}</p>",
         f'<p class="{"ok" if d.ok else "bad"}">{esc(verdict)} ({errors} error(s), {notes} note(s))</p>',
     ]
     if subs:

@@ -41,12 +41,13 @@ from ._errors import (
     TidlIoError,
     TidlRtError,
 )
-from ._findings import ERROR, NOTE, DoctorFinding, dims_text, reason, release_text
+from ._findings import ERROR, NOTE, DoctorFinding, dims_text, reason
 from ._schema import Layout, layouts
 from ._text import short, short_repr
 from .artifacts import OnnxrtMetadata
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
 from .net import IoLink, Layer, Network, load_net
+from .releases import release_table, releases_label, releases_text
 from .sidecars import check_sidecars, read_metadata
 
 __all__ = ["Diagnosis", "DoctorFinding", "SubgraphReport", "diagnose", "parse_explain"]
@@ -232,6 +233,9 @@ def _finish(path: str, folder: Path, subs: list[_Sub], meta: OnnxrtMetadata | No
     findings += _check_releases_agree(subs)
     if not all(s.io_missing for s in subs):
         findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
+    from .precision.names import check_16bit_names  # the 16-bit name lists (tidl_io.precision owns the check)
+
+    findings += check_16bit_names(Path(path), folder)
     lib_text: str | None = "not checked"
     if check_library:
         lib_text, lib_findings = _check_library(subs, library)
@@ -286,7 +290,6 @@ def _net_given(path: Path) -> tuple[str, bool] | None:
     whether its io file is missing (then the net is checked alone); else None."""
     from ._check import open_regular
     from .net._parse import io_file_of, is_version_word, looks_like_net
-    from .net._schema import net_versions
 
     if not looks_like_net(path):
         return None
@@ -302,8 +305,8 @@ def _net_given(path: Path) -> tuple[str, bool] | None:
     except OSError:
         head = b""
     word = int.from_bytes(head, "little") if len(head) == 4 else None
-    entry = net_versions().get(word) if word is not None else None
-    what = (f"a network file (netVersion {word:#010x}, TIDL {entry.release})" if entry is not None else
+    rels = release_table().of_net_version(word) if word is not None else ()
+    what = (f"a network file (netVersion {word:#010x}, TIDL {releases_text(rels)})" if rels else
             f"a network file of a release tidl-io does not know (netVersion {word:#010x})"
             if word is not None and is_version_word(word) else "named like a network file (*_tidl_net.bin)")
     return (f"{what}, not an artifacts folder: doctor checks the folder holding each io descriptor and its net "
@@ -376,22 +379,13 @@ def _check_subgraph(s: _Sub) -> _Sub:
     return s
 
 
-def net_releases(net: Network) -> tuple[str, ...]:
-    """The releases ("MM.NN") whose importer writes this net's netVersion (the one table,
-    ``schemas/net/versions.yaml``)."""
-    from .net._schema import net_versions
-
-    entry = net_versions().get(int(net.net_version))
-    return () if entry is None else tuple(entry.releases)
-
-
 def _layouts_of(release: str) -> list[Layout]:
     return [lay for lay in layouts() if release in lay.releases]
 
 
 def _release_problem(d: Descriptor, net: Any, s: _Sub) -> DoctorFinding | None:
     """An error when the io descriptor's layout is not one the net's release writes."""
-    rels = net_releases(net)
+    rels = net.releases
     if not rels or set(rels) & set(d.layout.releases):
         return None
     want = sorted({lay.size for r in rels for lay in _layouts_of(r)})
@@ -418,11 +412,11 @@ def _check_releases_agree(subs: list[_Sub]) -> list[DoctorFinding]:
                         subgraph=s.name) for s, net in seen[1:] if net.net_version != ref.net_version]
     ios = [(s, s.desc) for s in subs if s.desc is not None and s.net is None]
     if ios:
-        want = set(net_releases(seen[0][1])) if seen else set(ios[0][1].layout.releases)
+        want = set(seen[0][1].releases) if seen else set(ios[0][1].layout.releases)
         where = (f"{seen[0][0].net_path.name if seen[0][0].net_path else seen[0][0].name}'s netVersion" if seen
                  else f"{ios[0][0].io.name}'s layout")
         out += [DoctorFinding(ERROR, "release", str(s.io), f"the {d.layout.title} io descriptor ({d.layout.size} bytes) "
-                        f"is of another release than {where} ({release_text(want)}): subgraphs of two TIDL "
+                        f"is of another release than {where} ({releases_label(want)}): subgraphs of two TIDL "
                         f"releases", ("file size",), s.name)
                 for s, d in ios if want and not want & set(d.layout.releases)]
     return out
@@ -434,7 +428,7 @@ def _nets(subs: list[_Sub]) -> list[tuple[_Sub, Network]]:
 
 def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
     """The releases the artifacts need: the nets' (else the io layouts')."""
-    nets = [set(net_releases(net)) for _, net in _nets(subs)]
+    nets = [set(net.releases) for _, net in _nets(subs)]
     if nets:
         return tuple(sorted(set.union(*nets)))
     ios = [set(s.desc.layout.releases) for s in subs if s.desc is not None]
@@ -543,7 +537,6 @@ def _check_layer_info(net: Network, s: _Sub) -> list[DoctorFinding]:
 # ---- TIDL-RT: which release would load this -------------------------------------------------
 
 def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
-    from .net._schema import net_versions
     from .runtime.tidlrt import families, load_library, probe, releases
 
     try:
@@ -564,31 +557,32 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
             NOTE, "library", lib.path, f"its TIDLRT_setParamsDefault/setTensorDefault {fp.summary()}: which "
             f"release it is cannot be told, so the net versions are not compared")]
     key = fp.matches[0]
-    served = sorted(r for r, k in releases().items() if k == key)
-    text = f"{lib.path} ({release_text(served)}, layout {families()[key].key}, found via {lib.how})"
-    expected = sorted(w for w, entry in net_versions().items() if set(entry.releases) & set(served))
+    table = release_table()
+    served = [r.ti for r in table.with_tidlrt(key)]
+    text = f"{lib.path} ({releases_label(served)}, layout {families()[key].key}, found via {lib.how})"
+    expected = sorted(w for w, rels in table.net_versions().items() if {r.ti for r in rels} & set(served))
     out = []
     for s, net in _nets(subs):
-        rels = net_releases(net)
+        rels = net.releases
         word = int(net.net_version)
         if set(rels) & set(served):
             if len(expected) > 1:
-                out.append(DoctorFinding(NOTE, "library", lib.path, f"its layout {key} serves {release_text(served)}, "
+                out.append(DoctorFinding(NOTE, "library", lib.path, f"its layout {key} serves {releases_label(served)}, "
                                    f"which differ in netVersion; TIDL-RT accepts {Path(str(s.net_path)).name} only "
                                    f"if it is TIDL {net.release} itself (netVersion {word:#010x})",
                                    subgraph=s.name))
             continue
         if rels and all(releases().get(r) is None for r in rels):
-            out.append(DoctorFinding(NOTE, "library", lib.path, f"{release_text(rels)}'s TIDL-RT layout is not in "
-                               f"tidl-io's table; the library's defaults match {key} ({release_text(served)}): "
-                               f"if it is not a {release_text(rels)} library, TIDL-RT will refuse the net",
+            out.append(DoctorFinding(NOTE, "library", lib.path, f"{releases_label(rels)}'s TIDL-RT layout is not in "
+                               f"tidl-io's table; the library's defaults match {key} ({releases_label(served)}): "
+                               f"if it is not a {releases_label(rels)} library, TIDL-RT will refuse the net",
                                subgraph=s.name))
             continue
-        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {release_text(served)})"
+        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {releases_label(served)})"
         out.append(DoctorFinding(ERROR, "library", lib.path, f"Network version - 0x{word:08X}, Expected version - {exp}: "
-                           f"this TIDL-RT library is {release_text(served)} (layout {key}), "
+                           f"this TIDL-RT library is {releases_label(served)} (layout {key}), "
                            f"{Path(str(s.net_path)).name} is {net.release}: use TIDL-RT {net.release}, or "
-                           f"recompile the model with the tools of {release_text(served)}", subgraph=s.name))
+                           f"recompile the model with the tools of {releases_label(served)}", subgraph=s.name))
     return text, out
 
 

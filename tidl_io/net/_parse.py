@@ -23,13 +23,22 @@ import numpy as np
 from .._check import check_path, open_regular, wrong_kind
 from .._errors import FormatError, PathError, TidlIoError
 from .._text import short, short_repr
-from ._schema import NetLayout, fields_of, known_versions_text, layout_for, net_versions
+from ..structs import Struct
+from ._schema import (
+    HEADER,
+    START,
+    NetLayout,
+    common,
+    fields_of,
+    known_versions_text,
+    layout_for,
+    net_versions,
+)
 from .model import Layer, Network, Section, decide_layouts
 
 __all__ = ["io_file_of", "load_net", "parse_layer_info", "parse_net", "read_layer_info"]
 
 _EXPECTED = "a TIDL network file (*_tidl_net.bin)"
-_HEAD = 256  # more than any known header
 
 
 def parse_net(data: bytes | bytearray | memoryview, source: str = "<bytes>") -> Network:
@@ -60,7 +69,7 @@ def load_net(path: str | os.PathLike[str]) -> Network:
     with open_regular(name, _EXPECTED) as fh:
         try:
             size = os.fstat(fh.fileno()).st_size
-            head = fh.read(_HEAD)
+            head = fh.read(common().constants["TIDL_NET_HEAD_MAX"])
             need = _structure_extent(head, max(size, len(head)), name)
             # one buffer: the structure part, read once; never more than the file holds (a short
             # file claiming many layers is reported truncated by _parse)
@@ -78,47 +87,60 @@ def load_net(path: str | os.PathLike[str]) -> Network:
 
 # ---- identification ---------------------------------------------------------------------
 
+def _start() -> Struct:
+    """The start every net header shares (``common.yaml``): netVersion, ..., numLayers."""
+    return common().struct(START)
+
+
+def _word(head: bytes | bytearray, name: str) -> int:
+    """Member ``name`` of the shared start of the header, where the layout engine puts it."""
+    return int(_start().member(name).read(head))
+
+
 def _version(head: bytes | bytearray, file_size: int, source: str) -> tuple[int, tuple[NetLayout, ...]]:
-    if min(len(head), file_size) < 4:
+    f = _start().member("netVersion")
+    if min(len(head), file_size) < f.end:
         raise FormatError(source, f"truncated: {min(len(head), file_size)} bytes; a net file starts with the "
-                          f"4-byte netVersion", offset=0, field="netVersion")
-    version = struct.unpack_from("<I", head)[0]
+                          f"{f.nbytes}-byte netVersion", offset=f.offset, field="netVersion")
+    version = _word(head, "netVersion")
     variants = layout_for(version)
     if not variants and is_version_word(version):
         raise FormatError(source, f"a TIDL network file of a release tidl-io does not know (netVersion "
-                          f"{version:#010x}, known: {known_versions_text()})", offset=0, field="netVersion")
+                          f"{version:#010x}, known: {known_versions_text()})", offset=f.offset, field="netVersion")
     if not variants:
         raise FormatError(source, f"netVersion {version:#010x} is not a TIDL net version tidl-io knows (known: "
                           f"{known_versions_text()}); not a net file, or one of a newer TIDL release",
-                          offset=0, field="netVersion")
+                          offset=f.offset, field="netVersion")
     return version, variants
 
 
+def _check_start(head: bytes | bytearray, source: str) -> None:
+    """The bytes hold the shared start of the header (up to numLayers)."""
+    if len(head) < _start().size:
+        raise FormatError(source, f"truncated: {len(head)} bytes, inside the header", offset=len(head),
+                          field="numLayers")
+
+
 def _num_layers(head: bytes | bytearray, layout: NetLayout, source: str) -> int:
-    n = int(struct.unpack_from("<i", head, 8)[0])
+    n = _word(head, "numLayers")
     if not 1 <= n <= layout.max_layers:
         raise FormatError(source, f"expected 1..{layout.max_layers} (TIDL_NUM_MAX_LAYERS of {layout.title}), "
-                          f"found {n}", offset=8, field="numLayers")
+                          f"found {n}", offset=_start().offset("numLayers"), field="numLayers")
     return n
 
 
 def _structure_extent(head: bytes | bytearray, file_size: int, source: str) -> int:
     """Bytes to read for the structure part (header + layers); checks version and numLayers."""
     _, variants = _version(head, file_size, source)
-    if len(head) < 12:
-        raise FormatError(source, f"truncated: {len(head)} bytes, inside the header", offset=len(head),
-                          field="numLayers")
+    _check_start(head, source)
     n = _num_layers(head, variants[0], source)
     return max(lay.structure_size(n) for lay in variants)
 
 
 def _header_gaps_zero(layout: NetLayout, head: bytes | bytearray) -> bool:
     """Whether the header's padding bytes are zero (tells header variants apart)."""
-    covered = np.zeros(layout.header_size, bool)
-    for sub, off, *_ in fields_of(layout.header).values():
-        covered[off:off + sub.itemsize] = True
     raw = np.frombuffer(head, np.uint8, layout.header_size)
-    return not raw[~covered].any()
+    return not any(raw[lo:hi].any() for lo, hi in layout.structs[HEADER].padding())
 
 
 def _variant_problem(layout: NetLayout, rec: Any, head: bytes | bytearray, n: int) -> str | None:
@@ -163,7 +185,7 @@ def _sections(layout: NetLayout, header: Mapping[str, Any], n: int, file_size: i
               read_at: _ReadAt) -> tuple[Section, ...]:
     need = layout.structure_size(n)
     if not layout.sections:  # 8.2: no table; structure, parameters, then compiler info at dataFlowInfo
-        end = -(-need // 64) * 64
+        end = layout.structure_end(n)
         flow = int(header["dataFlowInfo"])
         if end <= flow <= file_size:
             _check_compiler_info(layout, flow, file_size, source, read_at)
@@ -177,14 +199,12 @@ def _sections(layout: NetLayout, header: Mapping[str, Any], n: int, file_size: i
         raise FormatError(source, f"expected the compiler info to start between the structure's end ({end}) and the "
                           f"file's end ({file_size}), found {flow}", offset=layout.offset("dataFlowInfo", "header"),
                           field="dataFlowInfo")
-    base = layout.offset("netBufInfo", "header")
-    entry = 16
     found = []
     for i, (name, info) in enumerate(zip(layout.sections, header["netBufInfo"])):
         off, size = int(info["offset"]), int(info["size"])
-        where = base + i * entry
         if size < 0 or off < 0 or off + size > file_size:
-            member, at = ("size", where + 8) if size < 0 else ("offset", where + 12)
+            member = "size" if size < 0 else "offset"
+            at = layout.offset(f"netBufInfo[{i}].{member}", "header")
             cut = "truncated: " if size >= 0 and 0 <= off <= file_size else ""
             raise FormatError(source, f"{cut}{name} section [{off}, {off + size}) lies outside the file "
                               f"(0..{file_size})", offset=at, field=f"netBufInfo[{i}].{member}")
@@ -192,13 +212,15 @@ def _sections(layout: NetLayout, header: Mapping[str, Any], n: int, file_size: i
     structure = found[0]
     if structure.offset != 0 or structure.size < need:
         raise FormatError(source, f"structure section [{structure.offset}, {structure.end}) must start at 0 and "
-                          f"hold the header and {n} layers ({need} bytes)", offset=base + 8, field="netBufInfo[0]")
+                          f"hold the header and {n} layers ({need} bytes)",
+                          offset=layout.offset("netBufInfo[0].size", "header"), field="netBufInfo[0]")
     ordered = sorted((s for s in found if s.size > 0), key=lambda s: s.offset)
     for a, b in itertools.pairwise(ordered):
         if b.offset < a.end:
             i = found.index(b)
             raise FormatError(source, f"{b.name} section [{b.offset}, {b.end}) overlaps {a.name} section "
-                              f"[{a.offset}, {a.end})", offset=base + i * entry + 12, field=f"netBufInfo[{i}].offset")
+                              f"[{a.offset}, {a.end})", offset=layout.offset(f"netBufInfo[{i}].offset", "header"),
+                              field=f"netBufInfo[{i}].offset")
     return tuple(found)
 
 
@@ -267,9 +289,7 @@ _ReadAt = Callable[[int, int], bytes]  # (offset, count) -> at most count bytes 
 
 def _parse(data: bytes | bytearray, file_size: int, source: str, read_at: _ReadAt | None = None) -> Network:
     version, variants = _version(data, file_size, source)
-    if len(data) < 12:
-        raise FormatError(source, f"truncated: {len(data)} bytes, inside the header", offset=len(data),
-                          field="numLayers")
+    _check_start(data, source)
     n = _num_layers(data, variants[0], source)
     smallest = min(v.header_size for v in variants)
     if len(data) < smallest:
@@ -516,7 +536,7 @@ def looks_like_net(path: str | os.PathLike[str]) -> bool:
         if not p.is_file():
             return False
         with open_regular(str(p), _EXPECTED) as fh:
-            word = fh.read(4)
+            word = fh.read(_start().member("netVersion").end)
     except (OSError, PathError):
         return False
-    return len(word) == 4 and is_version_word(struct.unpack("<I", word)[0])
+    return len(word) == _start().member("netVersion").end and is_version_word(_word(word, "netVersion"))

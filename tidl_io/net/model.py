@@ -226,8 +226,8 @@ class Network:
     """A parsed ``*_tidl_net.bin``: header fields, layers in execution order, sections.
 
     ``net_version`` is the file's first word (TIDL_NET_VERSION); ``release`` the TIDL
-    release(s) whose importer writes it, from the one version table shared with the TIDL-RT
-    binding (``schemas/net/versions.yaml``); ``layout`` the schema variant used (see
+    release(s) whose importer writes it, from the one release table (``schemas/releases.yaml``,
+    :mod:`tidl_io.releases`); ``layout`` the schema variant used (see
     :attr:`layout_key`). ``header`` holds sTIDL_Network_t's members by TI's names (nested
     structs as dicts, arrays as lists; ``netBufInfo`` as a list of ``{base, size, offset}``).
     ``sections`` come from ``netBufInfo`` (8.6 on) or, for 8.2, from the structure size and
@@ -256,7 +256,7 @@ class Network:
     @property
     def releases(self) -> tuple[str, ...]:
         """The TIDL releases whose importer writes this netVersion, as TI numbers them
-        (``("09.00", "09.01")``): the keys of the TIDL-RT release table."""
+        (``("09.00", "09.01")``): rows of the release table."""
         from ._schema import net_versions
 
         return net_versions()[self.net_version].releases

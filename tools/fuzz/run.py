@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .checker import Checker, Failure, Stats, _Hang
+from .checker import Failure, Hang, Stats
 from .corpus import ROOT, default_corpus_dirs, load_corpus
+from .dispatch import make_checker
 from .inputs import make_input
 
 DEFAULT_MAX_ALLOC = 64 * 1024 * 1024
@@ -40,12 +41,12 @@ def _worker(args: argparse.Namespace) -> int:
     stats = Stats()
     # the parent owns the scratch root and removes it, even after a worker was killed
     scratch = Path(tempfile.mkdtemp(prefix=f"worker-{args.start}-", dir=args.scratch))
-    checker = Checker(stats, scratch, args.cli_every, args.tensors)
+    checker = make_checker(stats, scratch, args.cli_every, args.tensors)
     out = sys.stdout
     limit_ms = args.max_ms
 
     def alarm(signum: int, frame: Any) -> None:
-        raise _Hang()
+        raise Hang()
 
     signal.signal(signal.SIGALRM, alarm)
     selftests = {int(index): what for what, _, index in
@@ -65,7 +66,7 @@ def _worker(args: argparse.Namespace) -> int:
                 if i in selftests:
                     _selftest(selftests[i], args.hang_s)
                 checker.run(i, item, rng)
-            except _Hang:
+            except Hang:
                 stats.failures.append(Failure(i, "?", "hang", f"no result after {args.hang_s} s"))
             except Exception as exc:  # noqa: BLE001 - a bug of the harness itself: report it, go on
                 trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
@@ -275,7 +276,7 @@ def replay(args: argparse.Namespace) -> int:
     print(f"seed {args.seed} index {args.replay}: {len(item.data)} bytes: {item.steps}")
     stats = Stats()
     with tempfile.TemporaryDirectory(prefix="tidl-io-fuzz-replay-") as scratch:
-        checker = Checker(stats, Path(scratch), args.cli_every, args.tensors, verbose=True)
+        checker = make_checker(stats, Path(scratch), args.cli_every, args.tensors, verbose=True)
         checker.warm_up(corpus)
         rng = random.Random(f"tidl-io-fuzz-ops:{args.seed}:{args.replay}")
         c0 = time.process_time()
