@@ -26,7 +26,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from ..checker import Checker, _Unexpected
+from ..checker import Checker, Unexpected
 from ..corpus import ROOT
 from ..inputs import FuzzInput
 
@@ -136,11 +136,11 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
             net = tidl_io.load_net(path)
             named = [la.name is not None for la in net.layers]
             if net.layer_info_error is not None and any(named):
-                raise _Unexpected("names used from a layer_info.txt that was not")
+                raise Unexpected("names used from a layer_info.txt that was not")
             if net.layer_info_error is None and net.layer_info is not None and not all(named):
-                raise _Unexpected("a layer_info.txt used for some layers only")
+                raise Unexpected("a layer_info.txt used for some layers only")
 
-        checker._op(index, "hostile layer_info", names, (str(path),))
+        checker.op(index, "hostile layer_info", names, (str(path),))
     elif kind == 1:
         from tidl_io.artifacts import load_param_yaml
 
@@ -150,10 +150,10 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
 
             shutil.copytree(ROOT / "tidl_io" / "examples", folder)
         write_bytes_atomic(folder / "param.yaml", _param_yaml(rng))
-        checker._op(index, "hostile param.yaml", lambda: load_param_yaml(folder / "param.yaml"),
+        checker.op(index, "hostile param.yaml", lambda: load_param_yaml(folder / "param.yaml"),
                     (str(folder / "param.yaml"),))
-        if index % 32 == 5:
-            checker._op(index, "hostile doctor param.yaml", lambda: _doctor(str(folder)), (str(folder),))
+        if index % 64 == 9:  # one hostile input in four
+            checker.op(index, "hostile doctor param.yaml", lambda: _doctor(str(folder)), (str(folder),))
     elif kind == 2:
         from tidl_io.doctor import parse_explain
 
@@ -162,9 +162,9 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         def explain() -> None:
             what, number = parse_explain(text)
             if not 0 <= number <= 2**31 - 1 or not text.strip():
-                raise _Unexpected(f"parse_explain({text[:40]!r}) gave {what} {number}")
+                raise Unexpected(f"parse_explain({text[:40]!r}) gave {what} {number}")
 
-        checker._op(index, "hostile explain", explain, ("--explain",))
+        checker.op(index, "hostile explain", explain, ("--explain",))
     else:
         path = _path(base, rng)
         where = (str(path)[:60], "path")
@@ -172,15 +172,15 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         def paths() -> None:
             found = tidl_io.diagnose(path, check_library=False)
             if found.ok:
-                raise _Unexpected("diagnose found nothing wrong with a path that is not there")
+                raise Unexpected("diagnose found nothing wrong with a path that is not there")
             _doctor(str(path))
             _inspect(str(path))
 
-        checker._op(index, "hostile path diagnose", paths, where)
-        checker._op(index, "hostile path load_traces",
+        checker.op(index, "hostile path diagnose", paths, where)
+        checker.op(index, "hostile path load_traces",
                     lambda: tidl_io.load_traces(path, tidl_io.load_net(ROOT / "tidl_io" / "examples" /
                                                                        "detector_tidl_net.bin")), where)
-        checker._op(index, "hostile path load_calibration", lambda: tidl_io.load_calibration(path), where)
+        checker.op(index, "hostile path load_calibration", lambda: tidl_io.load_calibration(path), where)
 
 
 def _doctor(path: str) -> None:
@@ -189,10 +189,10 @@ def _doctor(path: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     code = main(["doctor", "--no-library", path], out=out, err=err)
     if code not in (0, 1, 2) or "Traceback" in out.getvalue() + err.getvalue():
-        raise _Unexpected(f"tidl-io doctor exited {code} or printed a traceback")
+        raise Unexpected(f"tidl-io doctor exited {code} or printed a traceback")
     text = out.getvalue().replace("\n", "")
     if any(not c.isprintable() for c in text):
-        raise _Unexpected("tidl-io doctor printed a control character")
+        raise Unexpected("tidl-io doctor printed a control character")
 
 
 def _inspect(path: str) -> None:
@@ -201,6 +201,6 @@ def _inspect(path: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     code = main(["inspect", path], out=out, err=err)
     if code not in (0, 1) or "Traceback" in err.getvalue():
-        raise _Unexpected(f"tidl-io inspect exited {code} or printed a traceback")
+        raise Unexpected(f"tidl-io inspect exited {code} or printed a traceback")
     if any(not c.isprintable() for c in (out.getvalue() + err.getvalue()).replace("\n", "")):
-        raise _Unexpected("tidl-io inspect printed a control character")
+        raise Unexpected("tidl-io inspect printed a control character")
