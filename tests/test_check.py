@@ -150,6 +150,7 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "load_calibration": (tidl_io.load_calibration, {"path": CALIBRATION},
                          {"path": ("path", ("path",)), "subgraph": ("str_or_none", ("subgraph",))}),
     "load_net": (tidl_io.load_net, {"path": EXAMPLES / "detector_tidl_net.bin"}, {"path": ("path", ("path",))}),
+    "load_perf": (tidl_io.load_perf, {"path": EXAMPLES}, {"path": ("path", ("path",))}),
     "load_quant": (tidl_io.load_quant, {"path": FIXTURES / "quant" / "model"}, {"path": ("path", ("path",))}),
     "load_quant_params": (tidl_io.load_quant_params, {"path": FIXTURES / "quant" / "model" / "model_qparams.prototxt"},
                           {"path": ("path", ("path",))}),
@@ -248,6 +249,7 @@ EXCLUDED = {
     "PaddingReport": "a record check_padding returns",
     "Diagnosis": "a record diagnose returns",
     "SupportReport": "the report load_support returns",
+    "Performance": "the report load_perf returns",
     "QuantReport": "the report load_quant returns",
     "QuantParams": "built by load_quant_params",
 }
