@@ -239,3 +239,10 @@ def test_two_subgraphs_and_their_board_files(tmp_path: Path) -> None:
     assert perf.layer_time_us(2, subgraph="subgraph_10") == 100.25 and perf.layer_time_us(2) == 300.25
     assert perf.subgraphs[0].layers[2].board is None and perf.subgraphs[1].layers[2].board is not None
     assert perf.subgraphs[1].layers[2].board.ratio == 300250 / 100250
+
+
+def test_layer_names_skip_lines_of_no_ascii_numbers() -> None:
+    """"²".isdigit() is True but int("²") fails: such lines are skipped like any other (issue 24)."""
+    from tidl_io.perf.load import parse_layer_names
+
+    assert parse_layer_names("0 0 a\n1 \u00b2 b\n2 " + "9" * 4300 + " c\n3 3 d\n") == {0: (0, "a"), 3: (3, "d")}

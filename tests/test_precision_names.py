@@ -88,3 +88,14 @@ def test_no_names_to_check_is_a_note(tmp_path: Path) -> None:
 def test_split_names() -> None:
     assert split_names(" a, b ,,c") == ["a", "b", "c"] and split_names(["x", " "]) == ["x"] and split_names("") == []
     assert split_names(None) == []
+
+
+def test_layer_info_digits_are_ascii() -> None:
+    """"²".isdigit() is True but int("²") fails: a located FormatError, never a ValueError (issue 24)."""
+    from tidl_io import FormatError
+    from tidl_io.precision.names import read_layer_info
+
+    with pytest.raises(FormatError, match="line 2: expected"):
+        read_layer_info("0 0 a\n\u00b21 1 b\n", "info.txt")
+    with pytest.raises(FormatError, match="line 1: expected"):
+        read_layer_info("9" * 4300 + " 0 a\n", "info.txt")

@@ -159,3 +159,13 @@ def test_real_tempdir_copy_cut_short(tmp_path: Path) -> None:
     shutil.copy(src.parent.parent / "allowedNode.txt", tmp_path)
     with pytest.raises(FormatError, match=r"graphvizInfo.txt.*(cut short|line \d+)"):
         tidl_io.load_support(tmp_path)
+
+
+@pytest.mark.parametrize("param", ["[" * 5000 + "]" * 5000,
+                                   "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+                                       f"{k}: &{k} [{', '.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))])
+def test_hostile_param_yaml_is_a_note(tmp_path: Path, param: str) -> None:
+    """param.yaml through the one bounded YAML reader (issue 24): 5 000 brackets were a
+    RecursionError traceback; an alias bomb is refused before it is built."""
+    r = tidl_io.load_support(_folder(tmp_path, GRAPH, "2\n1\n0\n1\n2\n", LOG, param))
+    assert any("param.yaml: not read" in n and "default limit" in n for n in r.notes), r.notes

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
+    from .doctor import Diagnosis, diagnose
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
     from .perf import Performance, load_perf
@@ -64,6 +65,7 @@ __all__ = [
     "ArgumentTypeError",
     "BufferMismatchError",
     "Descriptor",
+    "Diagnosis",
     "ElementType",
     "Finding",
     "FormatError",
@@ -101,6 +103,7 @@ __all__ = [
     "build",
     "check_padding",
     "dequantize",
+    "diagnose",
     "find_io_files",
     "get_input_details",
     "get_output_details",
@@ -142,6 +145,7 @@ _LAZY = {
     "parse_od": "detection", "rows_from_outputs": "detection",
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
     "load_calibration": "trace", "load_traces": "trace",
+    "Diagnosis": "doctor", "diagnose": "doctor",
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",
     "Performance": "perf", "load_perf": "perf",

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from ._errors import FormatError, TidlIoError
 from ._findings import ERROR, NOTE, DoctorFinding, dims_text, read_text, reason
-from .artifacts import _METADATA, _PARAMS, OnnxrtMetadata, parse_onnxrt_metadata, parse_param_yaml
+from .artifacts import _METADATA, _PARAMS, OnnxrtMetadata, load_param_yaml, parse_onnxrt_metadata
 from .descriptor import Descriptor, Tensor
 from .releases import find_release, releases_label
 
@@ -201,7 +201,7 @@ def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases:
     of the other kind (an output listed as an input); else the node may run outside TIDL."""
     source = str(path)
     try:
-        p = parse_param_yaml(read_text(path), source)
+        p = load_param_yaml(path)  # bounded: size, depth, aliases (tidl_io._yaml)
     except (TidlIoError, OSError) as exc:
         return [DoctorFinding(ERROR, "param", source, reason(exc, source))], {}
     sess = p.raw.get("session") or {}

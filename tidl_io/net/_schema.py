@@ -74,6 +74,9 @@ class NetLayout:
     sections: tuple[str, ...] = ()  # names of the netBufInfo entries; () when the file has no table
     constants: dict[str, int] = field(default_factory=dict, repr=False)  # the file's and common.yaml's
     structs: dict[str, Struct] = field(default_factory=dict, repr=False, compare=False)  # the engine's, by name
+    # where the file records no size for its compiler info (8.2): the info's leading words and the
+    # least size an info starting with them has (the schema's ``compiler_info``; see tidl_8_2.yaml)
+    compiler_info: tuple[tuple[int, ...], int] | None = field(default=None, repr=False)
 
     @property
     def key(self) -> str:
@@ -175,7 +178,17 @@ def _compile(doc: dict[str, Any], cores: int | None, schema_file: str) -> NetLay
         family=str(doc["family"]), title=str(doc["title"]), cores=cores, schema_file=schema_file,
         header=numpy_dtype(header), layer=numpy_dtype(layer), layer_types=tuple(table),
         params=params, sections=tuple(doc.get("sections") or ()), constants=schema.constants,
-        structs={HEADER: header, LAYER: layer})
+        structs={HEADER: header, LAYER: layer}, compiler_info=_compiler_info(doc.get("compiler_info"), schema_file))
+
+
+def _compiler_info(spec: Any, schema_file: str) -> tuple[tuple[int, ...], int] | None:
+    if spec is None:
+        return None
+    try:
+        return tuple(int(v) for v in spec["leading_words"]), int(spec["min_size"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{schema_file}: compiler_info: expected leading_words (a list of integers) and "
+                         f"min_size (an integer)") from None
 
 
 @functools.cache

@@ -44,10 +44,13 @@ def parse_layer_names(text: str) -> dict[int, tuple[int, str]]:
     lines of another shape are skipped, the first line of a layer wins."""
     out: dict[int, tuple[int, str]] = {}
     for line in text.splitlines():
-        parts = line.strip().split(" ", 2)
-        if len(parts) == 3 and parts[0].isdigit() and parts[1].lstrip("-").isdigit() and len(parts[0]) < 8:
-            out.setdefault(int(parts[0]), (int(parts[1]), parts[2].strip()))
+        m = _NAME_LINE.fullmatch(line.strip())  # ASCII digits only: "²".isdigit() is True, int("²") fails
+        if m:
+            out.setdefault(int(m.group(1)), (int(m.group(2)), m.group(3).strip()))
     return out
+
+
+_NAME_LINE = re.compile(r"([0-9]{1,7}) (-?[0-9]{1,10}) (.*)")
 
 
 def _natural(s: str) -> list[Any]:

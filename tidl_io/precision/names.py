@@ -27,6 +27,7 @@ __all__ = ["KEYS", "check_16bit_names", "model_names", "parse_net_log", "read_la
 
 KEYS = ("output_feature_16bit_names_list", "params_16bit_names_list")
 _CHECK = "16bit-names"
+_ID = re.compile(r"-?[0-9]{1,10}")
 _ROW = re.compile(r"^\s*(\d+)\|([^|]*)\|([^|]*)\|(?:[^|]*\|){4}\s*(-?\d+)?")
 
 
@@ -37,7 +38,7 @@ def read_layer_info(text: str, source: str) -> list[tuple[int, int, str]]:
         parts = line.split(maxsplit=2)
         if not parts:
             continue
-        if len(parts) < 3 or not parts[0].lstrip("-").isdigit() or not parts[1].lstrip("-").isdigit():
+        if len(parts) < 3 or not _ID.fullmatch(parts[0]) or not _ID.fullmatch(parts[1]):  # ASCII digits: "²" is none
             raise FormatError(source, f"line {lineno}: expected '<layer> <dataId> <name>', found {line[:60]!r}")
         out.append((int(parts[0]), int(parts[1]), parts[2].strip()))
     return out
@@ -94,13 +95,10 @@ def split_names(value: Any) -> list[str]:
 
 def _options(path: Path) -> tuple[dict[str, list[str]], str]:
     """{key: entries} of ``session.runtime_options`` in a param.yaml / config.yaml, and its text."""
-    import yaml
+    from .._yaml import load_yaml
 
     text = read_text(path)
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise FormatError(str(path), " ".join(str(exc).split())[:200]) from None
+    doc = load_yaml(text, str(path))  # the one bounded YAML reader: size, depth, aliases
     sess = doc.get("session") if isinstance(doc, dict) else None
     opts = sess.get("runtime_options") if isinstance(sess, dict) else None
     out: dict[str, list[str]] = {}

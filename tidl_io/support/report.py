@@ -207,11 +207,11 @@ def _first(folders: Sequence[Path], name: str) -> Path | None:
 def _max_subgraphs(param: Path | None, notes: list[str]) -> int:
     if param is None:
         return DEFAULT_MAX_SUBGRAPHS
-    import yaml
+    from .._yaml import load_yaml
 
     try:
-        doc = yaml.safe_load(read_text(param))
-    except (yaml.YAMLError, TidlIoError, OSError) as exc:
+        doc = load_yaml(read_text(param), str(param))  # the one bounded YAML reader: size, depth, aliases
+    except (TidlIoError, OSError) as exc:
         notes.append(f"{param}: not read ({' '.join(str(exc).split())[:120]}); TIDL's default limit of "
                      f"{DEFAULT_MAX_SUBGRAPHS} subgraphs assumed")
         return DEFAULT_MAX_SUBGRAPHS

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._atomic import open_atomic
 from .._errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
-from ..artifacts import ModelParams, parse_param_yaml
+from ..artifacts import ModelParams, load_param_yaml
 
 __all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "load_model_inputs", "model_inputs", "run_golden",
            "save_golden"]
@@ -206,7 +206,7 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
     pfile = Path(params) if params is not None else find_params(path)
     mp = None
     if pfile is not None:
-        mp = parse_param_yaml(pfile.read_text(errors="replace"), str(pfile))
+        mp = load_param_yaml(pfile)  # the one bounded YAML reader
     feeds: dict[str, np.ndarray] = {}
     for spec in inputs:
         name, sep, file = spec.rpartition("=")

@@ -7,6 +7,7 @@ from . import (
     buffers,
     cli,
     formatter,
+    hostile,
     net,
     perf_board,
     perf_bufinfo,
@@ -20,6 +21,7 @@ from . import (
 TARGETS = (
     cli,        # raw bytes: the command line, one input in --cli-every
     net,        # raw bytes: a mutated *_tidl_net.bin instead (index % 8 == 3), parse_net/load_net and views
+    hostile,    # raw bytes: a user's text files and names instead (index % 16 == 9): layer_info, param.yaml, paths
     releases,   # raw bytes: a mutated schemas/releases.yaml instead (index % 32 == 13), parse_table and look-ups
     support,    # raw bytes: a mutated graphvizInfo.txt / allowedNode.txt / run.log instead (index % 16 == 5)
     precision,  # raw bytes: a mutated paramDebug.csv / qparams prototxt instead (index % 16 == 7)
