@@ -26,6 +26,7 @@ from ._errors import (
     TidlIoError,
     TidlIoWarning,
     TidlRtError,
+    UnsupportedLayerError,
 )
 from .descriptor import (
     Descriptor,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
+    from .emulate import Emulation, emulate
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
     from .precision import QuantParams, QuantReport, load_quant, load_quant_params
@@ -64,6 +66,7 @@ __all__ = [
     "BufferMismatchError",
     "Descriptor",
     "ElementType",
+    "Emulation",
     "Finding",
     "FormatError",
     "GeometryError",
@@ -91,6 +94,7 @@ __all__ = [
     "TidlIoWarning",
     "TidlRtError",
     "TidlRtRuntime",
+    "UnsupportedLayerError",
     "alloc_input",
     "alloc_inputs",
     "alloc_output",
@@ -99,6 +103,7 @@ __all__ = [
     "build",
     "check_padding",
     "dequantize",
+    "emulate",
     "find_io_files",
     "get_input_details",
     "get_output_details",
@@ -141,6 +146,7 @@ _LAZY = {
     "load_calibration": "trace", "load_traces": "trace",
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",
+    "Emulation": "emulate", "emulate": "emulate",
 }
 
 
