@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
-    from .emulate import Emulation, emulate
+    from .emulator import Emulation, emulate
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
     from .precision import QuantParams, QuantReport, load_quant, load_quant_params
@@ -146,7 +146,7 @@ _LAZY = {
     "load_calibration": "trace", "load_traces": "trace",
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",
-    "Emulation": "emulate", "emulate": "emulate",
+        "Emulation": "emulator", "emulate": "emulator",
 }
 
 
