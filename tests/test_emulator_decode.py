@@ -11,8 +11,8 @@ import pytest
 import tidl_io
 from tidl_io import UnsupportedLayerError
 from tidl_io.emulator import decode, split_bias
-from tidl_io.emulator.decode import ConcatOp, ConvOp, DataConvertOp, InputOp, OutputOp, PoolOp
 from tidl_io.emulator._fixture import tiny_net
+from tidl_io.emulator.decode import ConcatOp, ConvOp, DataConvertOp, InputOp, OutputOp, PoolOp
 
 from conftest import REALDATA
 

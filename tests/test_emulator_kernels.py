@@ -12,7 +12,7 @@ from tidl_io.emulator import kernels
 
 def test_round_shift_saturate_every_value_and_shift() -> None:
     acc = np.arange(-5000, 5001, dtype=np.int64)
-    for shift in range(0, 10):
+    for shift in range(10):
         got = kernels.round_shift_saturate(acc, shift, -128, 127, np.dtype(np.int8))
         want = []
         for a in acc.tolist():
@@ -53,7 +53,7 @@ def test_dequantize_multiplies_by_the_float32_reciprocal() -> None:
 
 def _conv_loops(x: np.ndarray, w: np.ndarray, b: np.ndarray, groups: int, stride: tuple[int, int],
                 dil: tuple[int, int], pad: tuple[int, int], out_hw: tuple[int, int]) -> np.ndarray:
-    f, cin, h, wid = x.shape
+    f, _, h, wid = x.shape
     cout, cin_g, kh, kw = w.shape
     cout_g = cout // groups
     out = np.zeros((f, cout, *out_hw), np.int64)

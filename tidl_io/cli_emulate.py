@@ -15,7 +15,7 @@ from typing import Any, TextIO
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
-def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction) -> None:
     e = sub.add_parser("emulate", help="run a compiled net on the host in TIDL's integer arithmetic",
                        description="Run the compiled network of ART (an artifacts folder or a *_tidl_net.bin) on "
                                    "--input in TIDL's fixed-point reference arithmetic, without TI's tools or a board. "
@@ -117,7 +117,7 @@ def _emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         result.write_traces(args.traces, subgraph=args.subgraph or 0, frame=args.frame)
     if args.output is not None:
         buf = io.BytesIO()
-        np.savez(buf, **{name: arr for name, arr in result.outputs.items()})
+        np.savez(buf, **dict(result.outputs))  # type: ignore[arg-type]
         write_bytes_atomic(args.output, buf.getvalue())
     if args.json:
         out.write(dumps_json(result.to_dict()) + "\n")

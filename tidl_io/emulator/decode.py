@@ -73,7 +73,7 @@ class DataConvertOp(Op):
     1 / the input's tensorScale, in float32 as TIDL computes it)."""
 
     to_float: bool = False
-    scale: np.float32 = np.float32(1)
+    scale: float = 1.0  # a float32 value
     dtype: np.dtype = field(default=np.dtype(np.int8))
 
 
@@ -249,12 +249,12 @@ def _data_convert(net: Network, layer: Layer, src: Layer, stop: _Stop) -> DataCo
     if src.element_code == _FLOAT and layer.element_code != _FLOAT:
         if p["type"] != _DC_INPUT:
             raise stop(layer, f"float input with type {p['type']}")
-        return DataConvertOp(layer, False, np.float32(layer.scale), _int_dtype(layer, stop))
+        return DataConvertOp(layer, False, float(np.float32(layer.scale)), _int_dtype(layer, stop))
     if src.element_code != _FLOAT and layer.element_code == _FLOAT:
         _int_dtype(src, stop, "input")
         if not src.scale > 0:
             raise stop(layer, f"input tensorScale {src.scale}")
-        return DataConvertOp(layer, True, np.float32(np.float32(layer.scale) / np.float32(src.scale)),
+        return DataConvertOp(layer, True, float(np.float32(layer.scale) / np.float32(src.scale)),
                              np.dtype(np.float32))
     raise stop(layer, f"conversion from element type {src.element_code} to {layer.element_code}")
 

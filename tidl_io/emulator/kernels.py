@@ -24,7 +24,7 @@ def round_shift_saturate(acc: np.ndarray, shift: int, low: int, high: int, dtype
     return np.clip(acc, low, high).astype(dtype)
 
 
-def quantize_float32(x: np.ndarray, scale: np.float32, dtype: np.dtype) -> np.ndarray:
+def quantize_float32(x: np.ndarray, scale: float, dtype: np.dtype) -> np.ndarray:
     """Float input to codes as TIDL's DataConvert does it, all in float32: ``v = x * scale``,
     ``v + 0.5`` if ``v > 0`` else ``v - 0.5``, clipped to the type's range, truncated toward 0."""
     v = np.asarray(x, np.float32) * np.float32(scale)
@@ -35,7 +35,7 @@ def quantize_float32(x: np.ndarray, scale: np.float32, dtype: np.dtype) -> np.nd
     return np.trunc(v).astype(dtype)
 
 
-def dequantize_float32(codes: np.ndarray, scale: np.float32) -> np.ndarray:
+def dequantize_float32(codes: np.ndarray, scale: float) -> np.ndarray:
     """Codes to float as TIDL's output DataConvert does it: ``float32(q) * scale`` where
     ``scale`` is ``1 / tensorScale`` already rounded to float32 (not ``q / tensorScale``)."""
     return np.asarray(codes).astype(np.float32) * np.float32(scale)
@@ -44,7 +44,7 @@ def dequantize_float32(codes: np.ndarray, scale: np.float32) -> np.ndarray:
 def _windows(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int],
              out_hw: tuple[int, int]) -> np.ndarray:
     """(F, C, kH, kW, Ho, Wo) view of every window of ``x`` (already padded)."""
-    f, c, h, w = x.shape
+    f, c = x.shape[:2]
     sf, sc, sh, sw = x.strides
     shape = (f, c, kernel[0], kernel[1], out_hw[0], out_hw[1])
     strides = (sf, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1])
@@ -55,7 +55,7 @@ def conv2d(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, *, groups: int,
            dilation: tuple[int, int], pad: tuple[int, int], out_hw: tuple[int, int]) -> np.ndarray:
     """int64 accumulators (F, Cout, Ho, Wo) of a zero-padded convolution of codes ``x`` (F,
     Cin, H, W) with int8 ``weights`` (Cout, Cin / groups, kH, kW), plus ``bias`` per channel."""
-    f, cin, _, _ = x.shape
+    f = x.shape[0]
     cout, cin_g, kh, kw = weights.shape
     xp = np.pad(np.asarray(x, np.float64), ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
     win = _windows(xp, (kh, kw), stride, dilation, out_hw)  # (F, Cin, kH, kW, Ho, Wo)
@@ -71,7 +71,7 @@ def conv2d(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, *, groups: int,
         w = weights.astype(calc)
         for i in range(kh):
             for j in range(kw):
-                acc += win[:, :, i, j].astype(calc) * w[None, :, 0, i, j, None, None]
+                np.add(acc, win[:, :, i, j].astype(calc) * w[None, :, 0, i, j, None, None], out=acc)
         out = acc.reshape(f, cout, ho * wo).astype(np.int64)
     else:
         for g in range(groups):
@@ -85,7 +85,7 @@ def conv2d(x: np.ndarray, weights: np.ndarray, bias: np.ndarray, *, groups: int,
 
 def max_pool(x: np.ndarray, kernel: tuple[int, int], stride: tuple[int, int]) -> np.ndarray:
     """Max over each kH x kW window (no padding; windows that do not fit are dropped)."""
-    f, c, h, w = x.shape
+    h, w = x.shape[2:]
     out_hw = ((h - kernel[0]) // stride[0] + 1, (w - kernel[1]) // stride[1] + 1)
     win = _windows(np.ascontiguousarray(x), kernel, stride, (1, 1), out_hw)
     return win.max(axis=(2, 3))

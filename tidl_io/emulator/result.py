@@ -116,8 +116,9 @@ class Emulation:
 
     def to_text(self) -> str:
         """A few lines for a terminal (names with control characters escaped)."""
+        ms = 1000 * self.seconds / max(self.frames, 1)
         lines = [f"emulated {_escape(Path(self.net.source).name)} (TIDL {self.net.release}): {len(self.layers)} "
-                 f"layers, {self.frames} frame(s), {1000 * self.seconds / max(self.frames, 1):.1f} ms per frame"]
+                 + f"layers, {self.frames} frame(s), {ms:.1f} ms per frame"]
         for name, arr in self.outputs.items():
             lines.append(f"  output {_escape(name)}: {'x'.join(map(str, arr.shape))} {arr.dtype.name}, "
                          f"{float(arr.min()) if arr.size else 0:g} .. {float(arr.max()) if arr.size else 0:g}")
