@@ -146,7 +146,7 @@ _LAZY = {
     "load_calibration": "trace", "load_traces": "trace",
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",
-        "Emulation": "emulator", "emulate": "emulator",
+    "Emulation": "emulator", "emulate": "emulator",
 }
 
 

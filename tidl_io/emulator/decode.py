@@ -206,6 +206,7 @@ def _conv(net: Network, layer: Layer, src: Layer, data: bytes | memoryview, stop
     if act not in (_ACT_NONE, _ACT_RELU) or (act == _ACT_RELU and dtype.kind != "u"):
         raise stop(layer, f"actType {act} with {dtype.name} output (ReLU is done by unsigned saturation)")
     _check_quant(layer, stop, src)
+    _scales(layer, stop, src)
     cin, cout, groups = int(p["numInChannels"]), int(p["numOutChannels"]), int(p["numGroups"])
     kh, kw = int(p["kernelH"]), int(p["kernelW"])
     values = (cin, cout, groups, kh, kw, p["strideH"], p["strideW"], p["dilationH"], p["dilationW"])
@@ -230,9 +231,10 @@ def _conv(net: Network, layer: Layer, src: Layer, data: bytes | memoryview, stop
     weights = weights.reshape(cout, cin // groups, kh, kw)
     if p["enableBias"]:
         raw_bias = _read(data, int(p["bias"]), cout, "<i2", net, layer, "bias")
-        factor = np.float32(np.float32(p["weightScale"]) * np.float32(src.scale)) / np.float32(p["biasScale"]) \
-            if p["biasScale"] else np.float32(0)
-        if not np.isfinite(factor) or factor < 0:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            factor = (_f32(p["weightScale"]) * _f32(src.scale) / _f32(p["biasScale"]))[0] if p["biasScale"] \
+                else np.float32(0)
+        if not np.isfinite(factor) or factor < 0 or factor >= 2**31:
             raise stop(layer, f"weightScale {p['weightScale']}, input scale {src.scale}, biasScale {p['biasScale']}")
         split, bias_b = split_bias(raw_bias, factor, in_dtype.kind == "i")
         bias = (split * bias_b).astype(np.int16).astype(np.int64)  # TIDL stores the product in int16
@@ -241,9 +243,21 @@ def _conv(net: Network, layer: Layer, src: Layer, data: bytes | memoryview, stop
     return ConvOp(layer, weights, bias, bias_b, groups, stride, dilation, pad, shift, _sat(dtype), dtype)
 
 
+def _scales(layer: Layer, stop: _Stop, *layers: Layer) -> None:
+    """Every integer tensor's tensorScale must be a positive finite float32."""
+    for la in (layer, *layers):
+        if la.element_code != _FLOAT and not (0 < la.scale < np.inf):
+            raise stop(layer, f"tensorScale {la.scale} of dataId {la.data_id}")
+
+
+def _f32(*values: float) -> np.ndarray:
+    return np.array(values, np.float32)
+
+
 def _data_convert(net: Network, layer: Layer, src: Layer, stop: _Stop) -> DataConvertOp:
     p = _need(layer, stop, "type")
     _check_quant(layer, stop, src)
+    _scales(layer, stop, src)
     if layer.shape != src.shape:
         raise stop(layer, f"shape {layer.shape} from input shape {src.shape}")
     if src.element_code == _FLOAT and layer.element_code != _FLOAT:
@@ -254,8 +268,11 @@ def _data_convert(net: Network, layer: Layer, src: Layer, stop: _Stop) -> DataCo
         _int_dtype(src, stop, "input")
         if not src.scale > 0:
             raise stop(layer, f"input tensorScale {src.scale}")
-        return DataConvertOp(layer, True, float(np.float32(layer.scale) / np.float32(src.scale)),
-                             np.dtype(np.float32))
+        with np.errstate(over="ignore"):
+            inverse = _f32(layer.scale) / _f32(src.scale)
+        if not np.isfinite(inverse[0]):
+            raise stop(layer, f"output scale {layer.scale} / input scale {src.scale} is not a float32")
+        return DataConvertOp(layer, True, float(inverse[0]), np.dtype(np.float32))
     raise stop(layer, f"conversion from element type {src.element_code} to {layer.element_code}")
 
 
@@ -267,6 +284,7 @@ def _pool(layer: Layer, src: Layer, stop: _Stop) -> PoolOp:
         raise stop(layer, "padded pooling")
     _int_dtype(layer, stop)
     _check_quant(layer, stop, src)
+    _scales(layer, stop, src)
     if layer.element_code != src.element_code or layer.scale != src.scale:
         raise stop(layer, f"a change of element type or scale ({src.element_code}, {src.scale} -> "
                           f"{layer.element_code}, {layer.scale})")
@@ -292,13 +310,15 @@ def _concat(layer: Layer, sources: list[Layer], stop: _Stop) -> ConcatOp:
     shift = int(layer.raw["outData"]["roundBits"])
     if not 0 <= shift < 31:
         raise stop(layer, f"roundBits {shift}")
-    acc_scale = np.float32(np.float32(layer.scale) * np.float32(1 << shift))
+    _scales(layer, stop, *sources)
     multipliers = []
     for s in sources:
         _int_dtype(s, stop, "input")
-        if not s.scale > 0 or len(s.shape) != 4:
+        with np.errstate(over="ignore"):
+            ratio = (_f32(layer.scale) * _f32(1 << shift) / _f32(s.scale))[0]  # (int32_t)(accScale / inScale)
+        if len(s.shape) != 4 or not 0 <= ratio < 2**31:
             raise stop(layer, f"input dataId {s.data_id}: tensorScale {s.scale}, shape {s.shape}")
-        multipliers.append(int(np.trunc(acc_scale / np.float32(s.scale))))  # (int32_t)(accScale / inScale)
+        multipliers.append(int(ratio))
     total = sum(s.shape[axis] for s in sources)
     want = list(sources[0].shape)
     want[axis] = total

@@ -26,11 +26,12 @@ def round_shift_saturate(acc: np.ndarray, shift: int, low: int, high: int, dtype
 
 def quantize_float32(x: np.ndarray, scale: float, dtype: np.dtype) -> np.ndarray:
     """Float input to codes as TIDL's DataConvert does it, all in float32: ``v = x * scale``,
-    ``v + 0.5`` if ``v > 0`` else ``v - 0.5``, clipped to the type's range, truncated toward 0."""
-    v = np.asarray(x, np.float32) * np.float32(scale)
-    v = np.where(v > 0, v + np.float32(0.5), v - np.float32(0.5))
+    ``v + 0.5`` if ``v > 0`` else ``v - 0.5``, clipped to the type's range, truncated toward 0
+    (NaN gives 0, +-inf the type's limits)."""
     info = np.iinfo(dtype)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # inf x 0, a float64 input past float32: NaN / inf
+        v = np.asarray(x, np.float64).astype(np.float32) * np.float32(scale)
+        v = np.where(v > 0, v + np.float32(0.5), v - np.float32(0.5))
         v = np.clip(np.nan_to_num(v, nan=0.0), info.min, info.max)
     return np.trunc(v).astype(dtype)
 

@@ -3,7 +3,7 @@ a module here and a line to :data:`TARGETS`)."""
 
 from __future__ import annotations
 
-from . import buffers, cli, formatter, net, precision, releases, support
+from . import buffers, cli, emulate, formatter, net, precision, releases, support
 
 TARGETS = (
     cli,        # raw bytes: the command line, one input in --cli-every
@@ -11,6 +11,7 @@ TARGETS = (
     releases,   # raw bytes: a mutated schemas/releases.yaml instead (index % 32 == 13), parse_table and look-ups
     support,    # raw bytes: a mutated graphvizInfo.txt / allowedNode.txt / run.log instead (index % 16 == 5)
     precision,  # raw bytes: a mutated paramDebug.csv / qparams prototxt instead (index % 16 == 7)
+    emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 8 == 7), tidl_io.emulate
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )
