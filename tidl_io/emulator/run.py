@@ -116,7 +116,7 @@ def _run(op: Op, args: list[np.ndarray]) -> np.ndarray:
             return kernels.dequantize_float32(args[0], op.scale)
         return kernels.quantize_float32(args[0], op.scale, op.dtype)
     if isinstance(op, ConvOp):
-        cout, cin_g, kh, kw = op.weights.shape
+        _, cin_g, kh, kw = op.weights.shape
         check_alloc(2 * args[0].shape[0] * (cin_g * kh * kw + 1) * int(np.prod(op.layer.shape[2:])) * 8,
                     f"layer {op.index}'s convolution columns", func=_FUNC)
         acc = kernels.conv2d(args[0], op.weights, op.bias, groups=op.groups, stride=op.stride, dilation=op.dilation,
