@@ -79,7 +79,8 @@ class Emulation:
 
     def write_traces(self, folder: str | os.PathLike[str], *, subgraph: int = 0, frame: int = 0) -> list[Path]:
         """Write frame ``frame``'s codes (``.y``, the element type) and values (``_float.bin``,
-        float32) of every layer under TIDL's trace names, dense NCHW, into ``folder``
+        float32) of every layer under TIDL's trace names, dense (NCHW; an NHWC buffer in its
+        (N, H, W, C) order, as :func:`tidl_io.load_traces` reads it) into ``folder``
         (created if missing), so :func:`tidl_io.load_traces` and ``tidl-io compare`` read them
         as a board's. Returns the paths written (each file atomically)."""
         target = Path(check_path(folder, "Emulation.write_traces", "folder"))
@@ -96,6 +97,8 @@ class Emulation:
             n = layer.dims6[0]
             codes = self.buffers[run.data_id][frame * n:(frame + 1) * n]
             for kind, arr in (("y", codes), ("float", self.values(run.data_id)[frame * n:(frame + 1) * n])):
+                if layer.layout == "NHWC" and arr.ndim == 4:  # a dense trace is in its buffer's order
+                    arr = arr.transpose(0, 2, 3, 1)
                 path = target / trace_name(subgraph, layer, kind)
                 write_bytes_atomic(path, np.ascontiguousarray(arr).tobytes())
                 written.append(path)
