@@ -11,7 +11,7 @@ TARGETS = (
     releases,   # raw bytes: a mutated schemas/releases.yaml instead (index % 32 == 13), parse_table and look-ups
     support,    # raw bytes: a mutated graphvizInfo.txt / allowedNode.txt / run.log instead (index % 16 == 5)
     precision,  # raw bytes: a mutated paramDebug.csv / qparams prototxt instead (index % 16 == 7)
-    emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 8 == 7), tidl_io.emulate
+    emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 16 == 15), tidl_io.emulate
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )
