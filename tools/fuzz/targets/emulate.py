@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checker import Checker, _Unexpected
+from ..checker import Checker, Unexpected
 from ..inputs import FuzzInput
 
 NAME = "emulate"
@@ -106,8 +106,8 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
             want = (frames * src.shape[0], *src.shape[1:])
             got = [arr.shape for arr in result.outputs.values()]
             if any(tuple(g) != want for g in got):
-                raise _Unexpected(f"outputs {got}, expected {want} ({steps})")
+                raise Unexpected(f"outputs {got}, expected {want} ({steps})")
         result.to_text()
         result.to_dict()
 
-    checker._op(index, "emulate", emulate, where)
+    checker.op(index, "emulate", emulate, where)
