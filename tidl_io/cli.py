@@ -423,7 +423,11 @@ def _parser() -> argparse.ArgumentParser:
     from .trace.commands import add_commands  # golden, compare (their imports happen when they run)
 
     add_commands(sub)
-    from . import cli_emulate, cli_precision, cli_support  # why, quant, emulate (their imports happen when they run)
+    from . import (  # why, quant, emulate (their imports happen when they run)
+        cli_emulate,
+        cli_precision,
+        cli_support,
+    )
 
     cli_support.add_commands(sub)
     cli_precision.add_commands(sub)
