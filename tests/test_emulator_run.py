@@ -156,3 +156,20 @@ def test_real_eight_two_net_stops_at_its_first_layer_it_cannot_run() -> None:
     _need(path)
     with pytest.raises(UnsupportedLayerError, match=r"layer 1 \(TIDL_DataConvertLayer .*quantizationStyle 3"):
         tidl_io.emulate(path, np.zeros((1, 3, 512, 512), np.uint8))
+
+
+def test_net_given_as_network_path_or_bytes(tmp_path: Path) -> None:
+    data, _ = tiny_net(3)
+    path = tmp_path / "t_tidl_net.bin"
+    path.write_bytes(data)
+    x = np.random.default_rng(9).uniform(-1, 1, (1, 2, 8, 12)).astype(np.float32)
+    want = tidl_io.emulate(data, x).outputs["output_0"]
+    assert np.array_equal(tidl_io.emulate(path, x).outputs["output_0"], want)
+    assert np.array_equal(tidl_io.emulate(tidl_io.load_net(path), x).outputs["output_0"], want)
+    with pytest.raises(tidl_io.ArgumentTypeError, match="pass the bytes"):
+        tidl_io.emulate(tidl_io.parse_net(data), x)  # a Network of bytes: no file to read the weights from
+    path.write_bytes(data + b"\0")  # the file changed since load_net read it
+    net = tidl_io.load_net(tmp_path / "t_tidl_net.bin")
+    path.write_bytes(data)
+    with pytest.raises(tidl_io.FormatError, match="was"):
+        tidl_io.emulate(net, x)
