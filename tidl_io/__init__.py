@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .emulator import Emulation, emulate
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
+    from .perf import Performance, load_perf
     from .precision import QuantParams, QuantReport, load_quant, load_quant_params
     from .quant import dequantize, quantize
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
@@ -80,6 +81,7 @@ __all__ = [
     "PathError",
     "PathIsFolderError",
     "PathNotFoundError",
+    "Performance",
     "PermutePlan",
     "QuantParams",
     "QuantReport",
@@ -110,6 +112,7 @@ __all__ = [
     "load",
     "load_calibration",
     "load_net",
+    "load_perf",
     "load_quant",
     "load_quant_params",
     "load_support",
@@ -146,6 +149,7 @@ _LAZY = {
     "load_calibration": "trace", "load_traces": "trace",
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",
+    "Performance": "perf", "load_perf": "perf",
     "Emulation": "emulator", "emulate": "emulator",
 }
 

@@ -432,6 +432,8 @@ def _parser() -> argparse.ArgumentParser:
     cli_support.add_commands(sub)
     cli_precision.add_commands(sub)
     cli_emulate.add_commands(sub)
+    from .cli_perf import add_commands as add_perf  # perf (its imports happen when it runs)
+    add_perf(sub)
     return parser
 
 

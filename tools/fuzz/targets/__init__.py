@@ -3,7 +3,20 @@ a module here and a line to :data:`TARGETS`)."""
 
 from __future__ import annotations
 
-from . import buffers, cli, emulate, formatter, net, precision, releases, support
+from . import (
+    buffers,
+    cli,
+    emulate,
+    formatter,
+    net,
+    perf_board,
+    perf_bufinfo,
+    perf_netlog,
+    perf_simulation,
+    precision,
+    releases,
+    support,
+)
 
 TARGETS = (
     cli,        # raw bytes: the command line, one input in --cli-every
@@ -11,7 +24,11 @@ TARGETS = (
     releases,   # raw bytes: a mutated schemas/releases.yaml instead (index % 32 == 13), parse_table and look-ups
     support,    # raw bytes: a mutated graphvizInfo.txt / allowedNode.txt / run.log instead (index % 16 == 5)
     precision,  # raw bytes: a mutated paramDebug.csv / qparams prototxt instead (index % 16 == 7)
-    emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 16 == 15), tidl_io.emulate
+    perf_simulation,  # raw bytes: TI's performance simulation .csv instead (index % 64 == 15)
+    perf_bufinfo,     # raw bytes: a bufinfolog(_0).csv instead (index % 64 == 31)
+    perf_netlog,      # raw bytes: a netLog.txt instead (index % 64 == 47)
+    perf_board,       # raw bytes: TIDL-RT's tidl_trace_subgraph_<N>_perf.csv instead (index % 64 == 63)
+    emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 16 == 9), tidl_io.emulate
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )

@@ -1,6 +1,7 @@
 """Target ``emulate``: :func:`tidl_io.emulate` on mutated synthetic 9.0 nets and mutated
-inputs, on one input in 16 (index % 16 == 15: odd, so never the cli target's; disjoint from
-net's 3 mod 8, releases' 13 mod 32, support's 5 mod 16 and precision's 7 mod 16).
+inputs, on one input in 16 (index % 16 == 9: odd, so never the cli target's; disjoint from
+net's 3 mod 8, releases' 13 mod 32, support's 5 mod 16, precision's 7 mod 16 and perf's
+15 mod 16).
 
 The net is :func:`tidl_io.emulator._fixture.tiny_net` (seeded from ``rng``) with 0..3
 mutations: int32 extremes or random values at the parameter and data-param fields the
@@ -36,7 +37,7 @@ _DATA = (4, 32, 36, 68, 84, 88, 92, 96)
 
 
 def selects(checker: Checker, index: int) -> bool:
-    return index % 16 == 15
+    return index % 16 == 9
 
 
 def _mutate(rng: random.Random) -> tuple[bytes, str]:
