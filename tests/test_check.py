@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import tidl_io
 from tidl_io._check import as_array, check_flag, check_layout, layout_name, open_regular
 from tidl_io._errors import ArgumentTypeError, PathError, PathIsFolderError, PathNotFoundError
+from tidl_io.emulator._fixture import tiny_net
 
 from conftest import EXAMPLES, FIXTURES
 
@@ -33,6 +34,7 @@ BUF_IN = tidl_io.alloc_input(DESC, 0)
 BUF_OUT = tidl_io.alloc_output(DESC, 0)
 X = np.zeros(T_IN.squeezed_shape, np.float32)
 NET = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
+TINY_NET = tiny_net(0)[0]  # a synthetic 9.0 net the emulator runs
 TRACES = Path(tempfile.mkdtemp(prefix="tidl-io-check-"))  # one trace of the example net's layer 2 (1x16x48x80 uint8)
 (TRACES / "tidl_trace_subgraph_0_0002_0001_0001_00001_00016_000080x00048.y").write_bytes(bytes(16 * 48 * 80))
 CALIBRATION = Path(tempfile.mkdtemp(prefix="tidl-io-check-"))  # the example io file and one calibration frame
@@ -140,6 +142,8 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
                     "max_bytes": ("bytes_count", ("max_bytes",))}),
     "diagnose": (tidl_io.diagnose, {"path": EXAMPLES, "check_library": False},
                  {"path": ("path", ("path",)), "check_library": ("flag", ("check_library",))}),
+    "emulate": (tidl_io.emulate, {"net": TINY_NET, "inputs": np.zeros((2, 8, 12), np.float32)},
+                {"net": ("net", ("net",))}),
     "find_io_files": (tidl_io.find_io_files, {"folder": EXAMPLES}, {"folder": ("path", ("folder",))}),
     "get_input_details": (tidl_io.get_input_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
     "get_output_details": (tidl_io.get_output_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
@@ -252,6 +256,7 @@ EXCLUDED = {
     "Performance": "the report load_perf returns",
     "QuantReport": "the report load_quant returns",
     "QuantParams": "built by load_quant_params",
+    "Emulation": "the result emulate returns",
 }
 
 

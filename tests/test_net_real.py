@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -85,14 +86,52 @@ def test_conv_params_give_netlog_macs(path: Path) -> None:
     net = load_net(path)
     _, rows = _netlog(_log(path, "_netLog.txt"))
     convs = [r for r in rows if r["type"] == "TIDL_ConvolutionLayer"]
-    if net.layout_key.startswith("9.0"):
-        assert not convs  # the 9.0 conv parameter layout is not established (no conv in the real file)
-        return
     for row in convs:
         p = net.layer_by_data_id(row["out_id"]).params
         per_output = p["kernelW"] * p["kernelH"] * p["numInChannels"] // p["numGroups"]
         assert math.prod(row["out_dims"]) * per_output == row["macs"], (row, p)
         assert p["numInChannels"] == row["in_dims"][-3] and p["numOutChannels"] == row["out_dims"][-3]
+
+
+def test_nine_zero_conv_weights_and_biases_tile_the_parameters_section() -> None:
+    """9.0 (fcnn-cnn5): each convolution's int8 weights (out x in/groups x kH x kW bytes at
+    ``weights``) are followed by one int16 bias per output channel at ``bias``, and the four
+    convolutions fill the parameters section (netBufInfo[1]) end to end, read here with struct."""
+    path = NET_DIR / "edgeai-tidl-fcnn-cnn5-9.0" / "_cnn_cnn.5_relu_Relu_output_0_tidl_net.bin"
+    if not path.is_file():
+        pytest.skip("../shared/realdata not present")
+    data = path.read_bytes()
+    param_size, param_offset = struct.unpack_from("<ii", data, 96 + 16 + 8)  # netBufInfo[1].size, .offset
+    net = load_net(path)
+    cursor = param_offset
+    convs = [la for la in net.layers if la.type == "TIDL_ConvolutionLayer"]
+    assert len(convs) == 4
+    for la in convs:
+        p = la.params
+        assert p["weights"] == cursor
+        cursor += p["numOutChannels"] * p["numInChannels"] // p["numGroups"] * p["kernelW"] * p["kernelH"]
+        assert p["bias"] == cursor
+        cursor += 2 * p["numOutChannels"]
+    assert cursor == param_offset + param_size == len(data)
+
+
+def test_nine_zero_conv_scales_are_paramdebugs() -> None:
+    """weightScale and biasScale of each 9.0 convolution are TI's paramDebug.csv scales of that
+    layer (its last numeric column; two rows per layer: bias, then weights)."""
+    path = NET_DIR / "edgeai-tidl-fcnn-cnn5-9.0" / "_cnn_cnn.5_relu_Relu_output_0_tidl_net.bin"
+    if not path.is_file():
+        pytest.skip("../shared/realdata not present")
+    rows = [ln.split(",") for ln in _log(path, "_paramDebug.csv").read_text().splitlines()[1:] if ln.strip()]
+    scales: dict[int, list[float]] = {}
+    for r in rows:
+        scales.setdefault(int(r[0]), []).append(float(r[10]))
+    net = load_net(path)
+    convs = [la for la in net.layers if la.type == "TIDL_ConvolutionLayer"]
+    assert sorted(scales) == [la.index for la in convs]
+    for la in convs:
+        bias_scale, weight_scale = scales[la.index]
+        assert la.params["biasScale"] == pytest.approx(bias_scale, rel=1e-6)
+        assert la.params["weightScale"] == pytest.approx(weight_scale, rel=1e-6)
 
 
 @pytest.mark.parametrize("path", _nets())

@@ -26,6 +26,7 @@ from ._errors import (
     TidlIoError,
     TidlIoWarning,
     TidlRtError,
+    UnsupportedLayerError,
 )
 from .descriptor import (
     Descriptor,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
     from .doctor import Diagnosis, diagnose
+    from .emulator import Emulation, emulate
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
     from .perf import Performance, load_perf
@@ -67,6 +69,7 @@ __all__ = [
     "Descriptor",
     "Diagnosis",
     "ElementType",
+    "Emulation",
     "Finding",
     "FormatError",
     "GeometryError",
@@ -95,6 +98,7 @@ __all__ = [
     "TidlIoWarning",
     "TidlRtError",
     "TidlRtRuntime",
+    "UnsupportedLayerError",
     "alloc_input",
     "alloc_inputs",
     "alloc_output",
@@ -104,6 +108,7 @@ __all__ = [
     "check_padding",
     "dequantize",
     "diagnose",
+    "emulate",
     "find_io_files",
     "get_input_details",
     "get_output_details",
@@ -149,6 +154,7 @@ _LAZY = {
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",
     "Performance": "perf", "load_perf": "perf",
+    "Emulation": "emulator", "emulate": "emulator",
 }
 
 

@@ -78,6 +78,17 @@ class LibraryNotFoundError(TidlRtError, FileNotFoundError):
         super().__init__(message)
 
 
+class UnsupportedLayerError(TidlIoError, NotImplementedError):
+    """The emulator (:func:`tidl_io.emulate`) meets a layer type or parameter it does not
+    implement: one located line (net file, layer index, type, name, what is missing); it
+    never guesses. ``index``, ``layer_type`` and ``name`` locate the layer."""
+
+    def __init__(self, message: str, *, index: int | None = None, layer_type: str | None = None,
+                 name: str | None = None) -> None:
+        self.index, self.layer_type, self.name = index, layer_type, name
+        super().__init__(message)
+
+
 class ArgumentTypeError(TidlIoError, TypeError):
     """A public function got an argument of the wrong kind (a TypeError too); the message
     names the function, the argument, what it expected and what it found."""

@@ -437,10 +437,15 @@ def _parser() -> argparse.ArgumentParser:
     from .trace.commands import add_commands  # golden, compare (their imports happen when they run)
 
     add_commands(sub)
-    from . import cli_precision, cli_support  # why, quant (their imports happen when they run)
+    from . import (  # why, quant, emulate (their imports happen when they run)
+        cli_emulate,
+        cli_precision,
+        cli_support,
+    )
 
     cli_support.add_commands(sub)
     cli_precision.add_commands(sub)
+    cli_emulate.add_commands(sub)
     from .cli_perf import add_commands as add_perf  # perf (its imports happen when it runs)
     add_perf(sub)
     return parser

@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import (
     buffers,
     cli,
+    emulate,
     formatter,
     hostile,
     net,
@@ -29,6 +30,7 @@ TARGETS = (
     perf_bufinfo,     # raw bytes: a bufinfolog(_0).csv instead (index % 64 == 31)
     perf_netlog,      # raw bytes: a netLog.txt instead (index % 64 == 47)
     perf_board,       # raw bytes: TIDL-RT's tidl_trace_subgraph_<N>_perf.csv instead (index % 64 == 63)
+    emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 32 == 29), tidl_io.emulate
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )

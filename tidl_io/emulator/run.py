@@ -1,0 +1,178 @@
+""":func:`emulate`: run a compiled net on the host in TIDL's integer arithmetic."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._check import as_array, check_path, open_regular, wrong_kind
+from .._errors import BufferMismatchError, FormatError, PathError, TensorNotFoundError
+from .._limits import check_alloc
+from . import kernels
+from .decode import ConcatOp, ConvOp, DataConvertOp, InputOp, Op, OutputOp, PoolOp, decode
+from .result import Emulation, LayerRun
+
+if TYPE_CHECKING:
+    from ..descriptor import Descriptor
+    from ..net import Network
+
+__all__ = ["emulate", "read_net"]
+
+_FUNC = "emulate"
+
+
+def read_net(net: Any) -> tuple[Network, bytes]:
+    """``(Network, the file's bytes)`` from a path, the file's bytes, or a Network read from
+    a file (its ``source`` is read again and must be the same size)."""
+    from ..net import Network, load_net, parse_net
+
+    if isinstance(net, Network):
+        if not Path(net.source).is_file():
+            raise wrong_kind(_FUNC, "net", net, "a net file's path or bytes, or a Network read from a file",
+                             f"; {net.source!r} is no file: pass the bytes instead")
+        return net, _read_file(net.source, net.file_size)
+    if isinstance(net, (bytes, bytearray, memoryview)):
+        data = bytes(net)
+        return parse_net(data), data
+    if isinstance(net, (str, os.PathLike)):
+        path = check_path(net, _FUNC, "net")
+        parsed = load_net(path)
+        return parsed, _read_file(path, parsed.file_size)
+    raise wrong_kind(_FUNC, "net", net, "a *_tidl_net.bin path, its bytes, or a tidl_io.Network")
+
+
+def _read_file(path: str, size: int) -> bytes:
+    check_alloc(size, f"the net file {path}", func=_FUNC)
+    with open_regular(path, "a TIDL network file (*_tidl_net.bin)") as fh:
+        try:
+            data = fh.read(size + 1)
+        except OSError as exc:
+            raise PathError(path, f"cannot read: {exc.strerror or exc}", exc.errno) from None
+    if len(data) != size:
+        raise FormatError(path, f"the file is now {len(data)}{'+' if len(data) > size else ''} bytes; it was {size} "
+                          "when the net was read")
+    return data
+
+
+def _input_arrays(ops: Sequence[Op], inputs: Any, names: Mapping[int, str]) -> dict[int, np.ndarray]:
+    """dataId -> the user's array for each input data layer, in the input layers' order."""
+    ins = [op for op in ops if isinstance(op, InputOp)]
+    if isinstance(inputs, Mapping):
+        by_name = {names.get(op.data_id, op.layer.name or f"input_{k}"): op for k, op in enumerate(ins)}
+        unknown = [k for k in inputs if k not in by_name]
+        missing = [k for k in by_name if k not in inputs]
+        if unknown or missing:
+            raise TensorNotFoundError(f"{_FUNC}: inputs: the net's inputs are {list(by_name)}; "
+                                      f"{'unknown ' + repr(unknown) if unknown else ''}"
+                                      f"{'; ' if unknown and missing else ''}{'missing ' + repr(missing) if missing else ''}")
+        arrays = [inputs[name] for name in by_name]
+        ins = list(by_name.values())
+    elif isinstance(inputs, (list, tuple)):
+        arrays = list(inputs)
+    else:
+        arrays = [inputs]
+    if len(arrays) != len(ins):
+        raise BufferMismatchError(f"{_FUNC}: the net has {len(ins)} input(s), {len(arrays)} array(s) given")
+    out = {}
+    for k, (op, value) in enumerate(zip(ins, arrays)):
+        arr = as_array(value, _FUNC, f"inputs[{k}]")
+        out[op.data_id] = _frames(arr, op, k)
+    return out
+
+
+def _frames(arr: np.ndarray, op: InputOp, k: int) -> np.ndarray:
+    """The user's array as (frames x N, C, H, W) of the input layer's type."""
+    shape = op.layer.shape
+    if len(shape) != 4:
+        raise BufferMismatchError(f"{_FUNC}: input {k}: layer {op.index} has {len(shape)}-dim shape {shape}; only "
+                                  "4-dim (N, C, H, W) inputs")
+    n, per = shape[0], tuple(shape[1:])
+    if arr.ndim == 3 and arr.shape == per and n == 1:
+        arr = arr[None]
+    if arr.ndim != 4 or tuple(arr.shape[1:]) != per or arr.shape[0] == 0 or arr.shape[0] % max(n, 1):
+        raise BufferMismatchError(f"{_FUNC}: input {k} ({op.layer.name or op.data_id}): expected shape "
+                                  f"(frames x {n}, {', '.join(map(str, per))}) in NCHW, found {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise BufferMismatchError(f"{_FUNC}: input {k}: expected numbers, found dtype {arr.dtype}")
+    if op.dtype.kind == "f":
+        return arr.astype(np.float32)
+    info = np.iinfo(op.dtype)
+    if arr.dtype.kind == "f" and not np.array_equal(arr, np.round(arr)) or arr.size and (
+            arr.min() < info.min or arr.max() > info.max):
+        raise BufferMismatchError(f"{_FUNC}: input {k}: layer {op.index} takes {op.dtype.name} codes; values outside "
+                                  f"{info.min}..{info.max} or not whole")
+    return arr.astype(op.dtype)
+
+
+def _run(op: Op, args: list[np.ndarray]) -> np.ndarray:
+    """One operation on its input buffers."""
+    if isinstance(op, DataConvertOp):
+        if op.to_float:
+            return kernels.dequantize_float32(args[0], op.scale)
+        return kernels.quantize_float32(args[0], op.scale, op.dtype)
+    if isinstance(op, ConvOp):
+        _, cin_g, kh, kw = op.weights.shape
+        check_alloc(2 * args[0].shape[0] * (cin_g * kh * kw + 1) * int(np.prod(op.layer.shape[2:])) * 8,
+                    f"layer {op.index}'s convolution columns", func=_FUNC)
+        acc = kernels.conv2d(args[0], op.weights, op.bias, groups=op.groups, stride=op.stride, dilation=op.dilation,
+                             pad=op.pad, out_hw=(op.layer.shape[2], op.layer.shape[3]))
+        return kernels.round_shift_saturate(acc, op.shift, op.sat[0], op.sat[1], op.dtype)
+    if isinstance(op, PoolOp):
+        return kernels.max_pool(args[0], op.kernel, op.stride)
+    if isinstance(op, ConcatOp):
+        return kernels.concat(args, op.multipliers, op.axis, op.shift, op.sat[0], op.sat[1], op.dtype)
+    raise AssertionError(f"no kernel for {type(op).__name__}")  # decode makes only the kinds above
+
+
+def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: Descriptor | None = None
+            ) -> Emulation:
+    """Run the compiled network ``net`` on ``inputs`` in TIDL's integer arithmetic (the
+    reference flow TI's import tool runs on the calibration frames), on the host.
+
+    ``net``: a ``*_tidl_net.bin`` path, its bytes, or a :class:`~tidl_io.Network` read from
+    a file. ``inputs``: one array (one-input nets), a list in input-layer order, or a mapping
+    by input name; each NCHW, ``(C, H, W)``, ``(N, C, H, W)`` or several frames stacked on
+    axis 0; float for float input layers, codes for integer ones. ``io``: the subgraph's io
+    descriptor, whose tensor names then name inputs and outputs (else layer_info names).
+
+    Raises :class:`~tidl_io.UnsupportedLayerError` (one located line) at the first layer
+    whose arithmetic the emulator does not implement, before computing anything.
+    """
+    parsed, data = read_net(net)
+    names: dict[int, str] = {}
+    if io is not None:
+        from ..descriptor import Descriptor
+        if not isinstance(io, Descriptor):
+            raise wrong_kind(_FUNC, "io", io, "a tidl_io.Descriptor (tidl_io.load(io_1.bin))")
+        names.update({t.data_id: t.name for t in io.inputs})
+        names.update({t.data_id: t.name for t in io.outputs})
+    ops = decode(parsed, memoryview(data))
+    arrays = _input_arrays(ops, inputs, names)
+    counts = {arr.shape[0] // max(parsed.layer_by_data_id(d).shape[0], 1) for d, arr in arrays.items()}
+    if len(counts) != 1:
+        raise BufferMismatchError(f"{_FUNC}: the inputs hold different numbers of frames: {sorted(counts)}")
+    frames = counts.pop()
+    total = sum(frames * int(np.prod(op.layer.shape)) * 8 for op in ops if not isinstance(op, OutputOp))
+    check_alloc(total, "the emulation's buffers", func=_FUNC)
+    buffers: dict[int, np.ndarray] = {}
+    runs: list[LayerRun] = []
+    outputs: dict[str, np.ndarray] = {}
+    start = time.perf_counter()
+    for op in ops:
+        if isinstance(op, OutputOp):
+            src = op.inputs[0]
+            name = names.get(src) or op.layer.name or f"output_{len(outputs)}"
+            outputs[name] = buffers[src]
+            continue
+        out = arrays[op.data_id] if isinstance(op, InputOp) else _run(op, [buffers[d] for d in op.inputs])
+        buffers[op.data_id] = out
+        layer = op.layer
+        runs.append(LayerRun(layer.index, layer.type, layer.name, layer.data_id, tuple(layer.shape), out.dtype.name,
+                             float(layer.scale)))
+    seconds = time.perf_counter() - start
+    return Emulation(parsed, outputs, frames, seconds, tuple(runs), buffers)
