@@ -43,6 +43,7 @@ from .reorg import reorg, reorg_inverse
 from .validate import Finding, validate
 
 if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (see _LAZY)
+    from .advisor import Advice, advise
     from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
@@ -60,6 +61,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Advice",
     "AllocationLimitError",
     "ArgumentTypeError",
     "BufferMismatchError",
@@ -93,6 +95,7 @@ __all__ = [
     "TidlIoWarning",
     "TidlRtError",
     "TidlRtRuntime",
+    "advise",
     "alloc_input",
     "alloc_inputs",
     "alloc_output",
@@ -145,6 +148,7 @@ _LAZY = {
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",
     "Performance": "perf", "load_perf": "perf",
+    "Advice": "advisor", "advise": "advisor",
 }
 
 

@@ -106,7 +106,7 @@ def _usage(err: TextIO, message: str) -> int:
 
 def _advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ._format import dumps_json
-    from .advise import advise
+    from .advisor import advise
 
     golden = args.golden if args.golden is not None else args.golden_npz
     if args.compare is None and args.traces is None:

@@ -1,5 +1,5 @@
-"""``tidl_io.advise``: the advice from the paths a user has (see :mod:`tidl_io.advise.model`
-for the model, :mod:`tidl_io.advise.source` for the measurements).
+"""``tidl_io.advise``: the advice from the paths a user has (see :mod:`tidl_io.advisor.model`
+for the model, :mod:`tidl_io.advisor.source` for the measurements).
 
 >>> advice = tidl_io.advise("model/artifacts", compare="compare.json", budget_ms=2)   # doctest: +SKIP
 >>> print(advice.option_line)                                                      # doctest: +SKIP
