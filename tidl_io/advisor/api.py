@@ -17,7 +17,16 @@ from typing import Any
 
 from .._check import check_int, open_regular, read_limited
 from .._errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, TidlIoError
-from .model import cost_factor, pick, rank_key, relative_noise, removable, rounding_share, snr_after_db
+from .model import (
+    MIN_SHARE,
+    cost_factor,
+    pick,
+    rank_key,
+    relative_noise,
+    removable,
+    rounding_share,
+    snr_after_db,
+)
 from .report import Advice, Candidate, Skipped
 from .source import Measured, compare_document, measured_rows, read_compare
 
@@ -273,10 +282,9 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
     total_gain = sum(c.gain for c in cands)
     cands = [replace(c, share=c.gain / total_gain if total_gain > 0 else None) for c in cands]
     cands.sort(key=lambda c: (*rank_key(c.gain, c.extra_us), c.index))
-    usable = [c.extra_us if c.gain > 0 else None for c in cands]
+    worth = [c.share is not None and c.share >= MIN_SHARE for c in cands]
     limit = top if top is not None else (DEFAULT_TOP if budget is None else None)
-    chosen = pick(usable, None if budget is None else budget * 1000.0, limit)
-    chosen = [i for i in chosen if cands[i].gain > 0]
+    chosen = pick([c.extra_us for c in cands], worth, None if budget is None else budget * 1000.0, limit)
     if not rows:
         notes.append(f"{source_name}: no compared layer: nothing to rank (see its unmatched rows)")
     total = sg.total.time_ms if sg is not None else None

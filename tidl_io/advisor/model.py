@@ -34,7 +34,8 @@ case); a flat ``factor`` given by the user replaces the model.
 **Ranking**: removable noise per extra microsecond ``g / (time * (factor - 1))``
 (:func:`rank_key`); relative noise removed at different layers adds up at the network's
 output to first order, so picking by this ratio under a time budget is the greedy knapsack
-(:func:`pick`).
+(:func:`pick`); a layer that would remove less than :data:`MIN_SHARE` of all the removable noise
+is not worth a recompilation and is never picked.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["COMPUTE_FACTOR", "MEMORY_FACTOR", "NOISE_16_PER_8", "cost_factor", "pick", "rank_key", "relative_noise",
+__all__ = ["COMPUTE_FACTOR", "MEMORY_FACTOR", "MIN_SHARE", "NOISE_16_PER_8", "cost_factor", "pick", "rank_key", "relative_noise",
            "removable", "rounding_share", "snr_after_db"]
 
 COMPUTE_FACTOR = 4.0
@@ -52,6 +53,8 @@ MEMORY_FACTOR = 2.0
 """Bytes moved at 16 bits / at 8 bits."""
 NOISE_16_PER_8 = 2.0 ** -16
 """Quantization noise power at 16 bits / at 8 bits over one range: (1/256)**2."""
+MIN_SHARE = 0.01
+"""A layer whose removable noise is under this share of all the layers' is never picked."""
 
 
 def relative_noise(snr_db: float | None) -> float:
@@ -112,15 +115,18 @@ def rank_key(gain: float, extra_us: float | None) -> tuple[int, float, float]:
     return (0, -per, -gain)
 
 
-def pick(extra_us: Sequence[float | None], budget_us: float | None, top: int | None) -> list[int]:
-    """Positions (into the ranked list) picked: in rank order, each that still fits the budget
-    (a layer that does not fit is passed over, a later cheaper one may still fit; a layer
-    without a time never fits a budget), at most ``top``."""
+def pick(extra_us: Sequence[float | None], worth: Sequence[bool], budget_us: float | None,
+         top: int | None) -> list[int]:
+    """Positions (into the ranked list) picked: in rank order, each ``worth`` it that still
+    fits the budget (a layer that does not fit is passed over, a later cheaper one may still
+    fit; a layer without a time never fits a budget), at most ``top``."""
     out: list[int] = []
     spent = 0.0
-    for i, cost in enumerate(extra_us):
+    for i, (cost, ok) in enumerate(zip(extra_us, worth)):
         if top is not None and len(out) >= top:
             break
+        if not ok:
+            continue
         if budget_us is not None:
             if cost is None or spent + cost > budget_us:
                 continue

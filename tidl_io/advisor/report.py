@@ -192,10 +192,10 @@ class Advice:
             share, extra = self.noise_share, self.extra_us
             gain = "expected gain: " + (f"{100 * share:.1f}% of the removable noise of the compared layers"
                                         if share is not None else "unknown")
-            for i in self.picked:
+            for i in self.picked[:3]:
                 c = self.candidates[i]
                 gain += f"; {printable(c.name)[:40]} {_f(c.snr_db, '.1f')} -> {_f(c.snr_after_db, '.1f')} dB"
-            lines.append(gain)
+            lines.append(gain + ("; …" if len(self.picked) > 3 else "") + " (SNR at each layer's output)")
             if extra is None:
                 lines.append("expected cost: unknown (no simulated time for a picked layer)")
             else:
