@@ -120,3 +120,79 @@ def test_budget_stops_within_it(spoiled: dict[str, Any]) -> None:
         assert set(advice.names) <= set(c["names"])
     assert tidl_io.advise(c["art"], traces=c["traces"], golden=c["tmp"] / "golden.npz", perf=perf,
                           budget_ms=0.0).picked == ()
+
+
+# ---- the hand-made model (no golden extra): tests/advise_fixtures.py's table -----------------
+
+def test_hand_made_ranking_and_budget(tmp_path: Path) -> None:
+    import math
+
+    from advise_fixtures import write_model
+
+    art = write_model(tmp_path)
+    advice = tidl_io.advise(art, compare=art / "compare.json")
+    # removable noise g and extra µs from the fixture's table, by hand:
+    n = {k: 10 ** (-s / 10) for k, s in {1: 40, 2: 20, 3: 30, 5: 25}.items()}
+    g = {1: n[1], 2: n[2] - n[1], 3: n[3], 5: n[5]}  # 3 inherits more than it has: its own rounding (share 1)
+    extra = {1: 10 * 3, 2: 150 * ((200000 + 20000 + 60000) / 150000 - 1), 3: 10 * 3, 5: 20 * 3}
+    assert [c.index for c in advice.candidates] == [2, 5, 3, 1]  # g per extra µs: 7.6e-5, 5.3e-5, 3.3e-5, 3.3e-6
+    for c in advice.candidates:
+        assert c.gain == pytest.approx(g[c.index]) and c.extra_us == pytest.approx(extra[c.index])
+        assert c.share == pytest.approx(g[c.index] / sum(g.values()))
+    assert [(s.index, s.reason) for s in advice.skipped] == [
+        (0, "identical to the reference: no noise to remove"), (4, "identical to the reference: no noise to remove")]
+    assert advice.names == ["conv2", "conv5", "conv3"]  # conv1 removes 0.7% < 1%: never picked
+    assert advice.total_time_ms == pytest.approx(0.195)
+    assert tidl_io.advise(art, compare=art / "compare.json", budget_ms=0.1).names == ["conv5", "conv3"]  # 130 > 100
+    assert tidl_io.advise(art, compare=art / "compare.json", budget_ms=0.2).names == ["conv2", "conv5"]
+    assert tidl_io.advise(art, compare=art / "compare.json", top=1).names == ["conv2"]
+    flat = tidl_io.advise(art, compare=art / "compare.json", factor=2.0)
+    assert [c.index for c in flat.candidates] == [5, 3, 2, 1]  # extra = time: 1.6e-4, 1e-4, 6.6e-5, 1e-5 per µs
+    assert all(c.factor == 2.0 and c.factor_from == "given" for c in flat.candidates)
+    assert not math.isnan(flat.extra_us or math.nan)
+    names = [line.split()[2] for line in (art / "tempDir" / "adv_tidl_net.bin.layer_info.txt").read_text().splitlines()]
+    assert set(advice.names) <= set(names)
+
+
+def test_hand_made_without_simulation(tmp_path: Path) -> None:
+    from advise_fixtures import compare_doc, write_model
+
+    art = write_model(tmp_path, sim=False)
+    advice = tidl_io.advise(art, compare=compare_doc())
+    assert advice.perf is None and [c.index for c in advice.candidates] == [2, 5, 3, 1]  # by g alone
+    assert advice.extra_us is None and any("no performance files" in n for n in advice.notes)
+    with pytest.raises(tidl_io.OptionError, match="budget_ms needs the performance simulation"):
+        tidl_io.advise(art, compare=compare_doc(), budget_ms=1)
+
+
+def test_hand_made_mismatches_and_arguments(tmp_path: Path) -> None:
+    from advise_fixtures import compare_doc, write_model
+
+    art = write_model(tmp_path)
+    doc = compare_doc()
+    doc["layers"][2]["name"] = "someone_else"
+    with pytest.raises(tidl_io.FormatError, match="layer 2 is 'someone_else' in the report but 'conv2'"):
+        tidl_io.advise(art, compare=doc)
+    doc = compare_doc()
+    doc["layers"][2]["index"] = 40
+    with pytest.raises(tidl_io.FormatError, match="layer 40 .*another model"):
+        tidl_io.advise(art, compare=doc)
+    with pytest.raises(tidl_io.OptionError, match="give the measurements once"):
+        tidl_io.advise(art)
+    with pytest.raises(tidl_io.OptionError, match="give the measurements once"):
+        tidl_io.advise(art, compare=compare_doc(), traces=tmp_path)
+    with pytest.raises(tidl_io.OptionError, match="traces= needs golden="):
+        tidl_io.advise(art, traces=tmp_path)
+    for bad in ({"budget_ms": -1}, {"budget_ms": float("nan")}, {"factor": 0.5}, {"top": 0}):
+        with pytest.raises(tidl_io.OptionError):
+            tidl_io.advise(art, compare=compare_doc(), **bad)  # type: ignore[arg-type]
+    with pytest.raises(tidl_io.ArgumentTypeError):
+        tidl_io.advise(art, compare=compare_doc(), budget_ms="1")  # type: ignore[arg-type]
+    with pytest.raises(tidl_io.OptionError, match="no subgraph 'x'"):
+        tidl_io.advise(art, compare=compare_doc(), subgraph="x")
+    assert tidl_io.advise(tmp_path / "tempDir", compare=compare_doc()).names == ["conv2", "conv5", "conv3"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(tidl_io.PathNotFoundError, match="no .*_tidl_net.bin"):
+        tidl_io.advise(tmp_path / "empty", compare=compare_doc())
+    with pytest.raises(tidl_io.PathNotFoundError):
+        tidl_io.advise(tmp_path / "nowhere", compare=compare_doc())
