@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -64,3 +65,34 @@ def test_rank_and_pick() -> None:
     assert pick(costs, [True] * 4, None, 3) == [0, 1, 2]
     assert pick(costs, [True, False, True, True], None, None) == [0, 2, 3]
     assert pick(costs, [True] * 4, 0.0, None) == []
+
+
+def test_od_8220_16_bit_compile_backs_the_compute_factor(realdata: Path) -> None:
+    """TI's own 16-bit simulation (od-8220: tensor_bits 16, MATPANELSIZE 32, whose MMA does
+    32 x 32 = 1024 8-bit MACs a cycle): its convolutions, MACs from the netLog over the
+    simulation's kernelOnlyCycles, read here with csv / str.split, reach at most 16 x 16 = 256
+    MACs per cycle, and come within 10 % of it: a quarter of the 8-bit peak (COMPUTE_FACTOR)."""
+    import csv
+
+    from tidl_io.advisor.model import COMPUTE_FACTOR
+
+    temp = realdata / "net" / "od-8220-yolox-10.0" / "artifacts" / "tempDir"
+    (sim,) = (temp / "subgraph_0_tidl_net").glob("tempDir_*.csv")
+    lines = sim.read_text().splitlines()
+    assert any(line.split("=")[0].strip() == "MATPANELSIZE" and int(line.split("=")[1]) == 32 for line in lines)
+    rows = list(csv.reader(lines))
+    head = [h.strip() for h in rows[0]]
+    kernel = {}
+    for row in rows[1:]:
+        if len(row) >= len(head) - 1 and row[0].strip().isdigit() and row[1].strip() == "TIDL_ConvolutionLayer":
+            kernel[int(row[0])] = float(row[head.index("kernelOnlyCycles")])
+    macs = {}
+    for line in (temp / "subgraph_0_tidl_net.bin_netLog.txt").read_text().splitlines():
+        cells = line.split("|")
+        if len(cells) > 10 and cells[0].strip().isdigit():
+            macs[int(cells[0])] = int(cells[10])
+    rates = [macs[k] / kernel[k] for k in kernel if kernel[k] > 0 and macs.get(k)]
+    assert len(rates) > 50
+    peak_16 = (32 // 2) ** 2
+    assert 0.9 * peak_16 < max(rates) <= peak_16
+    assert 32 ** 2 / peak_16 == COMPUTE_FACTOR
