@@ -15,6 +15,7 @@ def test_relative_noise() -> None:
     assert relative_noise(20.0) == pytest.approx(0.01)
     assert relative_noise(-10.0) == pytest.approx(10.0)
     assert relative_noise(None) == 0.0 and relative_noise(math.inf) == 0.0
+    assert relative_noise(-1e308) == math.inf and relative_noise(1e308) == 0.0  # no OverflowError
 
 
 def test_rounding_share_is_one_for_pure_rounding() -> None:
@@ -24,6 +25,7 @@ def test_rounding_share_is_one_for_pure_rounding() -> None:
     assert rounding_share(step, step / 8) == 1.0  # capped
     assert rounding_share(None, 0.1) is None and rounding_share(step, 0.0) is None
     assert rounding_share(step, math.nan) is None and rounding_share(math.inf, 1.0) is None
+    assert rounding_share(1.0, 1e-300) == 1.0 and rounding_share(1e-300, 1e300) == 0.0  # no OverflowError
 
 
 def test_removable() -> None:

@@ -294,10 +294,12 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
 
 def _not_candidate(r: Measured, lay: Any, accepted: set[str], names_file: str | None) -> str | None:
     """Why a compared layer is not a candidate, or None."""
-    if not r.finite:
+    if not r.finite or not math.isfinite(relative_noise(r.snr_db)):
         return "its SNR is not finite (-inf or NaN): not a quantization effect to rank; look at it first"
     if r.snr_db is None:
         return "identical to the reference: no noise to remove"
+    if lay.type == "TIDL_DataLayer":
+        return "a data layer (the net's input or output): its precision is set by its neighbour and tensor_bits"
     dtype = lay.dtype
     if dtype is None or dtype.kind == "f":
         return "its output is not integer (float or unknown element type): no 8-bit step"

@@ -61,7 +61,10 @@ def relative_noise(snr_db: float | None) -> float:
     """Noise power / signal power from an SNR in dB (None: +inf dB, no noise: 0)."""
     if snr_db is None or snr_db == math.inf:
         return 0.0
-    return 10.0 ** (-snr_db / 10.0)
+    try:
+        return 10.0 ** (-snr_db / 10.0)
+    except OverflowError:  # an SNR under about -3000 dB
+        return math.inf
 
 
 def rounding_share(step: float | None, mean_abs: float | None) -> float | None:
@@ -72,7 +75,8 @@ def rounding_share(step: float | None, mean_abs: float | None) -> float | None:
         return None
     if not (mean_abs > 0 and math.isfinite(mean_abs)):
         return None
-    return min(1.0, (step / (4.0 * mean_abs)) ** 2)
+    ratio = step / (4.0 * mean_abs)
+    return 1.0 if not ratio < 1.0 else ratio * ratio
 
 
 def removable(n: float, n_in: float, share: float | None) -> tuple[float, float]:
