@@ -19,9 +19,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from net_fixtures import V110
+
 from tidl_io.net._build import build_net
 
-from net_fixtures import V110
 from perf_fixtures import SIM_HEADER, TINY_SUMMARY, sim_row
 
 STEP = 1 / 64

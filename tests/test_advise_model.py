@@ -8,7 +8,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from tidl_io.advisor.model import cost_factor, pick, rank_key, relative_noise, removable, rounding_share, snr_after_db
+from tidl_io.advisor.model import (
+    cost_factor,
+    pick,
+    rank_key,
+    relative_noise,
+    removable,
+    rounding_share,
+    snr_after_db,
+)
 
 
 def test_relative_noise() -> None:

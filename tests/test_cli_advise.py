@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from advise_fixtures import write_model
 
 from tidl_io.cli import main
-
-from advise_fixtures import write_model
 
 
 def _run(*argv: str) -> tuple[int, str, str]:
