@@ -174,7 +174,7 @@ def test_hand_made_mismatches_and_arguments(tmp_path: Path) -> None:
     with pytest.raises(tidl_io.FormatError, match="layer 2 is 'someone_else' in the report but 'conv2'"):
         tidl_io.advise(art, compare=doc)
     doc = compare_doc()
-    doc["layers"][2]["index"] = 40
+    doc["layers"][2]["index"] = doc["layers"][2]["data_id"] = 40
     with pytest.raises(tidl_io.FormatError, match="layer 40 .*another model"):
         tidl_io.advise(art, compare=doc)
     with pytest.raises(tidl_io.OptionError, match="give the measurements once"):
@@ -196,3 +196,15 @@ def test_hand_made_mismatches_and_arguments(tmp_path: Path) -> None:
         tidl_io.advise(tmp_path / "empty", compare=compare_doc())
     with pytest.raises(tidl_io.PathNotFoundError):
         tidl_io.advise(tmp_path / "nowhere", compare=compare_doc())
+
+
+def test_rows_numbered_by_output_are_matched_by_data_id(tmp_path: Path) -> None:
+    """A calibration report numbers its rows by output; a row whose dataId's producer has its
+    name is that layer."""
+    from advise_fixtures import compare_doc, write_model
+
+    art = write_model(tmp_path)
+    doc = compare_doc()
+    doc["layers"] = [dict(doc["layers"][5], index=0)]  # conv5 (dataId 5) as output 0
+    advice = tidl_io.advise(art, compare=doc)
+    assert [c.index for c in advice.candidates] == [5] and advice.names == ["conv5"]

@@ -239,19 +239,14 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
             perf_text: str | None, accepted: set[str], names_file: str | None, budget: float | None,
             top: int | None, flat: float | None, notes: list[str]) -> Advice:
     layers = {lay.index: lay for lay in net.layers}
+    rows = _resolve(rows, net, source_name)
     noise = {r.index: relative_noise(r.snr_db) for r in rows if r.finite}
     producers = _producers(net)
     perf_layers = {lay.index: lay for lay in sg.layers} if sg is not None else {}
     cands: list[Candidate] = []
     skipped: list[Skipped] = []
     for r in rows:
-        lay = layers.get(r.index)
-        if lay is None:
-            raise FormatError(source_name, f"layer {r.index} ({r.name!r}): the net {Path(net.source).name} has "
-                                           f"{len(layers)} layers: the report is of another model")
-        if r.name is not None and lay.name is not None and r.name != lay.name:
-            raise FormatError(source_name, f"layer {r.index} is {r.name!r} in the report but {lay.name!r} in "
-                                           f"{Path(net.source).name}: the report is of another model")
+        lay = layers[r.index]
         why = _not_candidate(r, lay, accepted, names_file)
         if why is not None:
             skipped.append(Skipped(r.index, lay.name or r.name, why))
@@ -290,6 +285,32 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
     total = sg.total.time_ms if sg is not None else None
     return Advice(artifacts, name, source_name, perf_text, tuple(cands), tuple(chosen), tuple(skipped), budget, top,
                   flat, total, tuple(notes))
+
+
+def _resolve(rows: list[Measured], net: Any, source_name: str) -> list[Measured]:
+    """Each row with ``index`` the net's layer: its own index when the names agree, else the
+    layer producing its ``data_id`` when that one has its name (a calibration report numbers
+    the outputs, not the layers); a FormatError when neither fits (a report of another model)."""
+    layers = {lay.index: lay for lay in net.layers}
+    by_data: dict[int, Any] = {}
+    for lay in net.layers:
+        by_data.setdefault(lay.data_id, lay)
+    out = []
+    for r in rows:
+        lay = layers.get(r.index)
+        if lay is not None and (r.name is None or lay.name is None or r.name == lay.name):
+            out.append(r)
+            continue
+        other = by_data.get(r.data_id) if r.data_id is not None else None
+        if other is not None and r.name is not None and other.name == r.name:
+            out.append(replace(r, index=other.index))
+            continue
+        if lay is None:
+            raise FormatError(source_name, f"layer {r.index} ({r.name!r}): the net {Path(net.source).name} has "
+                                           f"{len(layers)} layers: the report is of another model")
+        raise FormatError(source_name, f"layer {r.index} is {r.name!r} in the report but {lay.name!r} in "
+                                       f"{Path(net.source).name}: the report is of another model")
+    return out
 
 
 def _not_candidate(r: Measured, lay: Any, accepted: set[str], names_file: str | None) -> str | None:

@@ -167,14 +167,15 @@ class Advice:
                  f"  time:     {printable(self.perf) if self.perf else 'no performance simulation (ranked by gain only)'}"]
         if self.budget_ms is not None:
             lines.append(f"  budget:   {self.budget_ms:g} ms of extra time")
-        head = ["", "#", "layer", "name", "type", "SNR dB", "in dB", "own step", "-> dB", "share", "time us",
-                "x", "+us"]
+        head = ["", "#", "layer", "name", "type", "SNR dB", "worst ch dB", "input dB", "own step", "-> dB", "share",
+                "time us", "x", "+us"]
         rows = [head]
         picked = set(self.picked)
         shown = self.candidates if top is None else self.candidates[:top]
         for k, c in enumerate(shown):
             rows.append(["*" if k in picked else "", str(k + 1), str(c.index), printable(c.name)[:44],
                          (c.type or "-").replace("TIDL_", "").replace("Layer", ""), _f(c.snr_db, ".1f"),
+                         "-" if c.worst_channel is None else f"{c.worst_channel}: {_f(c.worst_channel_snr_db, '.1f')}",
                          _f(c.inherited_snr_db, ".1f"), _pct(c.rounding_share), _f(c.snr_after_db, ".1f"),
                          _pct(c.share), _f(c.time_us, ".1f"), _f(c.factor, ".2f"), _f(c.extra_us, ".1f")])
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
