@@ -123,6 +123,12 @@ WRONG: dict[str, Any] = {
 
 # name -> (callable, valid arguments by name, {argument: (kind, words one of which the message must hold)})
 # Arguments are passed by keyword, so the table also pins the public parameter names.
+# a compare report of the example net's layers (what `tidl-io compare --json` gives), for advise
+EXAMPLE_COMPARE = {"schema_version": 1, "layers": [
+    {"index": la.index, "data_id": la.data_id, "name": la.name, "type": la.type, "status": "compared",
+     "snr_db": 30.0, "identical": False, "mean_abs": 0.01}
+    for la in tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin").layers if la.data_id is not None]}
+
 CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]]]]] = {
     "alloc_input": (tidl_io.alloc_input, {"desc": DESC, "key": 0},
                     {"desc": ("descriptor", ("desc",)), "key": ("key", ("key",)),
@@ -154,6 +160,8 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "load_calibration": (tidl_io.load_calibration, {"path": CALIBRATION},
                          {"path": ("path", ("path",)), "subgraph": ("str_or_none", ("subgraph",))}),
     "load_net": (tidl_io.load_net, {"path": EXAMPLES / "detector_tidl_net.bin"}, {"path": ("path", ("path",))}),
+    "advise": (tidl_io.advise, {"artifacts": EXAMPLES, "compare": EXAMPLE_COMPARE, "perf": False},
+               {"artifacts": ("path", ("artifacts",))}),
     "load_perf": (tidl_io.load_perf, {"path": EXAMPLES}, {"path": ("path", ("path",))}),
     "load_quant": (tidl_io.load_quant, {"path": FIXTURES / "quant" / "model"}, {"path": ("path", ("path",))}),
     "load_quant_params": (tidl_io.load_quant_params, {"path": FIXTURES / "quant" / "model" / "model_qparams.prototxt"},
@@ -254,6 +262,7 @@ EXCLUDED = {
     "Diagnosis": "a record diagnose returns",
     "SupportReport": "the report load_support returns",
     "Performance": "the report load_perf returns",
+    "Advice": "the report advise returns",
     "QuantReport": "the report load_quant returns",
     "QuantParams": "built by load_quant_params",
     "Emulation": "the result emulate returns",

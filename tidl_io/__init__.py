@@ -44,6 +44,7 @@ from .reorg import reorg, reorg_inverse
 from .validate import Finding, validate
 
 if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (see _LAZY)
+    from .advisor import Advice, advise
     from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
@@ -63,6 +64,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
 __version__ = "0.1.0"
 
 __all__ = [
+    "Advice",
     "AllocationLimitError",
     "ArgumentTypeError",
     "BufferMismatchError",
@@ -99,6 +101,7 @@ __all__ = [
     "TidlRtError",
     "TidlRtRuntime",
     "UnsupportedLayerError",
+    "advise",
     "alloc_input",
     "alloc_inputs",
     "alloc_output",
@@ -155,6 +158,7 @@ _LAZY = {
     "SupportReport": "support", "load_support": "support",
     "Performance": "perf", "load_perf": "perf",
     "Emulation": "emulator", "emulate": "emulator",
+    "Advice": "advisor", "advise": "advisor",
 }
 
 

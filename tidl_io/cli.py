@@ -448,6 +448,8 @@ def _parser() -> argparse.ArgumentParser:
     cli_emulate.add_commands(sub)
     from .cli_perf import add_commands as add_perf  # perf (its imports happen when it runs)
     add_perf(sub)
+    from .cli_advise import add_commands as add_advise  # advise (its imports happen when it runs)
+    add_advise(sub)
     return parser
 
 

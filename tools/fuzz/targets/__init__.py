@@ -4,6 +4,7 @@ a module here and a line to :data:`TARGETS`)."""
 from __future__ import annotations
 
 from . import (
+    advise,
     buffers,
     cli,
     emulate,
@@ -31,6 +32,7 @@ TARGETS = (
     perf_netlog,      # raw bytes: a netLog.txt instead (index % 64 == 47)
     perf_board,       # raw bytes: TIDL-RT's tidl_trace_subgraph_<N>_perf.csv instead (index % 64 == 63)
     emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 32 == 29), tidl_io.emulate
+    advise,     # raw bytes: a mutated compare --json report instead (index % 64 == 33), the adapter and the advice
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )

@@ -1,0 +1,83 @@
+"""The compare adapter (tidl_io.advisor.source): hand-made documents in both spellings of a
+non-finite SNR (numbers or null with "identical", and the older "inf" strings), located errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tidl_io import FormatError, PathError
+from tidl_io.advisor.source import measured_rows, read_compare
+
+
+def _row(**kw: Any) -> dict[str, Any]:
+    row = {"index": 3, "data_id": 4, "name": "conv", "type": "TIDL_ConvolutionLayer", "status": "compared",
+           "snr_db": 21.5, "mean_abs": 0.25, "worst_channel": 2, "worst_channel_snr_db": 9.0, "saturated": 0.125}
+    row.update(kw)
+    return row
+
+
+def test_rows() -> None:
+    doc = {"layers": [_row(), _row(index=5, status="no reference", snr_db=None)]}
+    (m,) = measured_rows(doc)
+    assert (m.index, m.data_id, m.name, m.type, m.snr_db, m.finite, m.mean_abs, m.worst_channel,
+            m.worst_channel_snr_db, m.saturated) == (3, 4, "conv", "TIDL_ConvolutionLayer", 21.5, True, 0.25, 2, 9.0,
+                                                    0.125)
+
+
+@pytest.mark.parametrize(("snr", "identical", "expect"), [
+    (None, True, (None, True)), (None, None, (None, True)), (None, False, (None, False)),
+    ("inf", None, (None, True)), ("-inf", None, (None, False)), ("nan", None, (None, False)),
+])
+def test_non_finite(snr: Any, identical: Any, expect: tuple[Any, bool]) -> None:
+    row = _row(snr_db=snr)
+    if identical is not None:
+        row["identical"] = identical
+    (m,) = measured_rows({"layers": [row]})
+    assert (m.snr_db, m.finite) == expect
+
+
+def test_report_object_with_to_dict() -> None:
+    class Report:
+        def to_dict(self) -> dict[str, Any]:
+            return {"layers": [_row()]}
+
+    assert measured_rows(Report())[0].index == 3
+
+
+@pytest.mark.parametrize(("doc", "message"), [
+    ([], "expected a compare report"),
+    ({"rows": []}, "no 'layers' list"),
+    ({"layers": [7]}, "layers[0]: expected an object"),
+    ({"layers": [_row(index=None)]}, "layers[0]: index"),
+    ({"layers": [_row(snr_db="loud")]}, "layers[0]: snr_db: expected a number or null"),
+    ({"layers": [_row(snr_db=True)]}, "layers[0]: snr_db"),
+    ({"layers": [_row(), _row(worst_channel=1.5)]}, "layers[1]: worst_channel"),
+    ({"layers": [_row(name=3)]}, "layers[0]: name: expected a string"),
+])
+def test_malformed_rows_are_located(doc: Any, message: str) -> None:
+    with pytest.raises(FormatError, match="report.json") as exc:
+        measured_rows(doc, "report.json")
+    assert message in str(exc.value)
+
+
+def test_read_compare(tmp_path: Path) -> None:
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps({"layers": [_row()]}))
+    assert measured_rows(read_compare(p))[0].snr_db == 21.5
+    p.write_text('{"layers": [\n  {"index": 1,,}]}')
+    with pytest.raises(FormatError, match=r"c\.json: line 2, column 15: not JSON"):
+        read_compare(p)
+    p.write_text("[1, 2]")
+    with pytest.raises(FormatError, match="expected the JSON object"):
+        read_compare(p)
+    p.write_text("[" * 100000)
+    with pytest.raises(FormatError, match="c.json"):
+        read_compare(p)
+    with pytest.raises(PathError):
+        read_compare(tmp_path / "missing.json")
+    with pytest.raises(PathError):
+        read_compare(tmp_path)

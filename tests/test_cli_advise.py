@@ -1,0 +1,69 @@
+"""``tidl-io advise`` on the hand-made model (tests/advise_fixtures.py): exit codes like diff,
+strict JSON, one located line on stderr for every input it cannot use, never a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from advise_fixtures import write_model
+
+from tidl_io.cli import main
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["advise", *argv], out=out, err=err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_text_json_and_budget(tmp_path: Path) -> None:
+    art = write_model(tmp_path)
+    rc, out, err = _run(str(art), "--compare", str(art / "compare.json"))
+    assert rc == 0 and err == ""
+    assert "advanced_options:output_feature_16bit_names_list: 'conv2,conv5,conv3'" in out
+    assert "model:" in out and "Advice, not a measurement" in out
+    rc, out, _ = _run(str(art), "--compare", str(art / "compare.json"), "--budget-ms", "0.1", "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["picked"] == ["conv5", "conv3"] and doc["expected"]["extra_us"] == 90.0
+    assert doc["budget_ms"] == 0.1 and doc["expected"]["extra_us"] <= 100
+    json.dumps(doc, allow_nan=False)
+    rc, out, _ = _run(str(art), "--compare", str(art / "compare.json"), "--no-perf", "--json")
+    assert rc == 0 and json.loads(out)["perf"] is None
+
+
+def test_help_states_the_model(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["advise", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("10^(-SNR/10)", "step^2/12", "65536", "max(4 kernel, 2 core loop)", "233 of 256",
+                  "--budget-ms", "advice"):
+        assert words in text
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    ([], "give the measurements"),
+    (["--traces", "T"], "--traces needs --golden"),
+    (["--compare", "C", "--golden-npz", "g.npz"], "go with --traces"),
+    (["--traces", "T", "--golden-npz", "g.npz", "--input", "x.npy"], "--input goes with --golden MODEL"),
+    (["--compare", "missing.json"], "missing.json"),
+    (["--compare", "bad.json"], "bad.json: line 1, column 2: not JSON"),
+    (["--compare", "compare.json", "--subgraph", "7"], "no subgraph 7"),
+    (["--compare", "compare.json", "--budget-ms", "1", "--no-perf"], "budget_ms needs the performance simulation"),
+])
+def test_cannot_do_the_job(tmp_path: Path, argv: list[str], message: str) -> None:
+    art = write_model(tmp_path)
+    (art / "bad.json").write_text("{,}")
+    argv = [str(art / a) if a in ("missing.json", "bad.json", "compare.json") else a for a in argv]
+    rc, out, err = _run(str(art), *argv)
+    assert rc == 2 and out == "" and message in err and "Traceback" not in err
+    assert err.startswith("tidl-io advise: error:") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["--budget-ms", "-1"], ["--budget-ms", "nan"], ["--factor", "0.5"], ["--top", "0"]])
+def test_bad_numbers_are_usage_errors(tmp_path: Path, argv: list[str]) -> None:
+    art = write_model(tmp_path)
+    err = io.StringIO()
+    assert main(["advise", str(art), "--compare", str(art / "compare.json"), *argv], out=io.StringIO(),
+                err=err) == 2

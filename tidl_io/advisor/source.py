@@ -1,0 +1,167 @@
+"""Where the advisor's measurements come from: a ``tidl-io compare`` report, read through
+its JSON shape only (``layers[]`` with ``index``, ``data_id``, ``name``, ``type``,
+``status``, ``snr_db``, ``mean_abs``, ``worst_channel`` …) by one adapter,
+:func:`measured_rows`. It takes the document of ``tidl-io compare --json`` (a file, or its
+parsed mapping) or any report object with ``to_dict()``.
+
+Both spellings of a non-finite SNR are understood: numbers or null (null is +inf, no noise,
+unless the row says ``"identical": false``: then it is -inf or NaN, not a measurement) and
+the older strings ``"inf"``, ``"-inf"``, ``"nan"``.
+
+:func:`compare_document` runs the comparison itself from traces and a golden run (compare's
+public functions) and gives the same document.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._check import open_regular, read_limited
+from .._errors import FormatError, OptionError
+
+__all__ = ["Measured", "compare_document", "measured_rows", "read_compare"]
+
+_MODELS = (".onnx", ".tflite")
+_MAX_JSON = 1 << 28  # a compare report of a very large net is a few MB
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One compared layer as the advisor uses it. ``snr_db`` None: no noise (identical);
+    ``finite`` False: the SNR is -inf or NaN (no measurement to rank by)."""
+
+    index: int
+    data_id: int | None
+    name: str | None
+    type: str | None
+    snr_db: float | None
+    finite: bool
+    mean_abs: float | None
+    worst_channel: int | None
+    worst_channel_snr_db: float | None
+    saturated: float | None
+
+
+def read_compare(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The document of a saved ``tidl-io compare --json``; a FormatError naming the file,
+    line and column for JSON that does not parse."""
+    p = str(path)
+    with open_regular(p, "a tidl-io compare --json report") as fh:
+        raw = read_limited(fh, _MAX_JSON)
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(p, f"line {exc.lineno}, column {exc.colno}: not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise FormatError(p, "JSON nested too deeply") from None
+    if not isinstance(doc, dict):
+        raise FormatError(p, f"expected the JSON object of 'tidl-io compare --json', found {type(doc).__name__}")
+    return doc
+
+
+def _number(value: Any, where: str, key: str, source: str) -> float | None:
+    """A metric: a number, null, or one of the strings older reports wrote for non-finite ones."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormatError(source, f"{where}: {key}: expected a number or null, found {value!r:.40}")
+    return float(value)
+
+
+def _int(value: Any, where: str, key: str, source: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FormatError(source, f"{where}: {key}: expected a whole number or null, found {value!r:.40}")
+    return value
+
+
+def _text(value: Any, where: str, key: str, source: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise FormatError(source, f"{where}: {key}: expected a string or null, found {value!r:.40}")
+
+
+def measured_rows(report: Any, source: str = "compare report") -> list[Measured]:
+    """The compared layers of a compare report (its ``to_dict()`` document, or an object
+    with ``to_dict()``), in its order. Rows not compared (no reference, a shape mismatch …)
+    are left out; a row that is not of the expected shape is a FormatError naming it."""
+    doc = report.to_dict() if hasattr(report, "to_dict") else report
+    if not isinstance(doc, Mapping):
+        raise FormatError(source, f"expected a compare report (a mapping with 'layers'), found {type(doc).__name__}")
+    layers = doc.get("layers")
+    if not isinstance(layers, Sequence) or isinstance(layers, (str, bytes)):
+        raise FormatError(source, "no 'layers' list: not a 'tidl-io compare --json' report")
+    out = []
+    for i, row in enumerate(layers):
+        where = f"layers[{i}]"
+        if not isinstance(row, Mapping):
+            raise FormatError(source, f"{where}: expected an object, found {type(row).__name__}")
+        status = row.get("status")
+        if status != "compared":
+            continue
+        index = _int(row.get("index"), where, "index", source)
+        if index is None or index < 0:
+            raise FormatError(source, f"{where}: index: a compared row needs the net's layer index, found "
+                                      f"{row.get('index')!r:.40}")
+        snr = _number(row.get("snr_db"), where, "snr_db", source)
+        identical = row.get("identical")
+        finite = True
+        if snr is None and identical is False:  # compare's null for -inf / NaN
+            finite = False
+        elif snr is not None and not snr < math.inf:  # +inf, or NaN
+            finite = not math.isnan(snr)
+            snr = None
+        elif snr is not None and snr == -math.inf:
+            finite = False
+        worst = _int(row.get("worst_channel"), where, "worst_channel", source)
+        out.append(Measured(index, _int(row.get("data_id"), where, "data_id", source),
+                            _text(row.get("name"), where, "name", source), _text(row.get("type"), where, "type", source),
+                            snr if finite else None, finite, _number(row.get("mean_abs"), where, "mean_abs", source),
+                            worst, _number(row.get("worst_channel_snr_db"), where, "worst_channel_snr_db", source),
+                            _number(row.get("saturated"), where, "saturated", source)))
+    return out
+
+
+def _golden_tensors(golden: Any, inputs: Sequence[str], params: Any) -> tuple[Mapping[str, Any], str]:
+    """(tensor name -> array, description) of a golden .npz, a model run on ``inputs``, or arrays."""
+    if isinstance(golden, Mapping):
+        return golden, "golden arrays"
+    from ..trace.golden import load_model_inputs, run_golden
+    from ..trace.npz import NpzArrays
+
+    g = Path(golden)
+    if g.suffix.lower() in _MODELS:
+        if not inputs:
+            raise OptionError(f"golden {g.name}: a model needs inputs (--input X)")
+        run = run_golden(g, load_model_inputs(g, inputs, params=params))
+        return run.tensors, f"golden run of {g.name} ({run.layout}, in memory)"
+    return NpzArrays(g), g.name
+
+
+def compare_document(traces: str | os.PathLike[str], net: Any, *, golden: Any, inputs: Sequence[str] = (),
+                     params: Any = None, golden_layout: str | None = None,
+                     subgraph: int | None = None) -> dict[str, Any]:
+    """``tidl-io compare``'s document for the traces in ``traces`` of ``net`` against ``golden``
+    (an ``.npz``, an ``.onnx``/``.tflite`` run on ``inputs``, or arrays by tensor name).
+
+    Uses compare's public functions only; where ``tidl_io.compare_traces(traces, artifacts=,
+    golden=, ...)`` returns a report object, this is its ``.to_dict()``."""
+    from ..trace.compare import compare_traces, golden_lookup
+    from ..trace.load import load_traces
+    from ..trace.report import report_to_dict
+
+    tested = load_traces(traces, net, subgraph=subgraph)
+    tensors, describe = _golden_tensors(golden, inputs, params)
+    report = compare_traces(tested, golden_lookup(tensors, describe, golden_layout),
+                            test=f"traces in {traces} (net {Path(net.source).name})", histograms=False)
+    return report_to_dict(report)
