@@ -44,13 +44,16 @@ def test_json_document() -> None:
     doc = json.loads(dumps_json(report_to_dict(_report())))
     assert doc["first_bad"] == {"index": 1, "data_id": 7, "name": NASTY}
     first, second, third = doc["layers"]
-    assert first["snr_db"] == "inf" and first["worst_channel_snr_db"] == "inf" and first["cosine"] == 1.0
+    # issue 24 item 3: +inf is null, never the string "inf"; "identical" tells +inf from -inf / NaN
+    assert first["snr_db"] is None and first["worst_channel_snr_db"] is None and first["cosine"] == 1.0
+    assert first["identical"] is True and first["identical_channels"] == [0, 1, 2, 3]
+    assert second["identical"] is False and second["identical_channels"] == []
     assert second["worst_channel"] == 2 and second["worst_channel_snr_db"] == 0.0 and second["below_min_snr"]
     assert third["status"] == "no reference" and third["snr_db"] is None
     assert doc["unmatched"] == [{"index": 2, "data_id": 8, "name": "missing", "status": "no reference",
                                  "note": "no reference: no golden tensor named 'missing'"}]
     assert doc["warnings"] and doc["min_snr_db"] == 20.0
-    assert math.isinf(float(first["snr_db"]))
+    json.dumps(doc, allow_nan=False)  # strict JSON
 
 
 def test_text() -> None:

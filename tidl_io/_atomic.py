@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from ._errors import PathNotFoundError
+
 __all__ = ["open_atomic", "write_bytes_atomic"]
 
 
@@ -32,7 +34,11 @@ def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     an exception (and is removed when it raises): for writers that stream, e.g. ``np.savez``.
     Same mode and durability as :func:`write_bytes_atomic`."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except (FileNotFoundError, NotADirectoryError) as exc:  # name the user's path, not the temporary's
+        raise PathNotFoundError(os.fspath(path), f"cannot write it: the folder {os.fspath(target.parent)!r} does "
+                                "not exist", exc.errno) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):  # POSIX

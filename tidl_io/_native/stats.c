@@ -11,8 +11,9 @@
  * the additions differs from NumPy's (8 lanes per row, rows per channel in walk order, one block of
  * sums per thread): the caller states the tolerance.
  *
- * Output: `threads` blocks of 6 * channels + 1 doubles, zeroed by the caller; block t holds thread t's
- * sums as [err2, ref2, test2, cross, abs, max][channel], then the count of test codes at a limit.
+ * Output: `threads` blocks of TIO_SUMS_BLOCK(channels) doubles (tidl_io_native.h), zeroed by the caller;
+ * block t holds thread t's sums as [err2, ref2, test2, cross, abs, max][channel] (enum tio_sum), then the
+ * count of test codes at a limit.
  * Work items: along `inner` (inner != 1), pieces of rows, every channel's piece before the next piece
  * (64 K elements when both sides' rows are contiguous; 1 K when one side's elements are apart, e.g. an
  * NHWC golden read in NCHW order: its tile of all channels then stays in the cache); with inner == 1,
@@ -228,8 +229,10 @@ TIO_CMP_CLONES static void tio_cmp_row(tio_lanes *restrict acc, const float *res
 TIO_CMP_CLONES static void tio_cmp_channels(double *restrict sums, int64_t c, int64_t at, const float *restrict r,
                                         const float *restrict t, int64_t n)
 {
-    double *restrict s0 = sums + at, *restrict s1 = sums + c + at, *restrict s2 = sums + 2 * c + at;
-    double *restrict s3 = sums + 3 * c + at, *restrict s4 = sums + 4 * c + at, *restrict s5 = sums + 5 * c + at;
+    double *restrict s0 = sums + TIO_SUM_ERR2 * c + at, *restrict s1 = sums + TIO_SUM_REF2 * c + at;
+    double *restrict s2 = sums + TIO_SUM_TEST2 * c + at;
+    double *restrict s3 = sums + TIO_SUM_CROSS * c + at, *restrict s4 = sums + TIO_SUM_ABS * c + at;
+    double *restrict s5 = sums + TIO_SUM_MAX * c + at;
     for (int64_t i = 0; i < n; i++) {
         double a = (double)r[i], b = (double)t[i], d = a - b, e = fabs(d);
         s0[i] += d * d;
@@ -280,10 +283,10 @@ static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double 
                     total += acc.v[s][j];
                 sums[s * c + ch] += total;
             }
-            double mx = sums[5 * c + ch];
+            double mx = sums[TIO_SUM_MAX * c + ch];
             for (int j = 0; j < TIO_CMP_LANES; j++)
                 mx = acc.v[5][j] > mx ? acc.v[5][j] : mx;
-            sums[5 * c + ch] = mx;
+            sums[TIO_SUM_MAX * c + ch] = mx;
         }
     } else {
         for (int64_t i = lo; i < hi; i++) {
@@ -296,7 +299,7 @@ static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double 
             }
         }
     }
-    sums[6 * c] += (double)limits;
+    sums[TIO_SUMS * c] += (double)limits;
 }
 
 /* threads.c runs items 0 .. threads-1 (one per output block), all in this thread when it is not worth more */
@@ -306,7 +309,7 @@ static void tio_cmp_range(void *ctx, int64_t lo, int64_t hi)
     int64_t items = job->rowmode ? job->shape[0] * job->shape[1] * job->pieces : job->shape[0];
     for (int64_t t = lo; t < hi; t++)
         tio_cmp_slab(job, items * t / job->threads, items * (t + 1) / job->threads,
-                     job->out + t * (6 * job->shape[1] + 1));
+                     job->out + t * TIO_SUMS_BLOCK(job->shape[1]));
 }
 
 static int tio_cmp_side(tio_side *s, const void *base, int type, float scale, int64_t zero_point,
@@ -410,7 +413,7 @@ int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero
 TIO_ICMP_LOAD(tio_icmp_u8, uint8_t)
 TIO_ICMP_LOAD(tio_icmp_i8, int8_t)
 
-/* the six sums of n <= TIO_ICMP_CHUNK pairs into acc[0..5] (acc[5]: the max) */
+/* the TIO_SUMS sums of n <= TIO_ICMP_CHUNK pairs into acc[0..5], in enum tio_sum's order (acc[5]: the max) */
 TIO_CMP_CLONES static void tio_icmp_row(int64_t *restrict acc, const int16_t *restrict x, const int16_t *restrict y,
                                         int64_t n)
 {
@@ -433,8 +436,10 @@ TIO_CMP_CLONES static void tio_icmp_row(int64_t *restrict acc, const int16_t *re
 TIO_CMP_CLONES static void tio_icmp_channels(int64_t *restrict sums, int64_t c, int64_t at, const int16_t *restrict x,
                                              const int16_t *restrict y, int64_t n)
 {
-    int64_t *restrict s0 = sums + at, *restrict s1 = sums + c + at, *restrict s2 = sums + 2 * c + at;
-    int64_t *restrict s3 = sums + 3 * c + at, *restrict s4 = sums + 4 * c + at, *restrict s5 = sums + 5 * c + at;
+    int64_t *restrict s0 = sums + TIO_SUM_ERR2 * c + at, *restrict s1 = sums + TIO_SUM_REF2 * c + at;
+    int64_t *restrict s2 = sums + TIO_SUM_TEST2 * c + at;
+    int64_t *restrict s3 = sums + TIO_SUM_CROSS * c + at, *restrict s4 = sums + TIO_SUM_ABS * c + at;
+    int64_t *restrict s5 = sums + TIO_SUM_MAX * c + at;
     for (int64_t i = 0; i < n; i++) {
         int32_t a = x[i], b = y[i], d = a - b, e = d < 0 ? -d : d;
         s0[i] += d * d;
@@ -498,7 +503,7 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
             tio_cmp_item(item, c, job->pieces, job->piece, n, &i, &ch, &start, &stop);
             const char *rp = job->ref + i * job->rs[0] + ch * job->rs[1];
             const char *tp = job->test + i * job->ts[0] + ch * job->ts[1];
-            int64_t acc[6] = {0, 0, 0, 0, 0, 0};
+            int64_t acc[TIO_SUMS] = {0, 0, 0, 0, 0, 0};
             for (int64_t k = start; k < stop; k += TIO_ICMP_CHUNK) {
                 int64_t m = stop - k < TIO_ICMP_CHUNK ? stop - k : TIO_ICMP_CHUNK;
                 if (job->rs[2] == 1 && job->ts[2] == 1) {
@@ -513,9 +518,10 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
                 limits += tio_icmp_load(ybuf, tp + k * job->ts[2], m, job->ts[2], job);
                 tio_icmp_row(acc, xbuf, ybuf, m);
             }
-            for (int s = 0; s < 5; s++)
+            for (int s = 0; s < TIO_SUM_MAX; s++) /* the sums; the max below */
                 sums[s * c + ch] += acc[s];
-            sums[5 * c + ch] = acc[5] > sums[5 * c + ch] ? acc[5] : sums[5 * c + ch];
+            sums[TIO_SUM_MAX * c + ch] =
+                acc[TIO_SUM_MAX] > sums[TIO_SUM_MAX * c + ch] ? acc[TIO_SUM_MAX] : sums[TIO_SUM_MAX * c + ch];
         }
     } else {
         for (int64_t i = lo; i < hi; i++) {
@@ -528,7 +534,7 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
             }
         }
     }
-    sums[6 * c] += limits;
+    sums[TIO_SUMS * c] += limits;
 }
 
 static void tio_icmp_range(void *ctx, int64_t lo, int64_t hi)
@@ -537,7 +543,7 @@ static void tio_icmp_range(void *ctx, int64_t lo, int64_t hi)
     int64_t items = job->rowmode ? job->shape[0] * job->shape[1] * job->pieces : job->shape[0];
     for (int64_t t = lo; t < hi; t++)
         tio_icmp_slab(job, items * t / job->threads, items * (t + 1) / job->threads,
-                      job->out + t * (6 * job->shape[1] + 1));
+                      job->out + t * TIO_SUMS_BLOCK(job->shape[1]));
 }
 
 int tio_compare_codes(const void *ref, const int64_t *ref_strides, const void *test, const int64_t *test_strides,
