@@ -4,7 +4,6 @@ checked as data and, in headless Chromium, as a rendered page."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path

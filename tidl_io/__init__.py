@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
     from .runtime.tidlrt import TidlRtRuntime
     from .session import Session
-    from .trace import load_calibration, load_traces
+    from .trace import CompareReport, compare_calibration, compare_traces, load_calibration, load_traces
 
 __version__ = "0.1.0"
 
@@ -60,6 +60,7 @@ __all__ = [
     "AllocationLimitError",
     "ArgumentTypeError",
     "BufferMismatchError",
+    "CompareReport",
     "Descriptor",
     "ElementType",
     "Finding",
@@ -93,6 +94,8 @@ __all__ = [
     "as_buffer",
     "build",
     "check_padding",
+    "compare_calibration",
+    "compare_traces",
     "dequantize",
     "find_io_files",
     "get_input_details",
@@ -131,6 +134,7 @@ _LAZY = {
     "parse_od": "detection", "rows_from_outputs": "detection",
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
     "load_calibration": "trace", "load_traces": "trace",
+    "CompareReport": "trace", "compare_calibration": "trace", "compare_traces": "trace",
 }
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from .. import _layouts, _native
 from .load import ReadBuffer
 from .metrics import Accumulator, Metrics, Quantized, Source
+from .npz import NpzArrays
 from .report import CompareReport, Histogram, Row, Status
 
 if TYPE_CHECKING:
@@ -107,26 +108,39 @@ def orient(arr: np.ndarray, shape: tuple[int, ...], layout: str | None = None) -
     return found.value if isinstance(found.value, np.ndarray) else None, found.note
 
 
-def fit_reference(arr: np.ndarray, shape: tuple[int, ...], layout: str | None = None) -> Found:
-    """:func:`orient` as a reference's answer (:class:`Found`: the view, or the status saying why not)."""
+def _reading(have: tuple[int, ...], shape: tuple[int, ...], layout: str | None) -> tuple[str | None, Status, str]:
+    """How an array of shape ``have`` reads as the NCHW ``shape``, from the shapes alone:
+    ("as is" | "reshape" | "nhwc", COMPARED, note), or (None, status, why not)."""
     shape6 = _shape6(shape)
     cf = cl = False
     if shape6 is not None:  # the one resolver: which layouts the array's shape fits
-        cf = _layouts.fits(shape6, arr.shape, False, False)
-        cl = _layouts.fits(shape6, arr.shape, True, False) and arr.ndim >= 4
+        cf = _layouts.fits(shape6, have, False, False)
+        cl = _layouts.fits(shape6, have, True, False) and len(have) >= 4
         c, h, w = shape6[3:]
         if cl and (c == 1 or h * w == 1):  # channels last is then the same order: a reshape
-            cf, cl = cf or cl, False
-    flat = cf or _squeezed(arr.shape) == _squeezed(shape)
+            cf, cl = True, False
+    flat = cf or _squeezed(have) == _squeezed(shape)
     if flat and cl and layout is None:
-        return Found(None, Status.AMBIGUOUS, f"ambiguous: {arr.shape} reads as NCHW and as NHWC (C = H = W); "
-                     "not guessed (give the layout: --golden-layout)")
-    if cl and layout != "NCHW" and shape6 is not None:  # a view: compare_traces reads it in its own order
-        return Found(_layouts.canonical(arr, shape6, True).reshape(shape), Status.COMPARED,
-                     f"NHWC {arr.shape} transposed to NCHW")
+        return None, Status.AMBIGUOUS, (f"ambiguous: {have} reads as NCHW and as NHWC (C = H = W); not guessed "
+                                        "(give the layout: --golden-layout)")
+    if cl and layout != "NCHW":
+        return "nhwc", Status.COMPARED, f"NHWC {have} transposed to NCHW"
     if flat:
-        return Found(arr.reshape(shape), Status.COMPARED, "" if arr.shape == shape else f"reshaped {arr.shape} -> {shape}")
-    return Found(None, Status.SHAPE_MISMATCH, f"shape mismatch: reference {arr.shape}, layer {shape} (NCHW)")
+        return ("as is", Status.COMPARED, "") if have == shape else \
+            ("reshape", Status.COMPARED, f"reshaped {have} -> {shape}")
+    return None, Status.SHAPE_MISMATCH, f"shape mismatch: reference {have}, layer {shape} (NCHW)"
+
+
+def fit_reference(arr: np.ndarray, shape: tuple[int, ...], layout: str | None = None) -> Found:
+    """:func:`orient` as a reference's answer (:class:`Found`: the view, or the status saying why not)."""
+    how, status, note = _reading(tuple(arr.shape), shape, layout)
+    if how is None:
+        return Found(None, status, note)
+    if how == "nhwc":  # a view: compare_traces reads it in its own order
+        shape6 = _shape6(shape)
+        assert shape6 is not None
+        return Found(_layouts.canonical(arr, shape6, True).reshape(shape), status, note)
+    return Found(arr.reshape(shape), status, note)
 
 
 class GoldenReference:
@@ -149,6 +163,13 @@ class GoldenReference:
             return Found(None, Status.NO_REFERENCE, "no reference: the layer has no name (layer_info.txt missing?)")
         if name not in self._keys:
             return Found(None, Status.NO_REFERENCE, f"no reference: no golden tensor named {name!r}")
+        if isinstance(self.tensors, NpzArrays):  # the shape from the header first: no data read for a mismatch
+            have = self.tensors.shape(name)
+            if self.frames is not None and (not have or have[0] != self.frames):
+                return self._no_frames(name, have)
+            how, status, note = _reading(have[1:] if self.frames is not None else have, target.shape, self.layout)
+            if how is None:
+                return Found(None, status, note)
         if self.frames is None:
             return fit_reference(np.asarray(self.tensors[name]), target.shape, self.layout)
         if name not in self._cache:  # the frames of one output: read once, used frame by frame
@@ -156,9 +177,12 @@ class GoldenReference:
             self._cache[name] = np.asarray(self.tensors[name])
         arr = self._cache[name]
         if arr.ndim == 0 or arr.shape[0] != self.frames:
-            return Found(None, Status.SHAPE_MISMATCH, f"shape mismatch: golden {name!r} has shape {arr.shape}, "
-                         f"expected the {self.frames} calibration frames on its leading axis")
+            return self._no_frames(name, tuple(arr.shape))
         return fit_reference(arr[target.frame], target.shape, self.layout)
+
+    def _no_frames(self, name: str, have: tuple[int, ...]) -> Found:
+        return Found(None, Status.SHAPE_MISMATCH, f"shape mismatch: golden {name!r} has shape {have}, "
+                     f"expected the {self.frames} calibration frames on its leading axis")
 
 
 class TracesReference:

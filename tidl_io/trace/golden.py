@@ -32,6 +32,7 @@ from .. import _layouts
 from .._atomic import open_atomic
 from .._errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
 from ..artifacts import ModelParams, parse_param_yaml
+from .npz import NpzArrays
 
 __all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "fit_input", "load_model_inputs", "model_inputs",
            "run_golden", "save_golden"]
@@ -299,12 +300,14 @@ def save_golden(path: str | os.PathLike[str], run: GoldenRun) -> None:
         np.savez(fh, **arrays)
 
 
-def read_meta(npz: Any) -> dict[str, Any]:
-    """The JSON note of a golden ``.npz`` opened with ``np.load`` ({} when absent)."""
-    if META_KEY not in npz.files:
+def read_meta(npz: NpzArrays | Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """The JSON note of a golden ``.npz`` (an :class:`~tidl_io.trace.npz.NpzArrays`, or opened with
+    ``np.load``; {} when absent or not a JSON object)."""
+    if META_KEY not in npz:
         return {}
-    with contextlib.suppress(ValueError):
-        meta = json.loads(str(npz[META_KEY]))
+    with contextlib.suppress(ValueError):  # FormatError included: a note that is no text is no note
+        text = npz.read_text(META_KEY) if isinstance(npz, NpzArrays) else str(npz[META_KEY])
+        meta = json.loads(text)
         if isinstance(meta, dict):
             return meta
     return {}
