@@ -17,7 +17,7 @@ import tidl_io
 from tidl_io.cli import main
 from tidl_io.trace.compare import compare_traces, orient, traces_lookup
 
-from conftest import EAST, ZERO_DCE
+from conftest import EAST, REALDATA, ZERO_DCE
 
 SPOILED = 9  # dataId (= layer index) of 'zero_dce_1/functional_1/conv2d_4_1/...': a 32-channel convolution
 TRACED = (0, 1, 2, 3, 4, 5, 6, 7, SPOILED, 11, 13, 14, 15, 16)
@@ -282,3 +282,123 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert run("--calibration", str(tmp_path))[0] == 2
     assert run(str(tmp_path), "--golden", "g.npz", "--ref", "x")[0] == 2  # argparse: mutually exclusive
 
+
+
+# ---- issue 24 item 1: channels below one step; item 4: empty layers, unknown element types ----
+
+def _layer4_case(tmp_path: Path, zero: tuple[int, ...]) -> tuple[int, str, str, np.ndarray, Any]:
+    """Layer 4 of Zero-DCE (uint8, scale 841.7: one step is 1/841.7) against a golden of random
+    values; channel 1's reference is one pixel at 0.8 step (a dead ReLU channel: TIDL stores zeros),
+    channel 3's one pixel at 5 steps (energy ~3e-10 of the layer's), and the channels in ``zero`` come
+    back as zeros. Returns (exit code, stdout, stderr, reference, layer) of ``compare --json``."""
+    art = REALDATA / ZERO_DCE / "artifacts"
+    net = tidl_io.load_net(art / "74_tidl_net.bin")
+    layer = net.layer_by_data_id(4)
+    step = 1 / float(layer.scale)
+    ref = (np.random.default_rng(5).random(layer.shape) * 0.2).astype(np.float32)
+    ref[:, 1] = 0
+    ref[0, 1, 7, 9] = 0.8 * step
+    ref[:, 3] = 0
+    ref[0, 3, 100, 200] = 5 * step
+    codes = _quantize(ref, layer)
+    codes[:, (1, 3) + zero] = layer.zero_point
+    (tmp_path / "t").mkdir()
+    codes.tofile(tmp_path / "t" / _name(layer))
+    np.savez(tmp_path / "g.npz", **{layer.name: ref})
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["compare", str(tmp_path / "t"), "--artifacts", str(art), "--golden", str(tmp_path / "g.npz"),
+               "--json"], out=out, err=err)
+    return rc, out.getvalue(), err.getvalue(), ref, layer
+
+
+def test_channels_below_one_step_do_not_make_a_layer_bad(realdata: Path, tmp_path: Path) -> None:
+    rc, out, err, ref, layer = _layer4_case(tmp_path, ())
+    r = ref.astype(np.float64)
+    step = 1 / float(layer.scale)
+    energy = np.sum(r ** 2, axis=(0, 2, 3))
+    assert np.max(np.abs(r[:, 1])) < step and np.max(np.abs(r[:, 3])) > step  # the oracle of the two channels
+    assert energy[3] < 1e-9 * np.sum(energy) < energy[0]
+    doc = json.loads(out)
+    (row,) = doc["layers"]
+    assert rc == 0, err  # was 1: channel 1 (0 dB) made the layer bad
+    assert row["channel_snr_db"][1] == 0.0 and row["channel_snr_db"][3] == 0.0 and row["worst_channel_snr_db"] == 0.0
+    assert row["channels_below_one_step"] == [1, 3] and not row["below_min_snr"] and doc["first_bad"] is None
+    text = io.StringIO()
+    main(["compare", str(tmp_path / "t"), "--artifacts", str(REALDATA / ZERO_DCE / "artifacts"), "--golden",
+          str(tmp_path / "g.npz")], out=text, err=io.StringIO())
+    assert "(2 below 1 step)" in text.getvalue() and "2 channel(s) below one step in 1 layer(s)" in text.getvalue()
+
+
+def test_a_channel_with_real_signal_lost_is_still_bad(realdata: Path, tmp_path: Path) -> None:
+    rc, out, err, ref, layer = _layer4_case(tmp_path, (6,))
+    row = json.loads(out)["layers"][0]
+    assert rc == 1 and row["below_min_snr"] and row["channels_below_one_step"] == [1, 3]
+    assert row["channel_snr_db"][6] == 0.0 and np.max(np.abs(ref[:, 6])) > 100 / float(layer.scale)
+    text = io.StringIO()
+    main(["compare", str(tmp_path / "t"), "--artifacts", str(REALDATA / ZERO_DCE / "artifacts"), "--golden",
+          str(tmp_path / "g.npz")], out=text, err=io.StringIO())
+    assert "worst channel 6 at 0.0 dB (2 channel(s) below one step not counted)" in text.getvalue()
+
+
+def test_east_calibration_type_is_ti_layer_type(realdata: Path, tmp_path: Path) -> None:
+    """Issue 24 item 3: ``type`` of a calibration row is TI's layer type (was "output"): the netLog's
+    type of the layer writing the output's dataId (625: dataId 5)."""
+    _east_reference(realdata, tmp_path / "east.npz")
+    out = io.StringIO()
+    main(["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz"), "--json"],
+         out=out, err=io.StringIO())
+    (row,) = json.loads(out.getvalue())["layers"]
+    log = (realdata / EAST / "tempDir" / "625_tidl_net.bin_netLog.txt").read_text().splitlines()
+    writers = [f[1].strip() for f in (line.split("|") for line in log) if len(f) > 8 and f[0].strip().isdigit()
+               and f[5].strip() != "-1" and f[7].split()[:1] == [str(row["data_id"])]]
+    assert writers == [row["type"]] == ["TIDL_DataConvertLayer"]
+    assert row["channels_below_one_step"] == []  # a float output has no step; channel 4's energy is not negligible
+
+
+class _StubTraces:
+    """A hand-made trace set of one layer (no file): what compare_traces reads of a Traces."""
+
+    def __init__(self, layer: Any, values: np.ndarray) -> None:
+        self.folder, self.problems, self.notes, self.ignored = Path("stub"), {}, (), ()
+        self.files = {layer.data_id: {"float": None}}
+        self._layer, self._values = layer, values
+
+    def __iter__(self) -> Any:
+        return iter(self.files)
+
+    def entry(self, data_id: int) -> Any:
+        return type("Entry", (), {"layer": self._layer, "kind": "float"})()
+
+    def quantized(self, data_id: int, buffer: Any = None) -> np.ndarray:
+        return self._values
+
+
+def test_an_empty_layer_is_never_compared_and_good() -> None:
+    from types import SimpleNamespace
+
+    from tidl_io.trace.compare import GoldenReference, Status
+
+    layer = SimpleNamespace(index=3, data_id=3, name="e", type="TIDL_ReluLayer", shape=(1, 0, 4, 4),
+                            dtype=np.dtype(np.float32), scale=1.0, zero_point=0)
+    empty = np.zeros((1, 0, 4, 4), np.float32)
+    report = compare_traces(_StubTraces(layer, empty), GoldenReference({"e": empty}, "g"))  # type: ignore[arg-type]
+    (row,) = report.rows
+    assert row.status is Status.EMPTY and row.metrics is None and not report.compared and not report.ok
+    assert report.to_dict()["layers"][0]["status"] == "empty"
+
+
+def test_unknown_element_type_is_a_problem_of_that_file(realdata: Path, tmp_path: Path) -> None:
+    import dataclasses
+
+    net = tidl_io.load_net(realdata / ZERO_DCE / "artifacts" / "74_tidl_net.bin")
+    odd = dataclasses.replace(net.layer_by_data_id(2), element_code=77)
+    layers = tuple(odd if la.data_id == 2 and la.index == odd.index else la for la in net.layers)
+    net = dataclasses.replace(net, layers=layers)
+    (tmp_path / "t").mkdir()
+    # the size float64 codes would have: the old reader took an undefined element type as float64
+    np.zeros(odd.shape, np.float64).tofile(tmp_path / "t" / _name(odd))
+    from tidl_io.trace.load import load_traces
+
+    traces = load_traces(tmp_path / "t", net)
+    assert not traces.files and list(traces.problems) == [_name(odd)]
+    assert "element type code 77, which TI does not define" in traces.problems[_name(odd)]
