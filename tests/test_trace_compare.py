@@ -330,7 +330,7 @@ def test_channels_below_one_step_do_not_make_a_layer_bad(realdata: Path, tmp_pat
 
 
 def test_a_channel_with_real_signal_lost_is_still_bad(realdata: Path, tmp_path: Path) -> None:
-    rc, out, err, ref, layer = _layer4_case(tmp_path, (6,))
+    rc, out, _err, ref, layer = _layer4_case(tmp_path, (6,))
     row = json.loads(out)["layers"][0]
     assert rc == 1 and row["below_min_snr"] and row["channels_below_one_step"] == [1, 3]
     assert row["channel_snr_db"][6] == 0.0 and np.max(np.abs(ref[:, 6])) > 100 / float(layer.scale)

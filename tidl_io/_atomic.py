@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from ._errors import PathNotFoundError
-
 __all__ = ["open_atomic", "write_bytes_atomic"]
 
 
@@ -37,8 +35,8 @@ def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except (FileNotFoundError, NotADirectoryError) as exc:  # name the user's path, not the temporary's
-        raise PathNotFoundError(os.fspath(path), f"cannot write it: the folder {os.fspath(target.parent)!r} does "
-                                "not exist", exc.errno) from None
+        raise FileNotFoundError(exc.errno, f"cannot write it: the folder {os.fspath(target.parent)!r} does not "
+                                "exist", os.fspath(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):  # POSIX

@@ -139,7 +139,7 @@ def _net_of(arts_path: PathLike, subgraph: int | str | None, traces: Path) -> tu
     if sub.net_file is None:
         raise FormatError(str(sub.io_file), f"no net file beside {sub.io_file.name} (subgraph {sub}): traces "
                           "need the net")
-    pick = sub.number if subgraph is not None or len(seen) > 1 else None
+    pick = sub.number if subgraph is not None else None  # else the folder must hold the traces of one run
     return load_net(sub.net_file), pick
 
 

@@ -296,8 +296,11 @@ def save_golden(path: str | os.PathLike[str], run: GoldenRun) -> None:
     meta = json.dumps({"model": os.path.basename(run.model), "layout": run.layout, "notes": run.notes})
     arrays: dict[str, Any] = dict(run.tensors)
     arrays[META_KEY] = np.array(meta)
-    with open_atomic(path) as fh:
-        np.savez(fh, **arrays)
+    try:
+        with open_atomic(path) as fh:
+            np.savez(fh, **arrays)
+    except FileNotFoundError as exc:  # the folder of path is missing (open_atomic names path)
+        raise PathNotFoundError(os.fspath(path), exc.strerror or str(exc), exc.errno) from None
 
 
 def read_meta(npz: NpzArrays | Mapping[str, np.ndarray]) -> dict[str, Any]:
