@@ -7,7 +7,7 @@ import argparse
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .._errors import TidlIoError
 
@@ -18,7 +18,7 @@ EXIT_OK, EXIT_BAD, EXIT_USAGE = 0, 1, 2
 _MODELS = (".onnx", ".tflite")
 
 
-def add_commands(sub: Any) -> None:
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     g = sub.add_parser("golden", help="run the float model (.onnx/.tflite) and save every intermediate tensor",
                        description="Run MODEL on --input with every intermediate tensor exposed (ONNX: added as "
                                    "outputs in memory; TFLite: all tensors preserved) and save each under its "
