@@ -93,7 +93,10 @@ class NpzArrays(Mapping[str, np.ndarray]):
         if key not in self._headers:
             info = self._infos[key]
             with self._open(info) as fh:
-                self._headers[key] = self._read_header(key, info, fh)
+                try:
+                    self._headers[key] = self._read_header(key, info, fh)
+                except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:  # a broken compressed stream
+                    raise self._fail(info, f"cannot be read: {exc}") from None
         return self._headers[key]
 
     def shape(self, key: str) -> tuple[int, ...]:
