@@ -402,3 +402,16 @@ def test_unknown_element_type_is_a_problem_of_that_file(realdata: Path, tmp_path
     traces = load_traces(tmp_path / "t", net)
     assert not traces.files and list(traces.problems) == [_name(odd)]
     assert "element type code 77, which TI does not define" in traces.problems[_name(odd)]
+
+
+def test_calibration_dumps_are_a_reference_too(realdata: Path) -> None:
+    """Issue 23 item 5: one Reference protocol; calibration dumps implement it (here: against
+    themselves, every output identical, frame by frame)."""
+    from tidl_io.trace.compare import CalibrationReference, Status, compare_calibration
+
+    calib = tidl_io.load_calibration(realdata / EAST)
+    report = compare_calibration(calib, CalibrationReference(calib))
+    (row,) = report.rows
+    assert row.status is Status.COMPARED and report.ok and row.metrics is not None
+    n = sum(f["625"].size for f in calib.outputs)
+    assert row.metrics.count == n and row.metrics.max_abs == 0 and report.to_dict()["layers"][0]["identical"]

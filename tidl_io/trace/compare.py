@@ -22,8 +22,9 @@ how many channels are below one step.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -266,21 +267,44 @@ def _suspects(metrics: Metrics, min_snr_db: float) -> list[int]:
     return [k for k, s in enumerate(metrics.channel_snr_db) if not s >= min_snr_db]
 
 
-def _channel_max(x: Source, channels: list[int], axis: int) -> dict[int, float]:
-    """max |x| of each channel in ``channels`` (NaN when it holds a NaN)."""
-    out = {}
-    for k in channels:
-        if isinstance(x, Quantized):
-            codes = np.take(x.codes, k, axis).astype(np.int64) - x.zero_point
-            out[k] = float(np.abs(codes).max(initial=0)) / x.scale
-        else:
-            out[k] = float(np.abs(np.take(x, k, axis)).max(initial=0.0))
-    return out
+def _channel_max(x: Source, channels: list[int], axis: int = 1) -> dict[int, float]:
+    """max |x| of each channel in ``channels`` (NaN when it holds a NaN): for one channel a
+    slice, for more one max and one min reduction over all of ``x`` (no temporary array)."""
+    if not channels:
+        return {}
+    data = x.codes if isinstance(x, Quantized) else np.asarray(x)
+    if len(channels) == 1:
+        data = np.take(data, channels[:1], axis)
+        picked = [0]
+    else:
+        picked = channels
+    others = tuple(a for a in range(data.ndim) if a != axis)
+    hi = data.max(axis=others).astype(np.float64)
+    lo = data.min(axis=others).astype(np.float64)
+    if isinstance(x, Quantized):
+        hi, lo = (hi - x.zero_point) / x.scale, (lo - x.zero_point) / x.scale
+    with np.errstate(invalid="ignore"):
+        peak = np.maximum(hi, -lo)  # NaN stays NaN
+    return {k: float(peak[j]) for k, j in zip(channels, picked)}
 
 
-def _judge(row: Row, min_snr_db: float, step: float | None, channel_max: Mapping[int, float]) -> None:
+def _picked(values: np.ndarray, channels: list[int]) -> dict[int, float]:
+    return {k: float(values[k]) for k in channels}
+
+
+def _judge(row: Row, min_snr_db: float, step: float | None,
+           maxima: Callable[[list[int]], dict[int, float]]) -> None:
+    """Which channels are quiet, and whether the row is bad. The largest |reference| is looked
+    for only where it can matter: channels under the threshold, of a quantized layer (a step),
+    whose energy is not already negligible."""
     m = row.metrics
     assert m is not None
+    channel_max: dict[int, float] = {}
+    if step is not None:
+        energy = m.channel_ref_energy
+        total = math.fsum(energy)
+        suspects = [k for k in _suspects(m, min_snr_db) if not (total > 0 and energy[k] < NEGLIGIBLE_SHARE * total)]
+        channel_max = maxima(suspects) if suspects else {}
     row.quiet_channels = quiet_channels(m, min_snr_db, step, channel_max)
     worst = row.worst_counted[1]
     row.bad = not (m.snr_db >= min_snr_db) or (worst is not None and not (worst >= min_snr_db))
@@ -346,7 +370,7 @@ def compare_traces(traces: Traces, reference: Reference, *, min_snr_db: float = 
         row = _row(layer, Status.COMPARED, found.note, entry.kind)
         row.metrics = acc.result()
         _judge(row, min_snr_db, _step(layer.dtype, float(layer.scale)),
-               _channel_max(ref, _suspects(row.metrics, min_snr_db), axis))
+               functools.partial(_channel_max, ref, axis=axis))
         if row.bad and histograms and not report.histograms:
             whole = tested.dequantize() if isinstance(tested, Quantized) else tested
             _add_histograms(report, row, _values(ref), whole, axis)
@@ -398,7 +422,9 @@ def compare_calibration(calib: Calibration, reference: Reference, *, min_snr_db:
         notes = set()
         missing: Found | None = None
         first: tuple[np.ndarray, np.ndarray] | None = None
-        peak = np.zeros(shape[axis])
+        element = t.element
+        step = _step(None if element is None else element.dtype, float(t.scale))
+        peak = np.zeros(shape[axis])  # max |reference| per channel (only needed with a step)
         for k, test in enumerate(frames):
             found = reference.get(Target(t.name, data_id, shape, i, k))
             ref = found.value
@@ -409,7 +435,8 @@ def compare_calibration(calib: Calibration, reference: Reference, *, min_snr_db:
                 notes.add(found.note)
             acc.add(ref, test, axis)
             values = _values(ref)
-            np.maximum(peak, np.abs(values).max(axis=tuple(a for a in range(values.ndim) if a != axis)), out=peak)
+            if step is not None:
+                np.maximum(peak, np.abs(values).max(axis=tuple(a for a in range(values.ndim) if a != axis)), out=peak)
             if first is None and histograms:
                 first = (np.array(values), np.array(test))
         if missing is not None:
@@ -417,9 +444,7 @@ def compare_calibration(calib: Calibration, reference: Reference, *, min_snr_db:
             continue
         row = Row(i, data_id, t.name, kind, shape, Status.COMPARED, acc.result(), "float", "; ".join(sorted(notes)))
         assert row.metrics is not None
-        element = t.element
-        step = _step(None if element is None else element.dtype, float(t.scale))
-        _judge(row, min_snr_db, step, {k: float(peak[k]) for k in _suspects(row.metrics, min_snr_db)})
+        _judge(row, min_snr_db, step, functools.partial(_picked, peak))
         if row.bad and not report.histograms and first is not None:
             _add_histograms(report, row, first[0], first[1], axis)
         report.rows.append(row)
