@@ -323,6 +323,8 @@ def test_channels_below_one_step_do_not_make_a_layer_bad(realdata: Path, tmp_pat
     assert rc == 0, err  # was 1: channel 1 (0 dB) made the layer bad
     assert row["channel_snr_db"][1] == 0.0 and row["channel_snr_db"][3] == 0.0 and row["worst_channel_snr_db"] == 0.0
     assert row["channels_below_one_step"] == [1, 3] and not row["below_min_snr"] and doc["first_bad"] is None
+    counted = [k for k in range(ref.shape[1]) if k not in (1, 3)]
+    assert row["worst_counted_channel_snr_db"] == min(row["channel_snr_db"][k] for k in counted) > 20
     text = io.StringIO()
     main(["compare", str(tmp_path / "t"), "--artifacts", str(REALDATA / ZERO_DCE / "artifacts"), "--golden",
           str(tmp_path / "g.npz")], out=text, err=io.StringIO())

@@ -159,6 +159,7 @@ def _row_dict(r: Row) -> dict[str, Any]:
         "channel_snr_db": [_num(v) for v in snrs] if m else None,
         "identical_channels": [k for k, v in enumerate(snrs) if v == math.inf] if m else None,
         "channels_below_one_step": list(r.quiet_channels) if m else None,
+        "worst_counted_channel": r.worst_counted[0], "worst_counted_channel_snr_db": _num(r.worst_counted[1]),
         "below_min_snr": r.bad, "note": r.note,
     }
 
