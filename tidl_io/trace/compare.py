@@ -16,8 +16,9 @@ transposed; when both readings fit and they differ (C, H and W alike), the row s
 A row is bad when its SNR, or the SNR of a channel that counts, is under the threshold. A
 channel does not count (:func:`quiet_channels`) when its reference never reaches one
 quantization step of the layer (TIDL can only store zeros there: a dead ReLU channel), or
-when its reference energy is under :data:`NEGLIGIBLE_SHARE` of the layer's; the report says
-how many channels are below one step.
+when its test is nowhere more than one step from the reference (the layer's rounding and one
+code more: TIDL cannot do better at that scale), or when its reference energy is under
+:data:`NEGLIGIBLE_SHARE` of the layer's; the report says how many channels are below one step.
 """
 
 from __future__ import annotations
@@ -246,19 +247,23 @@ def _step(dtype: np.dtype | None, scale: float) -> float | None:
 
 def quiet_channels(metrics: Metrics, min_snr_db: float, step: float | None,
                    channel_max: Mapping[int, float]) -> tuple[int, ...]:
-    """The channels under ``min_snr_db`` (or NaN) that do not make a layer bad: those whose
-    reference energy is under :data:`NEGLIGIBLE_SHARE` of the layer's, and, when the layer is
-    quantized with ``step``, those whose largest |reference| (``channel_max[k]``) is under one
-    step: TIDL can store nothing but zeros (or one code) there, which is right."""
+    """The channels under ``min_snr_db`` that do not make a layer bad: those whose reference
+    energy is under :data:`NEGLIGIBLE_SHARE` of the layer's, and, when the layer is quantized
+    with ``step``, those whose largest |reference| (``channel_max[k]``) is under one step (TIDL
+    can store nothing but zeros or one code there) or whose test is nowhere more than one step
+    from the reference (what the layer's own rounding allows, and one code more). A NaN SNR
+    always counts."""
     energy = metrics.channel_ref_energy
+    errors = metrics.channel_max_abs
     total = math.fsum(energy)
     quiet = []
     for k, snr in enumerate(metrics.channel_snr_db):
-        if snr >= min_snr_db:
+        if snr >= min_snr_db or math.isnan(snr):
             continue
         negligible = total > 0 and k < len(energy) and energy[k] < NEGLIGIBLE_SHARE * total
         below_step = step is not None and k in channel_max and channel_max[k] < step
-        if negligible or below_step:
+        within_step = step is not None and k < len(errors) and errors[k] <= step
+        if negligible or below_step or within_step:
             quiet.append(k)
     return tuple(quiet)
 
@@ -303,7 +308,9 @@ def _judge(row: Row, min_snr_db: float, step: float | None,
     if step is not None:
         energy = m.channel_ref_energy
         total = math.fsum(energy)
-        suspects = [k for k in _suspects(m, min_snr_db) if not (total > 0 and energy[k] < NEGLIGIBLE_SHARE * total)]
+        errors = m.channel_max_abs
+        suspects = [k for k in _suspects(m, min_snr_db) if not (total > 0 and energy[k] < NEGLIGIBLE_SHARE * total)
+                    and not (k < len(errors) and errors[k] <= step) and not math.isnan(m.channel_snr_db[k])]
         channel_max = maxima(suspects) if suspects else {}
     row.quiet_channels = quiet_channels(m, min_snr_db, step, channel_max)
     worst = row.worst_counted[1]

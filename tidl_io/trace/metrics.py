@@ -192,6 +192,7 @@ class Metrics:
     saturated: float | None
     count: int
     channel_ref_energy: tuple[float, ...] = ()  # sum ref^2 of each channel (for which channels count)
+    channel_max_abs: tuple[float, ...] = ()  # max |ref - test| of each channel (NaN differences skipped)
 
     def below(self, min_snr_db: float) -> bool:
         """Whether the layer's SNR or its worst channel's is under ``min_snr_db`` (NaN is)."""
@@ -209,6 +210,7 @@ class Accumulator:
         self._sums = np.zeros((_ABS, channels))  # per channel: err2, ref2, test2, cross (float64; SUMS' order)
         self._abs = 0.0
         self._max = 0.0
+        self._chmax = np.zeros(channels)  # max |ref - test| per channel (NaN differences skipped)
         self._nan = False
         self._count = 0
         self._codes = 0
@@ -302,6 +304,7 @@ class Accumulator:
         self._sums += per
         self._abs += total
         self._max = max(self._max, m)
+        np.fmax(self._chmax, self._int[_MAX] / self._int_scale, out=self._chmax)
         self._int[:] = 0
         self._int_scale, self._int_rows = 0.0, 0
 
@@ -323,6 +326,7 @@ class Accumulator:
             self._nan = True
         m = float(blocks[:, _MAX].max())
         self._max = max(self._max, m)
+        np.fmax(self._chmax, blocks[:, _MAX].max(axis=0), out=self._chmax)
         if saturation:
             self._codes += t3.codes.size if isinstance(t3, Quantized) else 0
             self._at_limit += int(out[:, _S * c].sum())
@@ -360,6 +364,10 @@ class Accumulator:
             self._nan = True
         elif m > self._max:
             self._max = m
+        if isinstance(channel, int):
+            self._chmax[channel] = np.fmax(self._chmax[channel], np.fmax.reduce(e))
+        else:
+            np.fmax(self._chmax[channel], np.fmax.reduce(e, axis=(0, 2)), out=self._chmax[channel])
 
     def add_codes(self, codes: np.ndarray) -> None:
         """Count the codes at the element type's limit (see :func:`saturated`)."""
@@ -370,6 +378,7 @@ class Accumulator:
         per, total, m, totals = self._integer_totals()
         err, sig, tt, rt = (math.fsum(float(v) for v in self._sums[i]) + totals[i] for i in range(_ABS))
         sums = self._sums + per
+        chmax = self._chmax if not self._int_scale else np.fmax(self._chmax, self._int[_MAX] / self._int_scale)
         snrs = tuple(_snr(float(s), float(e)) for s, e in zip(sums[_REF2], sums[_ERR2]))
         worst = _worst(snrs)
         nan = math.nan
@@ -384,6 +393,7 @@ class Accumulator:
             saturated=self._at_limit / self._codes if self._codes else None,
             count=self._count,
             channel_ref_energy=tuple(float(v) for v in sums[_REF2]),
+            channel_max_abs=tuple(float(v) for v in chmax),
         )
 
 
