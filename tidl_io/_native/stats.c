@@ -175,13 +175,14 @@ typedef double tio_v8d __attribute__((vector_size(64)));
 typedef float tio_v8f __attribute__((vector_size(32)));
 typedef int64_t tio_v8l __attribute__((vector_size(64)));
 typedef struct {
-    tio_v8d v[6];
+    tio_v8d v[TIO_SUMS]; /* enum tio_sum's order */
 } tio_lanes;
 
 TIO_CMP_CLONES static void tio_cmp_row(tio_lanes *restrict acc, const float *restrict r, const float *restrict t,
                                        int64_t n)
 {
-    tio_v8d e2 = acc->v[0], r2 = acc->v[1], t2 = acc->v[2], rt = acc->v[3], ab = acc->v[4], mx = acc->v[5];
+    tio_v8d e2 = acc->v[TIO_SUM_ERR2], r2 = acc->v[TIO_SUM_REF2], t2 = acc->v[TIO_SUM_TEST2];
+    tio_v8d rt = acc->v[TIO_SUM_CROSS], ab = acc->v[TIO_SUM_ABS], mx = acc->v[TIO_SUM_MAX];
     const tio_v8l magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,
                                INT64_MAX};
     tio_v8d e2b = {0}, r2b = {0}, t2b = {0}, rtb = {0}, abb = {0}, mxb = mx; /* a second set: 2 chains */
@@ -213,15 +214,16 @@ TIO_CMP_CLONES static void tio_cmp_row(tio_lanes *restrict acc, const float *res
         tio_v8l more = mxb > mx;
         mx = (tio_v8d)(((tio_v8l)mxb & more) | ((tio_v8l)mx & ~more));
     }
-    acc->v[0] = e2, acc->v[1] = r2, acc->v[2] = t2, acc->v[3] = rt, acc->v[4] = ab, acc->v[5] = mx;
+    acc->v[TIO_SUM_ERR2] = e2, acc->v[TIO_SUM_REF2] = r2, acc->v[TIO_SUM_TEST2] = t2;
+    acc->v[TIO_SUM_CROSS] = rt, acc->v[TIO_SUM_ABS] = ab, acc->v[TIO_SUM_MAX] = mx;
     for (int j = 0; i < n; i++, j++) { /* the tail: lanes 0.. in order */
         double a = (double)r[i], b = (double)t[i], d = a - b, e = fabs(d);
-        acc->v[0][j] += d * d;
-        acc->v[1][j] += a * a;
-        acc->v[2][j] += b * b;
-        acc->v[3][j] += a * b;
-        acc->v[4][j] += e;
-        acc->v[5][j] = e > acc->v[5][j] ? e : acc->v[5][j];
+        acc->v[TIO_SUM_ERR2][j] += d * d;
+        acc->v[TIO_SUM_REF2][j] += a * a;
+        acc->v[TIO_SUM_TEST2][j] += b * b;
+        acc->v[TIO_SUM_CROSS][j] += a * b;
+        acc->v[TIO_SUM_ABS][j] += e;
+        acc->v[TIO_SUM_MAX][j] = e > acc->v[TIO_SUM_MAX][j] ? e : acc->v[TIO_SUM_MAX][j];
     }
 }
 
@@ -277,7 +279,7 @@ static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double 
                 const float *b = tio_cmp_values(tbuf, tp + k * T->strides[2], m, T->strides[2], T, &limits);
                 tio_cmp_row(&acc, a, b, m);
             }
-            for (int s = 0; s < 5; s++) {
+            for (int s = 0; s < TIO_SUM_MAX; s++) { /* the sums; the max below */
                 double total = 0.0;
                 for (int j = 0; j < TIO_CMP_LANES; j++)
                     total += acc.v[s][j];
@@ -285,7 +287,7 @@ static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double 
             }
             double mx = sums[TIO_SUM_MAX * c + ch];
             for (int j = 0; j < TIO_CMP_LANES; j++)
-                mx = acc.v[5][j] > mx ? acc.v[5][j] : mx;
+                mx = acc.v[TIO_SUM_MAX][j] > mx ? acc.v[TIO_SUM_MAX][j] : mx;
             sums[TIO_SUM_MAX * c + ch] = mx;
         }
     } else {
@@ -413,7 +415,7 @@ int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero
 TIO_ICMP_LOAD(tio_icmp_u8, uint8_t)
 TIO_ICMP_LOAD(tio_icmp_i8, int8_t)
 
-/* the TIO_SUMS sums of n <= TIO_ICMP_CHUNK pairs into acc[0..5], in enum tio_sum's order (acc[5]: the max) */
+/* the TIO_SUMS sums of n <= TIO_ICMP_CHUNK pairs into acc[], indexed by enum tio_sum */
 TIO_CMP_CLONES static void tio_icmp_row(int64_t *restrict acc, const int16_t *restrict x, const int16_t *restrict y,
                                         int64_t n)
 {
@@ -428,8 +430,9 @@ TIO_CMP_CLONES static void tio_icmp_row(int64_t *restrict acc, const int16_t *re
         ab += e;
         mx = e > mx ? e : mx;
     }
-    acc[0] += e2, acc[1] += x2, acc[2] += y2, acc[3] += xy, acc[4] += ab;
-    acc[5] = mx > acc[5] ? mx : acc[5];
+    acc[TIO_SUM_ERR2] += e2, acc[TIO_SUM_REF2] += x2, acc[TIO_SUM_TEST2] += y2, acc[TIO_SUM_CROSS] += xy;
+    acc[TIO_SUM_ABS] += ab;
+    acc[TIO_SUM_MAX] = mx > acc[TIO_SUM_MAX] ? mx : acc[TIO_SUM_MAX];
 }
 
 /* elementwise into per-channel sums (rows along the channels) */
@@ -469,8 +472,9 @@ TIO_CMP_CLONES static void tio_icmp_channels(int64_t *restrict sums, int64_t c, 
             mx = e > mx ? e : mx;                                                                          \
             at += (v == hi) | (v == lo);                                                                   \
         }                                                                                                  \
-        acc[0] += (int64_t)x2 + y2 - 2 * (int64_t)xy, acc[1] += x2, acc[2] += y2, acc[3] += xy, acc[4] += ab; \
-        acc[5] = mx > acc[5] ? mx : acc[5];                                                                \
+        acc[TIO_SUM_ERR2] += (int64_t)x2 + y2 - 2 * (int64_t)xy, acc[TIO_SUM_REF2] += x2;                 \
+        acc[TIO_SUM_TEST2] += y2, acc[TIO_SUM_CROSS] += xy, acc[TIO_SUM_ABS] += ab;                        \
+        acc[TIO_SUM_MAX] = mx > acc[TIO_SUM_MAX] ? mx : acc[TIO_SUM_MAX];                                  \
         return at;                                                                                         \
     }
 TIO_ICMP_DIRECT(tio_icmp_direct_u8, uint8_t)
@@ -503,7 +507,7 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
             tio_cmp_item(item, c, job->pieces, job->piece, n, &i, &ch, &start, &stop);
             const char *rp = job->ref + i * job->rs[0] + ch * job->rs[1];
             const char *tp = job->test + i * job->ts[0] + ch * job->ts[1];
-            int64_t acc[TIO_SUMS] = {0, 0, 0, 0, 0, 0};
+            int64_t acc[TIO_SUMS] = {0};
             for (int64_t k = start; k < stop; k += TIO_ICMP_CHUNK) {
                 int64_t m = stop - k < TIO_ICMP_CHUNK ? stop - k : TIO_ICMP_CHUNK;
                 if (job->rs[2] == 1 && job->ts[2] == 1) {
