@@ -13,7 +13,9 @@ from tidl_io import FormatError
 from tidl_io.artifacts import (
     ModelParams,
     find_artifacts,
+    load_param_yaml,
     locate_io_files,
+    order_io_files,
     parse_onnxrt_metadata,
     parse_param_yaml,
 )
@@ -131,3 +133,66 @@ def test_find_artifacts_layouts(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="no \\*_tidl_io_1.bin file in this folder"):
         find_artifacts(tmp_path / "empty")
+
+
+# ---- issue 24: param.yaml through the one bounded loader; sidecars never repr() a whole value ----
+
+BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{k}: &{k} [{', '.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("session: " + "[" * 5000 + "]" * 5000, "nest"),
+    (BOMB, "once its aliases"),
+    ("session:\n  input_mean: *x\n", "not valid YAML"),
+    ("k: " + "x" * 17_000_000, "at most 1048576"),
+])
+def test_hostile_param_yaml(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "param.yaml").write_text(text)
+    for read in (lambda: load_param_yaml(tmp_path / "param.yaml"), lambda: parse_param_yaml(text, "param.yaml")):
+        with pytest.raises(FormatError, match=message) as info:
+            read()
+        assert len(str(info.value)) < 400
+
+
+def test_param_yaml_values_are_cut_in_messages() -> None:
+    """A value of the wrong kind is named, never repr()'d whole (an alias bomb's value, or
+    one 1 MB string, would be a 25 MB error line)."""
+    huge = {"session": {"input_mean": "x" * 500_000}}
+    with pytest.raises(FormatError, match="expected a number") as info:
+        parse_param_yaml(huge)
+    assert len(str(info.value)) < 300
+    nested = "a: &a [lol, lol, lol]\nb: &b [*a, *a, *a]\nsession:\n  input_data_layout: [*b, *b, *b]\n"
+    with pytest.raises(FormatError, match="expected NCHW or NHWC") as info:
+        parse_param_yaml(nested)
+    assert len(str(info.value)) < 300
+    with pytest.raises(FormatError) as info:
+        parse_onnxrt_metadata("0:subGraphName=a\n" + "y" * 1_000_000 + "\n")
+    assert len(str(info.value)) < 300 and "line 2: expected key=value" in str(info.value)
+
+
+def test_load_param_yaml_reads_the_real_one(realdata: Path) -> None:
+    path = realdata / "net" / "od-8220-yolox-10.0" / "param.yaml"
+    import yaml
+
+    raw = yaml.safe_load(path.read_text())  # the oracle: PyYAML on its own, on a file known to be benign
+    p = load_param_yaml(path)
+    assert p.raw == raw and p.input_mean == tuple(float(v) for v in raw["session"]["input_mean"])
+
+
+def test_io_files_in_onnxrt_metadata_order(tmp_path: Path) -> None:
+    files = [tmp_path / f"{n}_tidl_io_1.bin" for n in ("a", "b10", "b9", "z")]
+    (tmp_path / "onnxrtMetaData.txt").write_text("0:subGraphName=z\n1:subGraphName=b10\n")
+    assert [f.name[0:3] for f in order_io_files(tmp_path, files)] == ["z_t", "b10", "a_t", "b9_"]
+    (tmp_path / "onnxrtMetaData.txt").write_text("0:subGraphName=z\nnot a line\n")
+    assert [f.name[0:3] for f in order_io_files(tmp_path, files)] == ["a_t", "b9_", "b10", "z_t"]
+    with pytest.raises(FormatError):
+        order_io_files(tmp_path, files, strict=True)
+
+
+@pytest.mark.parametrize("name", ["a" * 300, "/".join(["b" * 200] * 25)])
+def test_locate_io_files_unusable_path_is_a_path_error(tmp_path: Path, name: str) -> None:
+    with pytest.raises(tidl_io.PathError, match="cannot look at it"):
+        locate_io_files(tmp_path / name)
+    with pytest.raises(tidl_io.PathError):
+        find_artifacts(tmp_path / name)

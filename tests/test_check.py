@@ -25,7 +25,7 @@ import tidl_io
 from tidl_io._check import as_array, check_flag, check_layout, layout_name, open_regular
 from tidl_io._errors import ArgumentTypeError, PathError, PathIsFolderError, PathNotFoundError
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, FIXTURES
 
 DESC = tidl_io.load(EXAMPLES / "detector_tidl_io_1.bin")
 T_IN, T_OUT = DESC.input(0), DESC.output(0)
@@ -138,6 +138,8 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "dequantize": (tidl_io.dequantize, {"tensor": T_OUT, "q": np.zeros(3, T_OUT.dtype)},
                    {"tensor": ("tensor", ("tensor",)), "q": ("array", ("q",)),
                     "max_bytes": ("bytes_count", ("max_bytes",))}),
+    "diagnose": (tidl_io.diagnose, {"path": EXAMPLES, "check_library": False},
+                 {"path": ("path", ("path",)), "check_library": ("flag", ("check_library",))}),
     "find_io_files": (tidl_io.find_io_files, {"folder": EXAMPLES}, {"folder": ("path", ("folder",))}),
     "get_input_details": (tidl_io.get_input_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
     "get_output_details": (tidl_io.get_output_details, {"desc": DESC}, {"desc": ("descriptor", ("desc",))}),
@@ -148,6 +150,11 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "load_calibration": (tidl_io.load_calibration, {"path": CALIBRATION},
                          {"path": ("path", ("path",)), "subgraph": ("str_or_none", ("subgraph",))}),
     "load_net": (tidl_io.load_net, {"path": EXAMPLES / "detector_tidl_net.bin"}, {"path": ("path", ("path",))}),
+    "load_perf": (tidl_io.load_perf, {"path": EXAMPLES}, {"path": ("path", ("path",))}),
+    "load_quant": (tidl_io.load_quant, {"path": FIXTURES / "quant" / "model"}, {"path": ("path", ("path",))}),
+    "load_quant_params": (tidl_io.load_quant_params, {"path": FIXTURES / "quant" / "model" / "model_qparams.prototxt"},
+                          {"path": ("path", ("path",))}),
+    "load_support": (tidl_io.load_support, {"path": FIXTURES / "why"}, {"path": ("path", ("path",))}),
     "make_descriptor": (tidl_io.make_descriptor, {"family": "10.x"},
                         {"family": ("family", ("family",)), "cores": ("cores", ("cores",)),
                          "inputs": ("specs", ("inputs",)), "outputs": ("specs", ("outputs",)),
@@ -240,6 +247,11 @@ EXCLUDED = {
     "Finding": "a record validate returns",
     "PermutePlan": "a record plan_permute returns",
     "PaddingReport": "a record check_padding returns",
+    "Diagnosis": "a record diagnose returns",
+    "SupportReport": "the report load_support returns",
+    "Performance": "the report load_perf returns",
+    "QuantReport": "the report load_quant returns",
+    "QuantParams": "built by load_quant_params",
 }
 
 

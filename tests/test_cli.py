@@ -352,3 +352,87 @@ def test_inspect_a_folder_of_nets_only(tmp_path: Path) -> None:
     empty.mkdir()
     code, _, err = run("inspect", str(empty))
     assert code == 1 and "no *_tidl_io_1.bin file in this folder" in err and "subfolders" not in err
+
+
+# ---- issue 24: inspect on hostile paths and names, TIDL's subgraph order, names whole -----------
+
+@pytest.mark.parametrize("name", ["a" * 300, "/".join(["b" * 200] * 25)])
+def test_inspect_unusable_path_is_one_line(tmp_path: Path, name: str) -> None:
+    code, out, err = run("inspect", str(tmp_path / name))
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("tidl-io: error: ") and ("too long" in err or "File name" in err), err
+
+
+def test_inspect_unlistable_folder_is_a_path_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder that may not be listed (mode 000 for a user who is not root: simulated, as
+    root may list anything) is one line, not a PermissionError traceback."""
+    import tidl_io._check as check
+
+    real = os.listdir
+
+    def listdir(path: Any = ".") -> list[str]:
+        if str(path) == str(tmp_path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(check.os, "listdir", listdir)
+    code, _, err = run("inspect", str(tmp_path))
+    assert code == 1 and "Traceback" not in err and "cannot list it: Permission denied" in err, err
+
+
+def test_inspect_folder_of_models_says_what_it_skips(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    shutil.copy(EXAMPLES / "detector_tidl_io_1.bin", tmp_path / "a")
+    (tmp_path / "b").mkdir()
+    shutil.copy(EXAMPLES / "detector_tidl_net.bin", tmp_path / "b")
+    code, out, err = run("inspect", str(tmp_path))
+    assert code == 0 and "detector_tidl_io_1.bin" in out
+    assert f"tidl-io: note: {tmp_path / 'b'}: skipped: it holds a net file but no io descriptor" in err
+
+
+def test_inspect_lists_subgraphs_in_onnxrt_metadata_order(tmp_path: Path) -> None:
+    """Subgraph "z" is TIDL's 0 and "a" its 1 (onnxrtMetaData.txt): shown in that order, as
+    doctor and TIDL take them, not by name."""
+    for name in ("a", "z"):
+        shutil.copy(EXAMPLES / "detector_tidl_io_1.bin", tmp_path / f"{name}_tidl_io_1.bin")
+    (tmp_path / "onnxrtMetaData.txt").write_text("0:subGraphName=z\n1:subGraphName=a\n")
+    code, out, _ = run("inspect", str(tmp_path))
+    heads = [line.split(":")[0] for line in out.splitlines() if line.startswith(str(tmp_path))]
+    assert code == 0 and heads == [str(tmp_path / "z_tidl_io_1.bin"), str(tmp_path / "a_tidl_io_1.bin")]
+
+
+def test_inspect_wide_shows_names_whole(tmp_path: Path) -> None:
+    net = tmp_path / "m_tidl_net.bin"
+    shutil.copy(EXAMPLES / "detector_tidl_net.bin", net)
+    lines = (EXAMPLES / "detector_tidl_net.bin.layer_info.txt").read_text().splitlines()
+    long = "backbone/" + "very_long_block_name/" * 4 + "conv"
+    lines[2] = f"{lines[2].split(' ')[0]} {lines[2].split(' ')[1]} {long}"
+    (tmp_path / "m_tidl_net.bin.layer_info.txt").write_text("\n".join(lines) + "\n")
+    code, out, _ = run("inspect", str(net))
+    assert code == 0 and long not in out and "names cut to 40 characters (--wide: whole)" in out
+    code, out, _ = run("inspect", "--wide", str(net))
+    assert code == 0 and long in out and "names cut" not in out
+    (tmp_path / "m_tidl_net.bin.layer_info.txt").unlink()
+    assert "names: none (no layer_info.txt beside the net nor in tempDir/)" in run("inspect", str(net))[1]
+
+
+def test_inspect_says_why_a_layer_info_is_not_used(tmp_path: Path) -> None:
+    net = tmp_path / "m_tidl_net.bin"
+    shutil.copy(EXAMPLES / "detector_tidl_net.bin", net)
+    (tmp_path / "m_tidl_net.bin.layer_info.txt").write_text("0 0 images\n1 1 other\n")  # 2 lines, 7 layers
+    code, out, err = run("inspect", str(net))
+    assert code == 1 and err.count("tidl-io: error: ") == 1 and "2 line(s) for layers 0..1" in err
+    assert "names: none (its layer_info.txt is not this net's: see the error)" in out
+    doc = json.loads(run("inspect", "--json", str(net))[1])
+    assert doc["layer_info"] is None and "no layer names used" in doc["layer_info_error"]
+    assert all(layer["name"] is None for layer in doc["layers"])
+
+
+def test_inspect_escapes_names_in_paths(tmp_path: Path) -> None:
+    folder = tmp_path / "x\x1b[2J\ny"
+    folder.mkdir()
+    shutil.copy(EXAMPLES / "detector_tidl_io_1.bin", folder)
+    code, out, _ = run("inspect", str(folder))
+    assert code == 0 and "x\\x1b[2J\\ny" in out and not any(ord(c) < 32 for c in out.replace("\n", ""))
+    code, _, err = run("inspect", str(folder / "missing\x1b.bin"))
+    assert code == 1 and "\x1b" not in err

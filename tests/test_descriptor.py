@@ -228,7 +228,7 @@ def test_empty_input() -> None:
 
 def test_a_net_file_given_as_a_descriptor_says_so() -> None:
     """The bundled example's net (its first word 0x20240719, TIDL 10.0's netVersion in
-    schemas/net/versions.yaml) read as an io descriptor: the error says what the file is."""
+    schemas/releases.yaml) read as an io descriptor: the error says what the file is."""
     net = Path(tidl_io.__file__).parent / "examples" / "detector_tidl_net.bin"
     assert struct.unpack_from("<I", net.read_bytes())[0] == 0x20240719
     with pytest.raises(tidl_io.FormatError, match=r"matches no known layout.*first word 0x20240719 is the "

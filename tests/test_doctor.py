@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tidl_io import OptionError
 from tidl_io._schema import find_layout
 from tidl_io.cli import main
 from tidl_io.doctor import diagnose, parse_explain
@@ -232,9 +233,13 @@ def test_stale_layer_info_is_named(net: Path, tmp_path: Path) -> None:
     lines[3] = "3 77 renamed"
     lines.append(f"{count + 4} {count + 4} extra")
     info.write_text("\n".join(lines) + "\n")
-    line = assert_one_error(*run("--no-library", str(folder)), f"error: {info}: 2 of {len(lines)} line(s) do not "
-                            "match 201_tidl_net.bin")
-    assert "layer 3 'renamed': dataId 77, but layer 3" in line and f"has {count} layers" in line
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {info}: ")
+    # used whole or not at all: the first thing wrong (one line more than the net's layers) rejects it
+    assert f"more lines than the net's {count} layers" in line and "no layer names used" in line, line
+    lines.pop()  # the count right, one dataId wrong: still rejected as a whole, naming the line's layer
+    info.write_text("\n".join(lines) + "\n")
+    line = assert_one_error(*run("--no-library", str(folder)), f"error: {info}: ")
+    assert "line of layer 3: dataId 77, but layer 3 writes dataId 3" in line and "no layer names used" in line
 
 
 def test_subgraphs_of_two_releases(net: Path, tmp_path: Path) -> None:
@@ -487,7 +492,8 @@ def test_net_of_a_newer_release_given_as_path(net: Path, tmp_path: Path) -> None
     data[:4] = struct.pack("<I", 0x20270315)
     (tmp_path / "model.bin").write_bytes(data)
     line = assert_one_error(*run("--no-library", str(tmp_path / "model.bin")), f"error: {tmp_path / 'model.bin'}: ")
-    assert "a network file of a release tidl-io does not know (netVersion 0x20270315)" in line
+    # its io file is not beside it, so the net is checked alone (no "see the folder", which has none)
+    assert "network file of a release tidl-io does not know (netVersion 0x20270315" in line
 
 
 def test_folder_under_the_net_file_name_is_one_problem(net: Path, tmp_path: Path) -> None:
@@ -530,3 +536,123 @@ def test_doctor_on_a_folder_of_models_names_each(tmp_path: Path) -> None:
     assert code == 1 and errors(out) == [
         f"error: {parent}: no io descriptor here, but {parent / sub} holds artifacts: tidl-io doctor {parent / sub}"
         for sub in ("a", "b")]
+
+
+# ---- issue 24: TIDL's numbers, net-only folders, layer_info, paths, names on the terminal --------
+
+def test_explain_output_data_layer(net: Path) -> None:
+    """Layer 81 of the 8.2 DeepLab is its output data layer (TI's netLog: the last row, a
+    TIDL_DataLayer with 0 outputs, reading buffer 80): explain says so, not "dataId 0"."""
+    rows = netlog(net / DEEPLAB / "201_tidl_net.bin_netLog.txt")
+    last = rows[-1]
+    assert int(last[0]) == 81 and "DataLayer" in last[1]
+    code, out, _ = run("--no-library", "--explain", "Layer 81", str(net / DEEPLAB))
+    notes = [line for line in out.splitlines() if line.startswith("note: ")]
+    assert code == 0 and len(notes) == 1
+    assert "layer 81 is the output data layer; it reads dataId 80 (ArgMax" in notes[0], notes[0]
+    assert "dataId 0" not in notes[0]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("Tensor " + "9" * 5000, r"past TI's ids \(0\.\.2147483647\)"),
+    ("Tensor -1", "dataId -1 is negative"),
+    ("Layer-3", "layer -3 is negative"),
+    ("dataId 2147483648", "past TI's ids"),
+    ("Tensor \u0661\u0662", "must be a message naming"),  # Arabic-Indic digits are no TI number
+])
+def test_explain_numbers_are_tis(text: str, message: str) -> None:
+    with pytest.raises(OptionError, match=message) as info:
+        parse_explain(text)
+    assert len(str(info.value)) < 300
+    code, out, err = run("--no-library", "--explain", text, "anything")
+    assert (code, out) == (2, "") and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_explain_numbers_in_range() -> None:
+    assert parse_explain("DIM Error - For Tensor 20") == ("dataId", 20)
+    assert parse_explain("Tensor 0007") == ("dataId", 7)
+    assert parse_explain("layer: 2147483647") == ("layer", 2147483647)
+    with pytest.raises(OptionError, match=r"explain\[0\]: dataId must be 0\.\.2147483647"):
+        diagnose("anything", explain=[("dataId", 10**5000)], check_library=False)
+
+
+def test_folder_with_a_net_and_no_io_file_answers_from_the_net(net: Path, tmp_path: Path) -> None:
+    folder = copy_files(net / DEEPLAB, tmp_path / "m", "201_tidl_net.bin", "201_tidl_net.bin.layer_info.txt")
+    code, out, _ = run("--no-library", "--explain", "Tensor 3", str(folder))
+    line = assert_one_error(code, out, "", f"error: {folder / '201_tidl_net.bin'}: no 201_tidl_io_1.bin beside it")
+    assert "TI's tools write it as 201_tidl_io_1.bin" in line
+    notes = [x for x in out.splitlines() if x.startswith("note: ")]
+    name = layer_info(net / DEEPLAB / "201_tidl_net.bin.layer_info.txt")[3][1]  # dataId 3's name, TI's file
+    assert len(notes) == 1 and "Tensor 3 is dataId 3, the output of layer 3 TIDL_ConvolutionLayer" in notes[0]
+    assert name in notes[0]
+
+
+def test_a_net_file_whose_folder_has_no_io_file_does_not_send_the_user_back(net: Path, tmp_path: Path) -> None:
+    """Given the net file: checked alone, never "run doctor on the folder" (which has no io
+    file and would send the user back to the net)."""
+    folder = copy_files(net / DEEPLAB, tmp_path / "m", "201_tidl_net.bin")
+    for target in (folder / "201_tidl_net.bin", folder):
+        code, out, _ = run("--no-library", str(target))
+        assert code == 1 and "tidl-io doctor" not in out, out
+        assert "no 201_tidl_io_1.bin beside it" in out and "82 layers" in out
+    tidl = copy_files(net / DEEPLAB, tmp_path / "n", "201_tidl_net.bin")
+    (tidl / "201_tidl_net.bin").rename(tidl / "tidl_net_deeplab.bin")  # the RTOS SDK's names
+    assert "no tidl_io_deeplab_1.bin beside it" in run("--no-library", str(tidl))[1]
+
+
+def test_layer_info_of_another_model_is_one_error_read_once(net: Path, tmp_path: Path, monkeypatch) -> None:
+    """The 9.0 EAST's layer_info.txt (7 lines) beside the 8.2 DeepLab net (82 layers)."""
+    import tidl_io.net._parse as parse
+
+    folder = copy_files(net / DEEPLAB, tmp_path / "m", "201_tidl_net.bin", "201_tidl_io_1.bin")
+    shutil.copy(net / EAST / "tempDir" / "625_tidl_net.bin.layer_info.txt", folder / "201_tidl_net.bin.layer_info.txt")
+    calls = []
+    real = parse.read_layer_info
+    monkeypatch.setattr(parse, "read_layer_info", lambda *a: calls.append(a) or real(*a))
+    code, out, _ = run("--no-library", str(folder))
+    info = folder / "201_tidl_net.bin.layer_info.txt"
+    line = assert_one_error(code, out, "", f"error: {info}: 7 line(s) for layers 0..6, but the net has 82 layers")
+    assert "no layer names used" in line and len(calls) == 1
+
+
+@pytest.mark.parametrize("make", [
+    lambda tmp: tmp / ("a" * 300),  # a name over NAME_MAX
+    lambda tmp: tmp / "/".join(["b" * 200] * 25),  # a path over PATH_MAX
+    lambda tmp: tmp / ("c" * 300) / "201_tidl_net.bin",
+])
+def test_unusable_paths_are_one_finding(tmp_path: Path, make) -> None:
+    path = make(tmp_path)
+    found = diagnose(path, check_library=False)
+    assert not found.ok and len(found.findings) == 1 and found.findings[0].source == str(path)
+    code, out, err = run("--no-library", str(path))
+    assert code == 1 and err == "" and "Traceback" not in out and len(errors(out)) == 1
+
+
+def test_names_reach_the_terminal_escaped(net: Path, tmp_path: Path) -> None:
+    """A folder named with ESC[2J and a newline: doctor's text keeps one line per finding and
+    no control character (JSON and HTML keep the name as it is, escaped their own way)."""
+    folder = copy_files(net / DEEPLAB, tmp_path / "x\x1b[2J\ny", "201_tidl_io_1.bin")
+    code, out, _ = run("--no-library", str(folder))
+    assert code == 1 and not any(ord(c) < 32 for c in out.replace("\n", "")), repr(out)
+    assert len(errors(out)) == 1 and "x\\x1b[2J\\ny" in errors(out)[0]
+    doc = json.loads(run("--no-library", "--json", str(folder))[1])
+    assert doc["findings"][0]["source"] == str(folder / "201_tidl_io_1.bin")  # JSON: the name as it is
+    page = diagnose(folder, check_library=False).to_html()
+    assert "x\\x1b[2J\\ny" in page and "\x1b" not in page
+
+
+def test_diagnose_report_object() -> None:
+    """tidl_io.diagnose is the facade's; its report object gives what the CLI prints (the
+    bundled example: its io file, net and sidecars agree)."""
+    import tidl_io
+
+    folder = Path(tidl_io.__file__).parent / "examples"
+    found = tidl_io.diagnose(folder, check_library=False)
+    assert isinstance(found, tidl_io.Diagnosis) and found.ok
+    text = found.to_text()
+    assert text + "\n" == run("--no-library", str(folder))[1]
+    doc = found.to_dict()
+    assert json.loads(json.dumps(doc, allow_nan=False)) == json.loads(run("--no-library", "--json", str(folder))[1])
+    page = found.to_html()
+    assert page.startswith("<!DOCTYPE html>") and "default-src 'none'" in page and "all files agree" in page
+    assert "detector_tidl_net.bin" in page and "<script" not in page

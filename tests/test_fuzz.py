@@ -256,7 +256,7 @@ def test_inputs_are_deterministic_and_varied() -> None:
 
 
 def _checker(tmp_path: Path) -> fuzz.Checker:
-    return fuzz.Checker(fuzz.Stats(), tmp_path, cli_every=0, tensors=2)
+    return fuzz.make_checker(fuzz.Stats(), tmp_path, cli_every=0, tensors=2)
 
 
 @pytest.mark.parametrize("fault,kind", [
@@ -297,7 +297,7 @@ def test_smoke_run_is_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     """What a worker does, in-process: 150 inputs, every operation class reached, nothing unexpected."""
     monkeypatch.setenv("TIDL_IO_MAX_ALLOC_BYTES", str(64 << 20))
     corpus = fuzz.load_corpus(fuzz.default_corpus_dirs())
-    checker = fuzz.Checker(fuzz.Stats(), tmp_path, cli_every=4, tensors=2)
+    checker = fuzz.make_checker(fuzz.Stats(), tmp_path, cli_every=4, tensors=2)
     for i in range(150):
         checker.run(i, fuzz.make_input(corpus, 11, i), random.Random(i))
     failures = [f"{f.index} {f.op} {f.kind}: {f.message}\n{f.trace}" for f in checker.stats.failures]
@@ -307,6 +307,20 @@ def test_smoke_run_is_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
                "unpack", "check_padding", "as_buffer", "net parse_net", "net load_net", "net format", "net layers"):
         assert sum(ops[op]) > 0, op
     assert ops["net parse_net"][1] > 0  # mutated nets are refused, with located errors, too
+
+
+def test_release_tables_are_fuzzed(tmp_path: Path) -> None:
+    """The releases target: mutated tables are read or refused with located errors, never crash."""
+    corpus = fuzz.load_corpus(fuzz.default_corpus_dirs())
+    checker = fuzz.make_checker(fuzz.Stats(), tmp_path, cli_every=4, tensors=2)
+    for i in range(13, 13 + 32 * 40, 32):
+        checker.run(i, fuzz.make_input(corpus, 11, i), random.Random(i))
+    failures = [f"{f.index} {f.op} {f.kind}: {f.message}\n{f.trace}" for f in checker.stats.failures]
+    assert not failures, "\n".join(failures)
+    ops = checker.stats.ops
+    assert ops["releases parse_table"][0] > 0 and ops["releases parse_table"][1] > 0  # some read, some refused
+    assert sum(ops["releases load_table"]) > 0 and sum(ops["releases use"]) > 0
+    assert "parse" not in ops  # the target takes its inputs alone
 
 
 def test_crash_hang_and_slow_inputs_are_reported_with_their_index(tmp_path: Path) -> None:

@@ -149,7 +149,8 @@ def test_graph_svg(fixture_net: Path, tmp_path: Path) -> None:
 def test_hostile_layer_name_is_escaped(tmp_path: Path) -> None:
     path = tmp_path / "evil_tidl_net.bin"
     path.write_bytes(build_net(V1101, sample_layers(V1101), cores=1))
-    (tmp_path / "evil_tidl_net.bin.layer_info.txt").write_text('0 0 <script>alert(1)</script>"x\n')
+    rest = "".join(f"{i} {i} layer{i}\n" for i in range(1, 8)) + "8 0 out\n"  # a line per layer: names are used
+    (tmp_path / "evil_tidl_net.bin.layer_info.txt").write_text('0 0 <script>alert(1)</script>"x\n' + rest)
     code, page, _ = run("inspect", "--html", str(path))
     assert code == 0 and "<script>" not in page and "&lt;script&gt;" in page
 
@@ -159,7 +160,8 @@ def test_control_characters_in_names_reach_no_terminal(tmp_path: Path) -> None:
     terminal, nor a tab break the columns; the table shows them as Python escapes."""
     path = tmp_path / "evil_tidl_net.bin"
     path.write_bytes(build_net(V1101, sample_layers(V1101), cores=1))
-    (tmp_path / "evil_tidl_net.bin.layer_info.txt").write_text("0 0 \x1b[31mred\x07\n1 1 a\tb\n")
+    rest = "".join(f"{i} {i} layer{i}\n" for i in range(2, 8)) + "8 0 out\n"  # a line per layer: names are used
+    (tmp_path / "evil_tidl_net.bin.layer_info.txt").write_text("0 0 \x1b[31mred\x07\n1 1 a\tb\n" + rest)
     code, text, _ = run("inspect", str(path))
     assert code == 0 and not any(ord(c) < 32 for c in text.replace("\n", "")), repr(text)
     rows = text.splitlines()

@@ -3,6 +3,7 @@ and no mutation of a net makes the parser raise anything but tidl_io's own error
 
 from __future__ import annotations
 
+import re
 import struct
 import time
 import tracemalloc
@@ -214,3 +215,138 @@ def test_real_net_values_are_plain_python() -> None:
     assert isinstance(net.header.get("netBufInfo", []), list)
     assert not any(isinstance(v, np.generic) for v in layer.raw["outData"][0].values()) if \
         isinstance(layer.raw["outData"], list) else True
+
+
+# ---- issue 24: the output data layer, cut nets, layer_info.txt used whole or not at all ----------
+
+DEEPLAB = REALDATA / "net" / "bbai64-deeplabv3-mnv2-8.2"
+
+
+def _deeplab() -> Path:
+    if not (DEEPLAB / "201_tidl_net.bin").is_file():
+        pytest.skip("../shared/realdata not present")
+    return DEEPLAB
+
+
+def test_output_data_layer_has_no_data_id() -> None:
+    """Layer 81 of the 8.2 DeepLab is the output data layer: numOutBufs -1 in the file (read
+    here at the schema's offsets: header 88 bytes, layers of 4532, numOutBufs at 1560), so it
+    makes no buffer and has no dataId, in Python as in JSON (TI's stored outData is zeros)."""
+    from tidl_io.net._format import net_to_dict
+
+    path = _deeplab() / "201_tidl_net.bin"
+    raw = path.read_bytes()[:88 + 82 * 4532]
+    layer_type, num_out = struct.unpack_from("<i", raw, 88 + 81 * 4532 + 1552)[0], \
+        struct.unpack_from("<i", raw, 88 + 81 * 4532 + 1560)[0]
+    assert (layer_type, num_out) == (0, -1)
+    net = load_net(path)
+    assert net.layers[81].data_id is None and net.layers[81].is_output
+    assert net_to_dict(net)["layers"][81]["data_id"] is None
+    assert all(la.data_id is not None for la in net.layers[:81])
+    built = parse_net(_fixture())  # the builder's output data layer: the last of sample_layers, numOutBufs -1
+    assert [la.data_id for la in built.layers] == [0, 1, 2, 3, 4, 5, 6, 7, None]
+
+
+def test_8_2_net_cut_inside_its_last_section_is_truncated(tmp_path: Path) -> None:
+    """`truncate -s 3000000` of the 3 574 496-byte 8.2 net: the compiler info at dataFlowInfo
+    (2 646 144) starts with the words of the 544 960-byte info of 9.0, so the file is short."""
+    src = _deeplab() / "201_tidl_net.bin"
+    data = src.read_bytes()
+    assert len(data) == 3574496 and struct.unpack_from("<i", data, 64)[0] == 2646144  # dataFlowInfo
+    path = tmp_path / "201_tidl_net.bin"
+    path.write_bytes(data[:3000000])
+    with pytest.raises(FormatError, match="truncated: 3000000 bytes, .*at least 3191104"):
+        load_net(path)
+    with pytest.raises(FormatError, match="truncated"):
+        parse_net(data[:3000000])
+    with pytest.raises(FormatError, match="truncated: 2000000 bytes, but the compiler info starts at 2646144"):
+        parse_net(data[:2000000])
+    assert len(parse_net(data).layers) == 82  # the whole file is fine
+
+
+def test_cut_9x_and_11x_nets_say_truncated() -> None:
+    for version in (V86, V1101):
+        data = _fixture(version, None if version == V86 else 1)
+        with pytest.raises(FormatError, match="^<bytes>, offset .*: truncated: .* section .* lies outside"):
+            parse_net(data[:-10])
+
+
+def _info_lines(names: list[str], data_ids: list[int]) -> str:
+    return "".join(f"{i} {d} {n}\n" for i, (d, n) in enumerate(zip(data_ids, names)))
+
+
+def _built(tmp_path: Path, info: str | None) -> Path:
+    path = tmp_path / "m_tidl_net.bin"
+    path.write_bytes(_fixture())
+    if info is not None:
+        (tmp_path / "m_tidl_net.bin.layer_info.txt").write_text(info)
+    return path
+
+
+IDS = [0, 1, 2, 3, 4, 5, 6, 7, 0]  # sample_layers' dataIds; TI writes 0 for the output data layer
+NAMES = [f"n{i}" for i in range(9)]
+
+
+def test_layer_info_of_this_net_names_every_layer(tmp_path: Path) -> None:
+    net = load_net(_built(tmp_path, _info_lines(NAMES, IDS)))
+    assert net.layer_info_error is None and net.layer_info == str(tmp_path / "m_tidl_net.bin.layer_info.txt")
+    assert [la.name for la in net.layers] == NAMES[:8] + ["n7"]  # the output named after the buffer it reads
+
+
+@pytest.mark.parametrize(("info", "why"), [
+    (_info_lines(NAMES[:8], IDS[:8]), "8 line.s. for layers 0..7, but the net has 9 layers"),
+    (_info_lines(NAMES, IDS) + "9 9 extra\n", "line 10: more lines than the net's 9 layers"),
+    (_info_lines(NAMES, [0, 1, 2, 3, 4, 5, 6, 9, 0]), "line of layer 7: dataId 9, but layer 7 writes dataId 7"),
+    ("0 0 a\n\u00b21 1 b\n", "line 2: expected 'layerId dataId name'"),  # "²".isdigit() is True
+    ("9" * 4300 + " 0 x\n", "line 1: expected 'layerId dataId name'"),  # past int()'s 4300-digit limit
+    ("0 0 a\n" + "x" * 9000 + "\n", "line 2: longer than 8192 bytes"),
+])
+def test_layer_info_of_another_model_is_used_whole_or_not_at_all(tmp_path: Path, info: str, why: str) -> None:
+    """Another model's file (index = dataId holds for any chain) or a hostile one: no name from
+    it, and one located error saying why (never a ValueError)."""
+    net = load_net(_built(tmp_path, info))
+    assert net.layer_info is None and all(la.name is None for la in net.layers)
+    assert net.layer_info_error is not None and str(tmp_path / "m_tidl_net.bin.layer_info.txt") in net.layer_info_error
+    assert re.search(why, net.layer_info_error), net.layer_info_error
+
+
+def test_parse_layer_info_locates_hostile_lines() -> None:
+    from tidl_io.net._parse import parse_layer_info
+
+    with pytest.raises(FormatError, match=r"^info.txt: line 3: expected 'layerId dataId name'"):
+        parse_layer_info("0 0 a\n\n\u00b2 1 b\n", "info.txt")
+    with pytest.raises(FormatError, match="line 2: layer 0 is named a second time"):
+        parse_layer_info("0 0 a\n0 0 b\n")
+    assert parse_layer_info("0 0 a b \n-1 3 c\n") == {0: (0, "a b"), -1: (3, "c")}
+
+
+def test_layer_info_input_names_must_be_the_io_descriptors(tmp_path: Path) -> None:
+    """TI's own file with the input data layer renamed: line count and dataIds still fit, but the
+    io descriptor beside the net names that input otherwise (read here with str.split)."""
+    folder = _deeplab()
+    for name in ("201_tidl_net.bin", "201_tidl_io_1.bin"):
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    lines = (folder / "201_tidl_net.bin.layer_info.txt").read_text().splitlines()
+    io_name = lines[0].split(" ", 2)[2].strip()  # layer 0 is the input; TI names it as the io file does
+    lines[0] = "0 0 some_other_input"
+    (tmp_path / "201_tidl_net.bin.layer_info.txt").write_text("\n".join(lines) + "\n")
+    net = load_net(tmp_path / "201_tidl_net.bin")
+    assert all(la.name is None for la in net.layers)
+    assert f"is named 'some_other_input', but 201_tidl_io_1.bin names that input '{io_name[:20]}" in \
+        (net.layer_info_error or "")
+    (tmp_path / "201_tidl_io_1.bin").unlink()  # nothing to hold the names against: used
+    assert load_net(tmp_path / "201_tidl_net.bin").layers[0].name == "some_other_input"
+
+
+def test_a_huge_layer_info_is_read_no_further_than_the_layer_count(tmp_path: Path) -> None:
+    """25 MB of lines beside a 9-layer net: 10 lines are read (bounded memory), one error."""
+    path = _built(tmp_path, None)
+    with open(tmp_path / "m_tidl_net.bin.layer_info.txt", "w") as fh:
+        line = "1 1 " + "x" * 250 + "\n"
+        fh.write(line * (25_000_000 // len(line)))
+    tracemalloc.start()
+    net = load_net(path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 2 << 20, peak
+    assert "line 2: layer 1 is named a second time" in (net.layer_info_error or "")

@@ -1,12 +1,12 @@
 """The net layouts compiled from schemas/net/*.yaml: sizes and offsets against the numbers of
-TI's headers and the real files (spec netbin.md), and the one version table."""
+TI's headers and the real files (spec netbin.md), and the net view of the one release table."""
 
 from __future__ import annotations
 
 import pytest
 
-from tidl_io.net._schema import fields_of, layout_for, layouts, net_versions, release_text
-from tidl_io.runtime.tidlrt._structs import release_of_net_version
+from tidl_io.net._schema import fields_of, layout_for, layouts, net_versions
+from tidl_io.releases import find_release
 
 # netVersion -> {cores: (header bytes, layer bytes, layerType offset, outData offset)}: spec/netbin.md's table
 SIZES = {
@@ -31,13 +31,13 @@ def test_version_table() -> None:
         0x20211201: "8.2", 0x20230208: "8.6", 0x20230802: "9.0/9.1", 0x20240401: "9.2", 0x20240719: "10.0",
         0x20241120: "10.1", 0x20250429: "11.0", 0x20250630: "11.0", 0x20250821: "11.1"}
     assert layout_for(0x12345678) == ()
-    assert release_text(("09.00", "09.01")) == "9.0/9.1"
 
 
 def test_runtime_reads_the_same_table() -> None:
     for version, entry in net_versions().items():
-        assert release_of_net_version(version) == entry.releases[0]
-    assert release_of_net_version(0x12345678) is None
+        found = find_release(version)  # what the TIDL-RT binding asks for a net's netVersion
+        assert found is not None and found.ti == entry.releases[0]
+    assert find_release(0x12345678) is None
 
 
 def test_params_fit_in_the_union_and_start_at_zero() -> None:

@@ -89,7 +89,7 @@ def test_a_missing_schemas_folder_is_the_missing_file_error(tmp_path, monkeypatc
 
 def test_io_layouts_name_their_releases() -> None:
     # iobufdesc.md's table: 8.x (8.2, 8.6 seen), 9.0, 9.1/9.2, 10.0 - 11.x; each release of the TIDL-RT
-    # table (schemas/tidlrt/versions.yaml) writes exactly one io layout family
+    # table (schemas/releases.yaml) writes exactly one io layout family
     from tidl_io.runtime.tidlrt import releases
 
     by_family = {lay.family: lay.releases for lay in _schema.layouts()}

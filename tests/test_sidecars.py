@@ -177,3 +177,35 @@ def test_one_io_file_of_a_two_subgraph_folder(east: Path) -> None:
     (east / "9_tidl_io_1.bin").unlink()  # and a subgraph really missing is still found
     assert only_error(east / "625_tidl_io_1.bin") == (f"error: {east / 'allowedNode.txt'}, line 1: 2 subgraph(s), "
                                                       f"but the folder has io files of 1")
+
+
+# ---- issue 24: a hostile param.yaml is one located error, in bounded time and memory --------------
+
+_BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{k}: &{k} [{', '.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 5000 + "]" * 5000, "nest"),
+    (_BOMB, "once its aliases"),
+    ("session:\n  input_mean: " + "[" * 100 + "]" * 100 + "\n", "nest more than 64 deep"),
+    ("k: " + "x" * 17_000_000, "at most 1048576"),
+])
+def test_hostile_param_yaml_is_one_located_error(tmp_path: Path, text: str, message: str) -> None:
+    import time
+    import tracemalloc
+
+    from tidl_io import __file__ as pkg
+
+    folder = tmp_path / "model"
+    shutil.copytree(Path(pkg).parent / "examples", folder)
+    (folder / "param.yaml").write_text(text)
+    tracemalloc.start()
+    start = time.process_time()
+    found = diagnose(folder, check_library=False)
+    spent, peak = time.process_time() - start, tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    errors = [f for f in found.findings if f.level == "error"]
+    assert len(errors) == 1 and errors[0].check == "param" and errors[0].source == str(folder / "param.yaml")
+    assert message in errors[0].message and len(errors[0].message) < 400, errors[0].message
+    assert spent < 2.0 and peak < 200 << 20, (spent, peak)

@@ -10,13 +10,9 @@ import struct
 import pytest
 
 from tidl_io import _schema
+from tidl_io.releases import find_release
 from tidl_io.runtime.tidlrt import _structs
-from tidl_io.runtime.tidlrt._structs import (
-    families,
-    match_fingerprint,
-    normalize_release,
-    release_of_net_version,
-)
+from tidl_io.runtime.tidlrt._structs import families, match_fingerprint
 
 # spec §4b: Params 88 (P-a), 104 (P-b), 104 (P-c), 1648 (P-d); Tensor 600 (T4), 616 (T6); PerfStats 48
 SIZES = {
@@ -72,12 +68,18 @@ def test_io_schema_loader_ignores_the_tidlrt_folder() -> None:
     assert {lay.family for lay in _schema.layouts()} == {"8.x", "9.0", "9.1", "10.x"}
 
 
+def _ti(value: str | int) -> str | None:
+    """The release the binding picks for a version text or netVersion (tidl_io.releases)."""
+    found = find_release(value)
+    return None if found is None else found.ti
+
+
 def test_release_table() -> None:
-    assert release_of_net_version(0x20211201) == "08.02" and release_of_net_version(0x20230208) == "08.06"
-    assert release_of_net_version(0x20250821) == "11.01" and release_of_net_version(0x12345678) is None
+    assert _ti(0x20211201) == "08.02" and _ti(0x20230208) == "08.06"
+    assert _ti(0x20250821) == "11.01" and _ti(0x12345678) is None
     r = _structs.releases()
     assert (r["08.02"], r["08.06"], r["10.00"], r["11.01"], r["09.01"]) == ("T4P-b", "T4P-c", "T6P-d", "T6P-d", None)
-    assert [normalize_release(v) for v in ("8.6", "08_06_00_10", "11.1", "7.0", "x")] == \
+    assert [_ti(v) for v in ("8.6", "08_06_00_10", "11.1", "7.0", "x")] == \
         ["08.06", "08.06", "11.01", None, None]
 
 

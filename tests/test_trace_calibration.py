@@ -60,3 +60,9 @@ def test_bad_sizes_and_missing_dumps(realdata: Path, tmp_path: Path) -> None:
         load_calibration(art, "625")
     with pytest.raises(tidl_io.PathNotFoundError, match="no subgraph '7'"):
         load_calibration(art, "7")
+
+
+@pytest.mark.parametrize("name", ["a" * 300, "/".join(["b" * 200] * 25)])
+def test_unusable_path_is_a_path_error(tmp_path: Path, name: str) -> None:
+    with pytest.raises(tidl_io.PathError, match="cannot look at it"):
+        load_calibration(tmp_path / name)

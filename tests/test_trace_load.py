@@ -3,6 +3,7 @@ test, in every naming and layout, read back and dequantized; bad folders are ref
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -183,3 +184,52 @@ def test_data_layer_pitches_describe_no_buffer(net: tidl_io.Network, tmp_path: P
     short.tofile(tmp_path / _name(0))
     traces = load_traces(tmp_path, net)
     assert not traces.files and "neither dense nor padded: expected 2880000 (dense) bytes" in traces.problems[_name(0)]
+
+
+# ---- issue 24: paths that cannot be used are PathErrors; a layer_info not used is said -------------
+
+EXAMPLES = Path(tidl_io.__file__).parent / "examples"
+_TRACE = "tidl_trace_subgraph_0_0002_0001_0001_00001_00016_000080x00048.y"  # the example net's layer 2
+
+
+@pytest.mark.parametrize("name", ["a" * 300, "/".join(["b" * 200] * 25)])
+def test_unusable_folder_is_a_path_error(tmp_path: Path, name: str) -> None:
+    net = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
+    with pytest.raises(tidl_io.PathError, match="cannot look at it"):
+        load_traces(tmp_path / name, net)
+
+
+def test_unreadable_trace_is_a_path_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mode-000 trace (simulated: root reads anything) is a PathError naming the file."""
+    net = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
+    (tmp_path / _TRACE).write_bytes(bytes(16 * 48 * 80))
+    traces = load_traces(tmp_path, net)
+
+    def denied(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(tmp_path / _TRACE))
+
+    monkeypatch.setattr(np, "fromfile", denied)
+    with pytest.raises(tidl_io.PathError, match=f"{_TRACE}: cannot read: Permission denied"):
+        _ = traces[2]
+
+
+def test_unlistable_folder_is_a_path_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tidl_io._check as check
+
+    net = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
+
+    def listdir(path: object = ".") -> list[str]:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(check.os, "listdir", listdir)
+    with pytest.raises(tidl_io.PathError, match="cannot list it: Permission denied"):
+        load_traces(tmp_path, net)
+
+
+def test_a_layer_info_not_used_is_a_note(tmp_path: Path) -> None:
+    shutil.copy(EXAMPLES / "detector_tidl_net.bin", tmp_path / "m_tidl_net.bin")
+    (tmp_path / "m_tidl_net.bin.layer_info.txt").write_text("0 0 images\n")  # 1 line, 7 layers
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / _TRACE).write_bytes(bytes(16 * 48 * 80))
+    traces = load_traces(tmp_path / "traces", tidl_io.load_net(tmp_path / "m_tidl_net.bin"))
+    assert traces.notes[0].startswith("layer names not used: ") and "1 line(s) for layers 0..0" in traces.notes[0]

@@ -46,12 +46,16 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
     from .details import get_input_details, get_output_details
     from .detection import parse_od, rows_from_outputs
+    from .doctor import Diagnosis, diagnose
     from .net import Layer, Network, load_net, parse_net
     from .padding import PaddingReport, check_padding
+    from .perf import Performance, load_perf
+    from .precision import QuantParams, QuantReport, load_quant, load_quant_params
     from .quant import dequantize, quantize
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
     from .runtime.tidlrt import TidlRtRuntime
     from .session import Session
+    from .support import SupportReport, load_support
     from .trace import CompareReport, compare_calibration, compare_traces, load_calibration, load_traces
 
 __version__ = "0.1.0"
@@ -62,6 +66,7 @@ __all__ = [
     "BufferMismatchError",
     "CompareReport",
     "Descriptor",
+    "Diagnosis",
     "ElementType",
     "Finding",
     "FormatError",
@@ -76,10 +81,14 @@ __all__ = [
     "PathError",
     "PathIsFolderError",
     "PathNotFoundError",
+    "Performance",
     "PermutePlan",
+    "QuantParams",
+    "QuantReport",
     "RtTensor",
     "Runtime",
     "Session",
+    "SupportReport",
     "Tensor",
     "TensorLayout",
     "TensorNotFoundError",
@@ -97,12 +106,17 @@ __all__ = [
     "compare_calibration",
     "compare_traces",
     "dequantize",
+    "diagnose",
     "find_io_files",
     "get_input_details",
     "get_output_details",
     "load",
     "load_calibration",
     "load_net",
+    "load_perf",
+    "load_quant",
+    "load_quant_params",
+    "load_support",
     "load_traces",
     "make_descriptor",
     "native_info",
@@ -135,6 +149,10 @@ _LAZY = {
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
     "load_calibration": "trace", "load_traces": "trace",
     "CompareReport": "trace", "compare_calibration": "trace", "compare_traces": "trace",
+    "Diagnosis": "doctor", "diagnose": "doctor",
+    "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
+    "SupportReport": "support", "load_support": "support",
+    "Performance": "perf", "load_perf": "perf",
 }
 
 

@@ -232,3 +232,35 @@ def read_limited(fh: IO[bytes], limit: int) -> bytes:
         parts.append(fh.read(ask))
         got += len(parts[-1])
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def path_kind(path: str | os.PathLike[str], expected: str) -> str | None:
+    """What is at ``path``: ``"folder"``, ``"file"`` (a regular file), ``"other"`` (a FIFO,
+    a device...) or None when nothing is there (or a part of it is no folder). A path that
+    cannot even be looked at -- a name over NAME_MAX, a path over PATH_MAX, a folder on the
+    way that may not be searched, a symlink loop, a NUL byte -- is a :class:`PathError`
+    naming it and ``expected``, never a bare OSError."""
+    name = os.fspath(path)
+    try:
+        mode = os.stat(name).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise PathError(name, f"cannot look at it: {exc.strerror or exc}; expected {expected}", exc.errno) from None
+    except ValueError:
+        raise PathError(name, f"holds a NUL byte, which no file name can; expected {expected}", errno.EINVAL) from None
+    return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
+def list_folder(path: str | os.PathLike[str], expected: str) -> list[str]:
+    """The names in folder ``path``, sorted; a :class:`PathError` (PathNotFoundError when it is
+    gone) when it cannot be listed (no permission, too long a path...)."""
+    name = os.fspath(path)
+    try:
+        return sorted(os.listdir(name))
+    except FileNotFoundError:
+        raise PathNotFoundError(name, f"no such folder; expected {expected}", errno.ENOENT) from None
+    except OSError as exc:
+        raise PathError(name, f"cannot list it: {exc.strerror or exc}; expected {expected}", exc.errno) from None
+    except ValueError:
+        raise PathError(name, f"holds a NUL byte, which no file name can; expected {expected}", errno.EINVAL) from None

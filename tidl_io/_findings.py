@@ -9,13 +9,13 @@ it); :class:`tidl_io.Finding` is :func:`tidl_io.validate`'s, about one io descri
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ._errors import FormatError, TidlIoError
 
-__all__ = ["ERROR", "NOTE", "DoctorFinding", "dims_text", "read_text", "reason", "release_text"]
+__all__ = ["ERROR", "NOTE", "DoctorFinding", "dims_text", "read_text", "reason"]
 
 ERROR, NOTE = "error", "note"
 
@@ -58,12 +58,6 @@ def read_text(path: Path) -> str:
 
     with open_regular(str(path), f"a text file ({path.name})") as fh:
         return read_limited(fh, 1 << 24)[: 1 << 24].decode("utf-8", errors="replace")
-
-
-def release_text(releases: Iterable[str]) -> str:
-    from .net._schema import release_text as text
-
-    return "TIDL " + (text(tuple(sorted(releases))) or "?")
 
 
 def dims_text(dims: Sequence[int]) -> str:

@@ -14,7 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._text import escape, short
 from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
+from .releases import releases_text
 from .validate import Finding, own_findings
 
 if TYPE_CHECKING:
@@ -26,6 +28,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "descriptor_to_dict",
     "diagnosis_to_dict",
+    "diagnosis_to_html",
     "document",
     "dumps_json",
     "format_descriptor",
@@ -143,14 +146,9 @@ def document(items: Iterable[dict[str, Any]], key: str = "descriptors") -> dict[
 # ---- text -------------------------------------------------------------------------------
 
 def _short(name: str, width: int = 40) -> str:
-    """``name`` for a table cell: characters that would drive a terminal or break the columns
-    (escape sequences, tabs, other controls) as Python escapes, then at most ``width``."""
-    if not name.isprintable():
-        name = "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
-    if len(name) <= width:
-        return name
-    keep = width - 1
-    return name[: keep // 2] + "…" + name[len(name) - (keep - keep // 2):]
+    """``name`` for a table cell (:func:`tidl_io._text.short`: controls escaped, at most
+    ``width``; ``width`` 0 keeps it whole)."""
+    return short(name, width)
 
 
 def _quant_text(t: Tensor) -> str:
@@ -180,15 +178,16 @@ def shape_in_layout(t: Tensor) -> tuple[int, ...]:
     return tuple(t.shape[a] for a in axes)
 
 
-def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset[str] = frozenset()
-                 ) -> list[list[str]]:
-    """Table rows; the index of a tensor whose label is in ``flagged`` gets a "!"."""
+def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset[str] = frozenset(),
+                 width: int = 40) -> list[list[str]]:
+    """Table rows; the index of a tensor whose label is in ``flagged`` gets a "!"; names cut
+    to ``width`` (0: whole)."""
     head = ["#", "name", "dtype", "shape", "layout", "quantization"]
     if physical:
         head += ["pad L/T/R/B/Ch", "pitch line/ch/batch", "first @", "buffer elems", "bytes", "slack"]
     rows = [head]
     for t in tensors:
-        row = [f"{t.index}!" if t.label in flagged else str(t.index), _short(t.name), _dtype_text(t), "x".join(map(str, shape_in_layout(t))), t.layout,
+        row = [f"{t.index}!" if t.label in flagged else str(t.index), _short(t.name, width), _dtype_text(t), "x".join(map(str, shape_in_layout(t))), t.layout,
                _quant_text(t)]
         if physical:
             itemsize = None if t.element is None else _ITEMSIZES[t.element]
@@ -206,8 +205,10 @@ def _tensor_rows(tensors: tuple[Tensor, ...], physical: bool, flagged: frozenset
     return rows
 
 
-def format_descriptor(desc: Descriptor, path: str, physical: bool = False, indent: str = "") -> str:
-    """A compact table per tensor group, Polygraphy-style, with the detected family.
+def format_descriptor(desc: Descriptor, path: str, physical: bool = False, indent: str = "", wide: bool = False
+                      ) -> str:
+    """A compact table per tensor group, Polygraphy-style, with the detected family; names
+    cut to 40 characters (``wide``: whole).
 
     Tensors with an error that :func:`~tidl_io.validate` reports (the same rules: a NaN
     scale, a zero point out of range, unusable geometry) are marked "!" and each error is
@@ -220,13 +221,13 @@ def format_descriptor(desc: Descriptor, path: str, physical: bool = False, inden
     for title, tensors in (("Input", desc.inputs), ("Output", desc.outputs)):
         lines.append(f"{indent}---- {len(tensors)} {title}(s) ----")
         if tensors:
-            lines += _table(_tensor_rows(tensors, physical, flagged), indent + "  ")
+            lines += _table(_tensor_rows(tensors, physical, flagged, 0 if wide else 40), indent + "  ")
     if physical and any(t.buf_size is None for t in desc.inputs + desc.outputs):
         lines.append(f"{indent}  * buffer size computed from the geometry (this layout stores none)")
     lines += [f"{indent}  ! {f}" for f in errors]
     for i, sub in enumerate(desc.subgraphs):
         lines.append(f"{indent}---- subgraph {i} of {len(desc.subgraphs)} ----")
-        lines.append(format_descriptor(sub, f"{path}[subgraph {i}]", physical, indent + "  "))
+        lines.append(format_descriptor(sub, f"{path}[subgraph {i}]", physical, indent + "  ", wide))
     return "\n".join(lines)
 
 
@@ -245,16 +246,17 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
 
 # ---- doctor -------------------------------------------------------------------------------
 
-def _release_names(releases: Iterable[str]) -> str:
-    return "/".join(f"{int(r[:2])}.{int(r[3:5])}" for r in releases) or "unknown"
-
-
 def format_diagnosis(d: Diagnosis) -> str:
-    """``tidl-io doctor``'s text: what each subgraph's files say, then one line per finding
-    (``error: file, place: message``) and a verdict line."""
-    lines = [f"{d.folder}: TIDL {_release_names(d.releases)}, {len(d.subgraphs)} subgraph(s)"] if d.subgraphs else []
+    """``tidl-io doctor``'s text (:meth:`Diagnosis.to_text`): what each subgraph's files say,
+    then one line per finding (``error: file, place: message``) and a verdict line. Every
+    line is escaped (:func:`tidl_io._text.escape`): a name holding ESC or a newline cannot
+    drive the terminal or split a finding over two lines."""
+    lines = ([f"{d.folder}: TIDL {releases_text(d.releases, 'unknown')}, {len(d.subgraphs)} subgraph(s)"]
+             if d.subgraphs else [])
     for s in d.subgraphs:
         io = f"{Path(s.io_file).name} {s.io_title} ({s.io_size} bytes)" if s.io_title else Path(s.io_file).name
+        if s.io_missing:
+            io = f"no {Path(s.io_file).name}"
         if s.net_version is not None:
             net = f"{Path(s.net_file or '').name} netVersion {s.net_version:#010x} (TIDL {s.net_release}), " \
                   f"{s.num_layers} layers"
@@ -268,11 +270,12 @@ def format_diagnosis(d: Diagnosis) -> str:
     errors, notes = len(d.errors), len(d.findings) - len(d.errors)
     verdict = "all files agree" if d.ok else f"{errors} problem(s)"
     lines.append(f"{d.folder}: {verdict} ({errors} error(s), {notes} note(s))")
-    return "\n".join(lines)
+    return "\n".join(escape(line) for line in lines)
 
 
 def diagnosis_to_dict(d: Diagnosis) -> dict[str, Any]:
-    """``tidl-io doctor --json``: the subgraphs, the releases, the library and every finding."""
+    """``tidl-io doctor --json`` (:meth:`Diagnosis.to_dict`): the subgraphs, the releases, the
+    library and every finding; names as they are (JSON escapes what needs it)."""
     return {
         "schema_version": SCHEMA_VERSION, "path": d.path, "folder": d.folder, "ok": d.ok,
         "releases": list(d.releases), "library": d.library,
@@ -280,3 +283,58 @@ def diagnosis_to_dict(d: Diagnosis) -> dict[str, Any]:
         "findings": [{"level": f.level, "check": f.check, "source": f.source, "where": list(f.where),
                       "subgraph": f.subgraph, "message": f.message} for f in d.findings],
     }
+
+
+_DOCTOR_CSS = """
+body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 24px; color: #1a202c; }
+h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 24px; border-bottom: 2px solid #2b6cb0; }
+table { border-collapse: collapse; font-size: 12px; } th { background: #edf2f7; }
+th, td { border: 1px solid #cbd5e0; padding: 3px 8px; text-align: left; vertical-align: top; }
+td.msg { word-break: break-word; max-width: 900px; } tr.error td.level { color: #c53030; font-weight: bold; }
+tr.note td.level { color: #2b6cb0; } p.ok { color: #276749; font-weight: bold; } p.bad { color: #c53030;
+font-weight: bold; }
+"""
+
+
+def diagnosis_to_html(d: Diagnosis) -> str:
+    """``tidl-io doctor --html`` (:meth:`Diagnosis.to_html`): one small self-contained page
+    (no script, nothing fetched: ``default-src 'none'``) with the subgraphs, each finding and
+    the verdict; every name and message is HTML-escaped."""
+    from html import escape as html_escape
+
+    from . import __version__
+
+    def esc(text: str) -> str:  # control characters as Python escapes, then HTML's
+        return html_escape(escape(text))
+
+    def row(cells: Iterable[str], cls: str = "") -> str:
+        klass = f' class="{cls}"' if cls else ""
+        return f"<tr{klass}>" + "".join(cells) + "</tr>"
+
+    subs = [row(f"<td>{esc(str(v))}</td>" for v in (
+        s.name, ("missing: " if s.io_missing else "") + Path(s.io_file).name, s.io_title or "-",
+        Path(s.net_file).name if s.net_file else "-",
+        "-" if s.net_version is None else f"{s.net_version:#010x} (TIDL {s.net_release})",
+        "-" if s.num_layers is None else s.num_layers)) for s in d.subgraphs]
+    finds = [row((f'<td class="level">{esc(f.level)}</td>', f"<td>{esc(f.check)}</td>",
+                  f"<td>{esc(', '.join((f.source, *f.where)))}</td>", f'<td class="msg">{esc(f.message)}</td>'),
+                 f.level) for f in d.findings]
+    errors, notes = len(d.errors), len(d.findings) - len(d.errors)
+    verdict = "all files agree" if d.ok else f"{errors} problem(s)"
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>tidl-io doctor: {esc(d.folder)}</title><style>{_DOCTOR_CSS}</style></head><body>",
+        f"<h1>tidl-io doctor: {esc(d.folder)}</h1>",
+        f"<p>TIDL {esc(releases_text(d.releases, 'unknown'))}; TIDL-RT: {esc(d.library or 'no library identified')}</p>",
+        f'<p class="{"ok" if d.ok else "bad"}">{esc(verdict)} ({errors} error(s), {notes} note(s))</p>',
+    ]
+    if subs:
+        head = "".join(f"<th>{h}</th>" for h in ("subgraph", "io file", "io layout", "net file", "netVersion",
+                                                 "layers"))
+        parts.append(f"<h2>Subgraphs</h2><table><thead><tr>{head}</tr></thead><tbody>{''.join(subs)}</tbody></table>")
+    if finds:
+        head = "".join(f"<th>{h}</th>" for h in ("level", "check", "where", "message"))
+        parts.append(f"<h2>Findings</h2><table><thead><tr>{head}</tr></thead><tbody>{''.join(finds)}</tbody></table>")
+    parts.append(f"<p><small>tidl-io {esc(__version__)}</small></p></body></html>")
+    return "\n".join(parts) + "\n"

@@ -1,27 +1,30 @@
-"""Turn the layout descriptions in ``schemas/*.yaml`` into construct structs.
+"""The io descriptor layouts: ``schemas/*.yaml`` through the layout engine (:mod:`tidl_io.structs`).
 
 The YAML files are the single source of truth for every layout: member order, C types,
-array extents. This module resolves them for each core count C, computes offsets and the
-file size, and builds a ``construct.Struct`` whose array members are parsed by a
+array extents, written as C declarations. The engine lays them out for each core count C;
+this module names each member's role (header, input or output slot array, the Tensor
+attribute it feeds) and emits a ``construct.Struct`` whose array members are parsed by a
 numpy-backed primitive (one ``frombuffer`` per member instead of one Python object per
-element). Layouts are selected by file size from a table, never by an if/elif ladder.
+element) and the same members as one NumPy dtype (the fast path). Layouts are selected by
+file size from a table, never by an if/elif ladder.
 """
 
 from __future__ import annotations
 
 import errno
 import functools
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ._errors import PathNotFoundError
+from ._errors import FormatError, PathNotFoundError
+from .releases import release_table
+from .structs import Struct, c_type, compile_schema, load_yaml, numpy_dtype
+from .structs import resolve as _resolve
 
-# C type -> little-endian numpy dtype. int8_t arrays are names: kept as raw bytes.
-_CTYPES: dict[str, str] = {"int32_t": "<i4", "float32_tidl": "<f4", "int8_t": "S"}
+STRUCT = "sTIDL_IOBufDesc_t"  # the one struct of each io layout file
 
 MAGIC_CONTAINER = 0xFF00FF00
 
@@ -39,10 +42,12 @@ class Member:
 
     @functools.cached_property
     def dtype(self) -> np.dtype:
-        code = _CTYPES[self.ctype]
-        if code == "S":
+        """The NumPy type of one slot; a byte array per slot (``int8_t inDataName[IN][512]``) is a
+        name: ``S512``, kept as raw bytes."""
+        ctype = c_type(self.ctype)
+        if ctype.size == 1 and len(self.shape) == 2:
             return np.dtype(f"S{self.shape[-1]}")
-        return np.dtype(code)
+        return np.dtype(ctype.numpy)
 
     @property
     def count(self) -> int:
@@ -75,7 +80,7 @@ class Layout:
     in_slots: int
     out_slots: int
     schema_file: str
-    releases: tuple[str, ...] = ()  # TIDL releases ("MM.NN", keys of tidlrt/versions.yaml) writing it
+    engine: Struct = field(repr=False, compare=False)  # the layout engine's struct
     _by_name: dict[str, Member] = field(repr=False, compare=False, hash=False, default_factory=dict)
     _by_kind: dict[str, tuple[Member, ...]] = field(repr=False, compare=False, hash=False, default_factory=dict)
 
@@ -83,6 +88,11 @@ class Layout:
         self._by_name.update({m.name: m for m in self.members})
         for kind in ("header", "input", "output"):
             self._by_kind[kind] = tuple(m for m in self.members if m.kind == kind)
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        """The TIDL releases ("MM.NN") that write this layout, from the release table."""
+        return tuple(r.ti for r in release_table().with_io(self.family))
 
     @property
     def key(self) -> str:
@@ -126,15 +136,9 @@ class Layout:
 
     @functools.cached_property
     def record_dtype(self) -> np.dtype:
-        """The same members as one numpy structured dtype: the fast parse path, derived
-        from the schema like :attr:`struct` (no padding; offsets are the members' own)."""
-        dtype = np.dtype({
-            "names": [m.name for m in self.members],
-            "formats": [(m.dtype, m.shape[:1]) if m.shape else np.dtype("<i4") for m in self.members],
-            "offsets": [m.offset for m in self.members],
-            "itemsize": self.size,
-        })
-        return dtype
+        """The same members as one numpy structured dtype: the fast parse path, emitted from
+        the engine's struct like :attr:`struct` (names as ``S512`` per slot)."""
+        return numpy_dtype(self.engine, strings=True)
 
     def read(self, data: bytes) -> dict[str, Any]:
         """Member name -> value (int for header members, read-only arrays over ``data`` for
@@ -152,77 +156,41 @@ def _schema_dir() -> Path:
                             "tidl_io (a broken installation: reinstall tidl-io)", errno.ENOENT)
 
 
-def _load_yaml(path: Path) -> Any:
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    with path.open("rb") as fh:
-        return yaml.load(fh, Loader=loader)
-
-
-_TOKEN = re.compile(r"\s*\*\s*")
-
-
-def _resolve(expr: Any, env: dict[str, int], where: str) -> int:
-    """Evaluate a constant: an int, a name, or a product ``A * B * 4`` of those."""
-    if isinstance(expr, int):
-        return expr
-    total = 1
-    for token in _TOKEN.split(str(expr).strip()):
-        if token.isdigit():
-            total *= int(token)
-        elif token in env:
-            total *= env[token]
-        else:
-            raise ValueError(f"{where}: unknown constant {token!r} in {expr!r}")
-    return total
-
-
-def _kind_of(dims: list[Any]) -> str:
-    if not dims:
+def _kind_of(dim_names: tuple[str, ...], where: str) -> str:
+    if not dim_names:
         return "header"
-    first = str(dims[0])
-    if first == "IN":
+    if dim_names[0] == "IN":
         return "input"
-    if first == "OUT":
+    if dim_names[0] == "OUT":
         return "output"
-    raise ValueError(f"array member must be dimensioned by IN or OUT, found {first!r}")
+    raise FormatError(where, f"an array member must be dimensioned by IN or OUT, found {dim_names[0]!r}")
 
 
 def _compile(doc: dict[str, Any], cores: int, schema_file: str) -> Layout:
-    env: dict[str, int] = {"TIDL_MAX_NUM_CORES": cores}
-    for name, expr in doc["constants"].items():
-        env[name] = _resolve(expr, env, f"{schema_file}: constants.{name}")
-    members = []
-    offset = 0
-    for entry in doc["members"]:
-        dims = entry.get("dims", [])
-        where = f"{schema_file}: {entry['name']}"
-        if entry["type"] not in _CTYPES:
-            raise ValueError(f"{where}: unknown C type {entry['type']!r}")
-        shape = tuple(_resolve(d, env, where) for d in dims)
-        member = Member(entry["name"], entry["type"], shape, offset, _kind_of(dims), entry.get("attr"))
-        members.append(member)
-        offset += member.nbytes
+    schema = compile_schema(doc, schema_file, {"TIDL_MAX_NUM_CORES": cores}, f"c{cores}")
+    struct = schema.struct(STRUCT)
+    members = tuple(Member(f.name, f.ctype.name, f.dims, f.offset, _kind_of(f.dim_names, f"{schema_file}: {f.name}"),
+                           f.notes.get("attr")) for f in struct.fields)
     return Layout(
         family=str(doc["family"]),
         title=str(doc["title"]),
         cores=cores,
-        members=tuple(members),
-        size=offset,
-        in_slots=env["IN"],
-        out_slots=env["OUT"],
+        members=members,
+        size=struct.size,
+        in_slots=_resolve("IN", schema.constants, schema_file),
+        out_slots=_resolve("OUT", schema.constants, schema_file),
         schema_file=schema_file,
-        releases=tuple(str(r) for r in doc.get("releases") or ()),
+        engine=struct,
     )
 
 
 @functools.cache
 def layouts() -> tuple[Layout, ...]:
-    """Every known layout, from every schema file and core count, smallest first."""
+    """Every known layout, from every io layout file (``schemas/tidl_*.yaml``) and core count,
+    smallest first."""
     found = []
-    for path in sorted(_schema_dir().glob("*.yaml")):
-        doc = _load_yaml(path)
+    for path in sorted(_schema_dir().glob("tidl_*.yaml")):
+        doc = load_yaml(path)
         for cores in doc["cores"]:
             found.append(_compile(doc, int(cores), path.name))
     found.sort(key=lambda lay: lay.size)
@@ -247,38 +215,49 @@ def find_layout(family: str, cores: int = 1) -> Layout:
     raise ValueError(f"no layout {family}/c{cores}; known: {known}")
 
 
+_CONSTRUCT_CODES = {"i": "l", "I": "L", "c": "B"}  # struct's codes construct spells otherwise
+
+
 def _build_struct(layout: Layout) -> Any:
+    """The construct emitter: the engine's struct as a ``construct.Struct`` (a scalar as its C
+    type's format, an array as one numpy read, padding as ``Padding``)."""
     import construct
 
     class NumpyArray(construct.Construct):
         """A fixed-shape array parsed with one ``numpy.frombuffer`` (read-only result)."""
 
-        def __init__(self, dtype: np.dtype, shape: tuple[int, ...]):
+        def __init__(self, dtype: np.dtype, count: int):
             super().__init__()
             self.dtype = dtype
-            self.shape = shape
-            self.nbytes = int(np.prod(shape[:1])) * dtype.itemsize
+            self.count = count
+            self.nbytes = count * dtype.itemsize
 
         def _parse(self, stream: Any, context: Any, path: str) -> np.ndarray:
             data = stream.read(self.nbytes)
             if len(data) != self.nbytes:
                 raise construct.StreamError(f"expected {self.nbytes} bytes, found {len(data)}", path=path)
-            return np.frombuffer(data, self.dtype, count=self.shape[0])
+            return np.frombuffer(data, self.dtype, count=self.count)
 
         def _build(self, obj: Any, stream: Any, context: Any, path: str) -> Any:
             arr = np.asarray(obj, dtype=self.dtype)
-            if arr.shape != self.shape[:1]:
-                raise construct.SizeofError(f"expected shape {self.shape[:1]}, found {arr.shape}", path=path)
+            if arr.shape != (self.count,):
+                raise construct.SizeofError(f"expected shape {(self.count,)}, found {arr.shape}", path=path)
             construct.stream_write(stream, arr.tobytes(), self.nbytes, path)
             return obj
 
         def _sizeof(self, context: Any, path: str) -> int:
             return self.nbytes
 
-    fields = []
-    for m in layout.members:
-        if m.kind == "header":
-            fields.append(m.name / construct.Int32sl)
+    fields, pos = [], 0
+    for f, m in zip(layout.engine.fields, layout.members):
+        if f.offset > pos:
+            fields.append(construct.Padding(f.offset - pos))
+        if f.dims:
+            fields.append(f.name / NumpyArray(m.dtype, m.count))
         else:
-            fields.append(m.name / NumpyArray(m.dtype, m.shape))
+            code = c_type(m.ctype).struct_format
+            fields.append(f.name / construct.FormatField("<", _CONSTRUCT_CODES.get(code, code)))
+        pos = f.end
+    if layout.size > pos:
+        fields.append(construct.Padding(layout.size - pos))
     return construct.Struct(*fields)

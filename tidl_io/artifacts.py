@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from ._check import check_path, layout_name
+from ._check import check_path, layout_name, open_regular, path_kind, read_limited
 from ._errors import FormatError, PathError, PathNotFoundError
+from ._text import short_repr
+from ._yaml import load_yaml
 from .detection import Formatter
 
 if TYPE_CHECKING:
@@ -41,7 +41,9 @@ __all__ = [
     "check_one_model",
     "find_artifacts",
     "find_io_files",
+    "load_param_yaml",
     "locate_io_files",
+    "order_io_files",
     "parse_onnxrt_metadata",
     "parse_param_yaml",
 ]
@@ -76,7 +78,8 @@ def locate_io_files(path: str | os.PathLike[str], who: str = "locate_io_files") 
     ``param.yaml`` and ``artifacts/``). What ``tidl-io inspect`` and :class:`Session` both
     use. Raises :class:`~tidl_io.PathError` (PathNotFoundError when nothing is there)."""
     p = Path(check_path(path, who, "path"))
-    if p.is_dir():
+    kind = path_kind(p, f"{_EXPECTED_FILE} or a folder of them")  # PathError for a path that cannot be looked at
+    if kind == "folder":
         files = find_io_files(p)
         if not files and (p / "artifacts").is_dir():
             files = find_io_files(p / "artifacts")
@@ -89,9 +92,9 @@ def locate_io_files(path: str | os.PathLike[str], who: str = "locate_io_files") 
             raise PathNotFoundError(str(p), f"no *_tidl_io_1.bin file in this folder (nor in {p / 'artifacts'})"
                                     f"{hint}", errno.ENOENT)
         return p, files
-    if p.is_file():
+    if kind == "file":
         return p.parent, [p]
-    if p.exists():
+    if kind is not None:
         raise PathError(str(p), f"not a regular file or a folder; expected {_EXPECTED_FILE} or a folder of them")
     raise PathNotFoundError(str(p), "no such file or folder", errno.ENOENT)
 
@@ -161,7 +164,7 @@ def parse_onnxrt_metadata(text: str, source: str = _METADATA) -> OnnxrtMetadata:
             continue
         key, sep, value = line.partition("=")
         if not sep:
-            raise FormatError(source, f"line {lineno}: expected key=value, found {line!r}")
+            raise FormatError(source, f"line {lineno}: expected key=value, found {short_repr(line)}")
         index, colon, name = key.partition(":")
         if not colon:
             if key == "numGraphNodes":
@@ -180,12 +183,19 @@ def parse_onnxrt_metadata(text: str, source: str = _METADATA) -> OnnxrtMetadata:
     return OnnxrtMetadata(nodes, tuple(subs))
 
 
+def _read_text(path: Path, limit: int = 1 << 20) -> str:
+    """A sidecar's text (at most ``limit`` bytes: onnxrtMetaData.txt is a few hundred);
+    PathError when it cannot be read."""
+    with open_regular(str(path), f"a text file ({path.name})") as fh:
+        return read_limited(fh, limit)[:limit].decode("utf-8", errors="replace")
+
+
 def _int(value: str, source: str, lineno: int, what: str) -> int:
     try:
         return int(value.strip())
     except ValueError:
         where = f"line {lineno}: " if lineno else ""
-        raise FormatError(source, f"{where}{what}: expected an integer, found {value.strip()!r}") from None
+        raise FormatError(source, f"{where}{what}: expected an integer, found {short_repr(value.strip())}") from None
 
 
 # ---- param.yaml ------------------------------------------------------------------------
@@ -218,7 +228,8 @@ class ModelParams:
 
 
 def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> ModelParams:
-    """Read an edgeai ``param.yaml`` (text or an already-loaded mapping).
+    """Read an edgeai ``param.yaml`` (text or an already-loaded mapping). Text is read by
+    :func:`tidl_io._yaml.load_yaml`: size, nesting depth and aliases are bounded first.
 
     Reads ``session.input_mean/input_scale/input_data_layout/input_optimization``,
     ``preprocess.reverse_channels`` (and ``data_layout`` when the session has none),
@@ -228,10 +239,7 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
     if isinstance(text, Mapping):
         raw: Any = text
     else:
-        try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise FormatError(source, f"not valid YAML: {exc}") from None
+        raw = load_yaml(text, source)  # bounded: size, depth, aliases (tidl_io._yaml)
     raw = raw or {}
     if not isinstance(raw, Mapping):
         raise FormatError(source, f"expected a mapping at the top, found {type(raw).__name__}")
@@ -240,12 +248,12 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
     post = _section(raw, "postprocess", source)
     layout = sess.get("input_data_layout") or pre.get("data_layout")
     if layout is not None and layout_name(layout) not in ("NCHW", "NHWC"):
-        raise FormatError(source, f"expected NCHW or NHWC, found {layout!r} (in any letter case)",
+        raise FormatError(source, f"expected NCHW or NHWC, found {short_repr(layout)} (in any letter case)",
                           field="session.input_data_layout")
     formatter = None
     if post.get("formatter"):
         if not isinstance(post["formatter"], Mapping):
-            raise FormatError(source, f"expected a mapping, found {post['formatter']!r}", field="postprocess.formatter")
+            raise FormatError(source, f"expected a mapping, found {short_repr(post['formatter'])}", field="postprocess.formatter")
         formatter = Formatter.from_mapping(post["formatter"], source)
     threshold = post.get("detection_threshold", post.get("detection_thr"))
     return ModelParams(
@@ -264,10 +272,23 @@ def parse_param_yaml(text: str | Mapping[str, Any], source: str = _PARAMS) -> Mo
     )
 
 
+def load_param_yaml(path: str | os.PathLike[str]) -> ModelParams:
+    """:func:`parse_param_yaml` of the file at ``path``, read by the one bounded YAML loader
+    (:func:`tidl_io._yaml.load_yaml_file`: at most 1 MiB, 64 levels, 100 000 items with
+    aliases expanded); PathError for a path that cannot be read, FormatError otherwise."""
+    from ._yaml import load_yaml_file
+
+    name = check_path(path, "load_param_yaml", "path")
+    raw = load_yaml_file(name, expected="an edgeai param.yaml")
+    if raw is not None and not isinstance(raw, Mapping):
+        raise FormatError(name, f"expected a mapping at the top, found {type(raw).__name__}")
+    return parse_param_yaml(raw or {}, name)
+
+
 def _section(raw: Mapping[str, Any], name: str, source: str) -> Mapping[str, Any]:
     value = raw.get(name) or {}
     if not isinstance(value, Mapping):
-        raise FormatError(source, f"expected a mapping, found {value!r}", field=name)
+        raise FormatError(source, f"expected a mapping, found {short_repr(value)}", field=name)
     return value
 
 
@@ -275,7 +296,7 @@ def _float(value: Any, source: str, name: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise FormatError(source, f"expected a number, found {value!r}", field=name) from None
+        raise FormatError(source, f"expected a number, found {short_repr(value)}", field=name) from None
 
 
 def _floats(value: Any, source: str, name: str) -> tuple[float, ...] | None:
@@ -284,7 +305,7 @@ def _floats(value: Any, source: str, name: str) -> tuple[float, ...] | None:
     if isinstance(value, (int, float)):
         return (float(value),)
     if not isinstance(value, Sequence) or isinstance(value, str):
-        raise FormatError(source, f"expected a number or a list of numbers, found {value!r}", field=name)
+        raise FormatError(source, f"expected a number or a list of numbers, found {short_repr(value)}", field=name)
     return tuple(_float(v, source, name) for v in value)
 
 
@@ -365,6 +386,23 @@ def _natural(s: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
 
 
+def order_io_files(folder: Path, ios: Sequence[Path], strict: bool = False) -> list[Path]:
+    """``ios`` in TIDL's order: as ``folder/onnxrtMetaData.txt`` lists their subgraphs, then
+    (those it does not list, or all when there is none) by name in natural order. An
+    unreadable metadata file raises its error with ``strict``, else is ignored here (doctor
+    and inspect report it where they check it)."""
+    meta = folder / _METADATA
+    order: dict[str, int] = {}
+    if meta.is_file():
+        try:
+            info = parse_onnxrt_metadata(_read_text(meta), str(meta))
+            order = {s.name: s.index for s in info.subgraphs}
+        except (FormatError, PathError):
+            if strict:
+                raise
+    return sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
+
+
 def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
     """Locate a model's files from an io file, an artifacts folder, or a model folder
     holding ``artifacts/``. Subgraphs are ordered as ``onnxrtMetaData.txt`` lists them,
@@ -375,10 +413,6 @@ def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
     meta = folder / _METADATA
     meta_file = meta if meta.is_file() else None
     param_file = next((c for c in (folder / _PARAMS, folder.parent / _PARAMS) if c.is_file()), None)
-    order = {}
-    if meta_file is not None:
-        info = parse_onnxrt_metadata(meta_file.read_text(errors="replace"), str(meta_file))
-        order = {s.name: s.index for s in info.subgraphs}
-    ios = sorted(ios, key=lambda f: (order.get(_subgraph_name(f), len(order)), _natural(f.name)))
+    ios = order_io_files(folder, ios, strict=True)
     return Artifacts(tuple(ios), tuple(_net_file(f) for f in ios), tuple(_subgraph_name(f) for f in ios),
                      meta_file, param_file)

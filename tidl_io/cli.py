@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from . import __version__
 from ._errors import PathNotFoundError, TidlIoError
+from ._text import escape, escape_lines
 from .descriptor import Descriptor, load, locate_io_files
 
 if TYPE_CHECKING:
@@ -30,18 +31,28 @@ T = TypeVar("T")
 
 
 
-def _targets(path: str, nets: bool = False) -> Iterator[Path]:
-    """The files PATH names; for a folder its io files and, with ``nets``, each one's net after it."""
+def _targets(path: str, nets: bool = False, notes: list[str] | None = None) -> Iterator[Path]:
+    """The files PATH names; for a folder its io files (in onnxrtMetaData.txt's order, as
+    doctor and TIDL run them) and, with ``nets``, each one's net after it. What is skipped
+    is said in ``notes``. A path that cannot be looked at or listed is a one-line failure."""
+    from ._check import path_kind
+
     p = Path(path)
-    if p.is_dir():  # a folder of io files, or a model folder holding artifacts/ (as Session finds it)
+    try:
+        kind = path_kind(p, "an io descriptor, a net file or an artifacts folder")
+    except TidlIoError as exc:
+        raise _Fail(str(exc)) from None
+    if kind == "folder":  # a folder of io files, or a model folder holding artifacts/ (as Session finds it)
         try:
-            files = locate_io_files(p)[1]
+            folder, files = locate_io_files(p)
         except PathNotFoundError as exc:
-            yield from _other_folder(p, exc, nets)
+            yield from _other_folder(p, exc, nets, notes)
             return
-        except TidlIoError as exc:
-            raise _Fail(str(exc)) from None
-        for io_file in files:
+        except (TidlIoError, OSError) as exc:
+            raise _Fail(_one_line(exc, str(p))) from None
+        from .artifacts import order_io_files
+
+        for io_file in order_io_files(folder, files):
             yield io_file
             if nets:
                 from .artifacts import _net_file
@@ -56,24 +67,55 @@ def _targets(path: str, nets: bool = False) -> Iterator[Path]:
         yield p
 
 
-def _other_folder(p: Path, exc: TidlIoError, nets: bool) -> Iterator[Path]:
+def _other_folder(p: Path, exc: TidlIoError, nets: bool, notes: list[str] | None) -> Iterator[Path]:
     """A folder without io files: with ``nets``, the net files in it, else each subfolder
     holding artifacts (one level down: a folder of models), each as a folder of its own;
-    neither: the error, which names those subfolders."""
+    neither: the error, which names those subfolders. A subfolder holding nets but no io
+    file is skipped with a note."""
+    from ._check import list_folder
     from .artifacts import artifact_subfolders
     from .net._parse import looks_like_net
 
     if nets:
-        found = sorted(f for f in p.iterdir() if f.is_file() and f.suffix == ".bin" and looks_like_net(f))
+        try:
+            names = list_folder(p, "a folder of artifacts")
+        except TidlIoError as err:
+            raise _Fail(str(err)) from None
+        found = [p / n for n in names if n.endswith(".bin") and looks_like_net(p / n)]
         if found:
             yield from found
             return
         below = artifact_subfolders(p)
+        if notes is not None:
+            for n in names:
+                sub = p / n
+                if sub in below or not sub.is_dir():
+                    continue
+                if _holds_net(sub):
+                    notes.append(f"{sub}: skipped: it holds a net file but no io descriptor "
+                                 f"(tidl-io inspect {sub} shows the net)")
         if below:
             for sub in below:
-                yield from _targets(str(sub), nets)
+                yield from _targets(str(sub), nets, notes)
             return
     raise _Fail(str(exc)) from None
+
+
+def _holds_net(folder: Path) -> bool:
+    """Whether ``folder`` (or its artifacts/) holds a net file (names only)."""
+    for where in (folder, folder / "artifacts"):
+        try:
+            if any("tidl_net" in n and n.endswith(".bin") for n in os.listdir(where)):
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
+
+
+def _one_line(exc: BaseException, path: str) -> str:
+    if isinstance(exc, TidlIoError):
+        return str(exc)
+    return f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}"
 
 
 class _Fail(Exception):
@@ -113,18 +155,21 @@ def _each(paths: Sequence[str], failures: list[str], err: TextIO, load: Callable
     when ``nets``), in order. A file or folder that fails is reported on ``err`` in one line,
     appended to ``failures`` and skipped."""
     for path in paths:
+        notes: list[str] = []
         try:
-            for target in _targets(path, nets=nets):
+            for target in _targets(path, nets=nets, notes=notes):
                 try:
                     item = load(target)
                 except _Fail as exc:
                     failures.append(str(exc))
-                    print(f"tidl-io: error: {exc}", file=err)
+                    print(f"tidl-io: error: {escape(str(exc))}", file=err)
                     continue
                 yield target, item
         except _Fail as exc:
             failures.append(str(exc))
-            print(f"tidl-io: error: {exc}", file=err)
+            print(f"tidl-io: error: {escape(str(exc))}", file=err)
+        for note in notes:
+            print(f"tidl-io: note: {escape(note)}", file=err)
 
 
 def _items(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor | Network]]:
@@ -148,21 +193,29 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     items, nets, texts = [], [], []
     failures: list[str] = []
+    cut = False  # a descriptor's name was cut (a net's text says so itself)
     for target, item in _items(args.paths, failures, err):
         if isinstance(item, Descriptor):
             if args.json:
                 items.append(descriptor_to_dict(item, str(target)))
             else:
-                texts.append(format_descriptor(item, str(target), physical=args.physical))
-        elif args.json:
+                texts.append(format_descriptor(item, escape(str(target)), physical=args.physical, wide=args.wide))
+                cut = cut or any(len(t.name) > 40 for t in item.inputs + item.outputs)
+            continue
+        if item.layer_info_error is not None:  # names from all of the file or none: say why none
+            failures.append(item.layer_info_error)
+            print(f"tidl-io: error: {escape(item.layer_info_error)}", file=err)
+        if args.json:
             nets.append(net_to_dict(item, str(target)))
         else:
-            texts.append(format_net(item, str(target), physical=args.physical))
+            texts.append(format_net(item, escape(str(target)), physical=args.physical, wide=args.wide))
     status = EXIT_INVALID if failures else EXIT_OK
     if args.json:
         out.write(dumps_json(_json_document(args.paths, items, nets)) + "\n")
     elif texts:
-        out.write("\n\n".join(texts) + "\n")
+        out.write(escape_lines("\n\n".join(texts)) + "\n")
+        if not args.wide and cut:
+            print("tidl-io: note: names are cut to 40 characters in the tables; --wide shows them whole", file=err)
     return status
 
 
@@ -235,7 +288,7 @@ def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
             targets = list(_targets(path))
         except _Fail as exc:
-            print(f"tidl-io: error: {exc}", file=err)
+            print(f"tidl-io: error: {escape(str(exc))}", file=err)
             status = EXIT_INVALID
             continue
         for target in targets:
@@ -245,17 +298,17 @@ def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 entry = {"path": str(target), "valid": not any(f.level == "error" for f in findings),
                          "layout": desc.layout.key,
                          "findings": [finding_to_dict(f) for f in findings] if args.json else []}
-                text = "" if args.json else format_findings(str(target), findings)  # only what is printed
+                text = "" if args.json else format_findings(escape(str(target)), findings)  # only what is printed
             except _Fail as exc:
                 entry = {"path": str(target), "valid": False, "layout": None,
                          "findings": [{"level": "error", "message": str(exc), "field": None, "tensor": None,
                                        "offset": getattr(exc.__context__, "offset", None)}]}
-                text = f"{target}: invalid (cannot parse)\n  error: {exc}"
+                text = f"{escape(str(target))}: invalid (cannot parse)\n  error: {escape(str(exc))}"
             if not entry["valid"]:
                 status = EXIT_INVALID
             items.append(entry)
             if not args.json:
-                print(text, file=out)
+                print(escape_lines(text), file=out)
     if args.json:
         out.write(dumps_json(document(items, key="files")) + "\n")
     return status
@@ -285,7 +338,7 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         find_artifacts(args.path)
     except FileNotFoundError as exc:
-        print(f"tidl-io: error: {exc}", file=err)
+        print(f"tidl-io: error: {escape(str(exc))}", file=err)
         return EXIT_INVALID
     names: tuple[str, ...] = ()
     if args.input:
@@ -295,14 +348,14 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             names = probe.input_names
     result = run_model(args.path, runtime=runtime, inputs=load_inputs(args.input or [], names), repeat=args.repeat,
                        isolate=True)  # TIDL-RT's first create in a child process: a crash there is an error
-    out.write((dumps_json(run_to_dict(result)) if args.json else format_run(result)) + "\n")
+    out.write((dumps_json(run_to_dict(result)) if args.json else escape_lines(format_run(result))) + "\n")
     return EXIT_OK
 
 
 def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from .info import collect, format_info
 
-    out.write(format_info(collect()) + "\n")
+    out.write(escape_lines(format_info(collect())) + "\n")
     return EXIT_OK
 
 
@@ -315,48 +368,6 @@ def _count(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
     return value
-
-
-# ---- doctor: do the files of a compiled model agree? (issue 16) ----------------------------
-
-def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ._format import diagnosis_to_dict, dumps_json, format_diagnosis
-    from .doctor import diagnose, parse_explain
-
-    try:
-        keys = [parse_explain(text) for text in args.explain or ()]
-    except TidlIoError as exc:
-        print(f"tidl-io: error: {exc}", file=err)
-        return EXIT_USAGE
-    if args.no_library and args.library is not None:
-        print("tidl-io: error: --library and --no-library exclude each other", file=err)
-        return EXIT_USAGE
-    for what, value in (("PATH", args.path), ("--library", args.library)):
-        if value == "":
-            print(f"tidl-io: error: {what} is empty; expected a path", file=err)
-            return EXIT_USAGE
-    found = diagnose(args.path, library=args.library, explain=keys, check_library=not args.no_library)
-    out.write((dumps_json(diagnosis_to_dict(found)) if args.json else format_diagnosis(found)) + "\n")
-    return EXIT_OK if found.ok else EXIT_INVALID
-
-
-def _add_doctor(sub: Any) -> None:
-    p = sub.add_parser("doctor", help="do the files of a compiled model agree? (releases, io <-> net, sidecars)",
-                       description="Check an artifacts folder (or a model folder holding artifacts/ and "
-                                   "param.yaml): which TIDL release built it (netVersion and io descriptor size "
-                                   "must agree), io descriptor against net (counts, dims, element types, scales "
-                                   "by dataId), onnxrtMetaData.txt / allowedNode.txt / param.yaml, and whether "
-                                   "the TIDL-RT library tidl-io would load is that release. Exit 0 when all "
-                                   "agree, 1 with one located line per problem, 2 for usage errors.")
-    p.add_argument("path", metavar="PATH", help="an artifacts folder, or a model folder holding artifacts/")
-    p.add_argument("--explain", action="append", metavar="MESSAGE",
-                   help="name what a TI message's number is: 'DIM Error - For Tensor 20' (dataId 20), "
-                        "'Layer 5', or a bare dataId (repeatable)")
-    p.add_argument("--library", metavar="LIB", help="the libvx_tidl_rt.so to compare with (default: the one "
-                                                     "tidl-io would load)")
-    p.add_argument("--no-library", action="store_true", help="skip the TIDL-RT library check")
-    p.add_argument("--json", action="store_true", help="machine-readable report")
-    p.set_defaults(run=_cmd_doctor)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -378,6 +389,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="an io_1.bin file, a tidl_net.bin file or an artifacts folder")
     p.add_argument("--json", action="store_true", help="machine-readable output with every raw TI field")
     p.add_argument("--physical", action="store_true", help="add the physical buffer view to the table")
+    p.add_argument("--wide", action="store_true", help="names whole (the table cuts them to 40 characters)")
     pictures = p.add_mutually_exclusive_group()
     pictures.add_argument("--html", action="store_true",
                           help="one self-contained HTML page: the tables and a picture of every tensor's buffer "
@@ -418,11 +430,19 @@ def _parser() -> argparse.ArgumentParser:
                        description="Report the TIDL-RT library (found or not, where), its layout and release, "
                                    "whether its shared memory works, and the Python and NumPy versions.")
     i.set_defaults(run=_cmd_info)
-    _add_doctor(sub)
+    from .cli_doctor import add_commands as add_doctor  # doctor (tidl_io.diagnose)
+
+    add_doctor(sub)
 
     from .trace.commands import add_commands  # golden, compare (their imports happen when they run)
 
     add_commands(sub)
+    from . import cli_precision, cli_support  # why, quant (their imports happen when they run)
+
+    cli_support.add_commands(sub)
+    cli_precision.add_commands(sub)
+    from .cli_perf import add_commands as add_perf  # perf (its imports happen when it runs)
+    add_perf(sub)
     return parser
 
 
@@ -447,7 +467,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
     except TidlIoError as exc:
-        print(f"tidl-io: error: {exc}", file=err)
+        print(f"tidl-io: error: {escape(str(exc))}", file=err)
         return EXIT_INVALID
 
 

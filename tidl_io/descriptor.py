@@ -29,6 +29,7 @@ from ._errors import FormatError, OptionError, PathError, TensorNotFoundError
 from ._limits import check_alloc, max_alloc_bytes
 from ._schema import MAGIC_CONTAINER, Layout, find_layout, layout_by_size, layouts
 from .artifacts import IO_FILE_PATTERNS, find_io_files, locate_io_files
+from .releases import release_table, releases_text
 from .tensor import _TENSOR_FIELDS, ElementType, Tensor, TensorLayout
 
 __all__ = [
@@ -212,12 +213,11 @@ def _parse_container(data: bytes, source: str) -> Descriptor:
 
 def _net_hint(data: bytes) -> str:
     """What to say when the bytes are a network file (its first word a known netVersion)."""
-    from .net._schema import net_versions
-
-    entry = net_versions().get(_struct.unpack_from("<I", data)[0]) if len(data) >= 4 else None
-    if entry is None:
+    word = _struct.unpack_from("<I", data)[0] if len(data) >= 4 else None
+    rels = release_table().of_net_version(word) if word is not None else ()
+    if not rels:
         return ""
-    return (f"; its first word {entry.value:#010x} is the netVersion of a TIDL {entry.release} network file: "
+    return (f"; its first word {word:#010x} is the netVersion of a TIDL {releases_text(rels)} network file: "
             f"read it with tidl_io.load_net (tidl-io inspect reads either)")
 
 

@@ -263,7 +263,10 @@ class Formatter:
     def from_mapping(cls, spec: Mapping[str, Any], source: str = "param.yaml") -> Formatter:
         """From param.yaml's mapping (``name``, ``src_indices``, ``dst_indices``); the known
         names DetectionBoxSL2BoxLS and DetectionYXYX2XYXY get their default indices."""
-        name = str(spec.get("name", ""))
+        from ._text import short_repr
+
+        name = spec.get("name", "")
+        name = name if isinstance(name, str) and len(name) <= 80 else short_repr(name)
         default = _FORMATTERS.get(name)
         src = spec.get("src_indices", default[0] if default else None)
         dst = spec.get("dst_indices", default[1] if default else None)
@@ -273,8 +276,8 @@ class Formatter:
         try:
             src_t, dst_t = tuple(int(i) for i in src), tuple(int(i) for i in dst)
         except (TypeError, ValueError):
-            raise FormatError(source, f"formatter {name!r}: indices must be lists of integers, found src {src!r}, "
-                              f"dst {dst!r}", field="postprocess.formatter") from None
+            raise FormatError(source, f"formatter {name!r}: indices must be lists of integers, found src {short_repr(src)}, "
+                              f"dst {short_repr(dst)}", field="postprocess.formatter") from None
         if len(src_t) != len(dst_t):
             raise FormatError(source, f"formatter {name!r}: {len(src_t)} src_indices vs {len(dst_t)} dst_indices",
                               field="postprocess.formatter")

@@ -16,7 +16,8 @@
 - optionally, what TI's error numbers name: ``"DIM Error - For Tensor 20"`` is dataId 20.
 
 Nothing here prints: the result is a :class:`Diagnosis` holding located :class:`DoctorFinding`
-objects; ``tidl_io._format`` renders it as text or JSON.
+objects, with ``to_text()``, ``to_dict()`` and ``to_html()`` (rendered by ``tidl_io._format``).
+Public as ``tidl_io.diagnose``.
 """
 
 from __future__ import annotations
@@ -31,18 +32,22 @@ from typing import Any
 
 import numpy as np
 
-from ._check import wrong_kind
+from ._check import path_kind, wrong_kind
 from ._errors import (
     LibraryNotFoundError,
     OptionError,
+    PathError,
     TensorNotFoundError,
     TidlIoError,
     TidlRtError,
 )
-from ._findings import ERROR, NOTE, DoctorFinding, dims_text, read_text, reason, release_text
+from ._findings import ERROR, NOTE, DoctorFinding, dims_text, reason
 from ._schema import Layout, layouts
+from ._text import short, short_repr
+from .artifacts import OnnxrtMetadata
 from .descriptor import Descriptor, ElementType, Tensor, load, locate_io_files
 from .net import IoLink, Layer, Network, load_net
+from .releases import release_table, releases_label, releases_text
 from .sidecars import check_sidecars, read_metadata
 
 __all__ = ["Diagnosis", "DoctorFinding", "SubgraphReport", "diagnose", "parse_explain"]
@@ -62,6 +67,7 @@ class SubgraphReport:
     num_layers: int | None = None
     num_inputs: int | None = None
     num_outputs: int | None = None
+    io_missing: bool = False  # only the net is there (io_file: the name TI's tools give it)
 
 
 @dataclass(frozen=True)
@@ -82,32 +88,63 @@ class Diagnosis:
 
     @property
     def ok(self) -> bool:
+        """No error finding (what ``tidl-io doctor`` exits 0 for)."""
         return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object ``tidl-io doctor --json`` prints (strict JSON: ``json.dumps(...,
+        allow_nan=False)`` takes it)."""
+        from ._format import diagnosis_to_dict
+
+        return diagnosis_to_dict(self)
+
+    def to_text(self) -> str:
+        """The text ``tidl-io doctor`` prints: one line per subgraph, one per finding, a verdict;
+        control characters in names escaped."""
+        from ._format import format_diagnosis
+
+        return format_diagnosis(self)
+
+    def to_html(self) -> str:
+        """One small self-contained HTML page (``tidl-io doctor --html``)."""
+        from ._format import diagnosis_to_html
+
+        return diagnosis_to_html(self)
 
 
 # ---- explain: TI's numbers -------------------------------------------------------------
 
+_SEP = r"\s*[:=#]?\s*(-?)\s*([0-9]+)"  # "Tensor 20", "dataId: 20", "layer=5"; a "-" before the digits is a sign
 _EXPLAIN = (  # (pattern, what the number is)
-    (re.compile(r"\bdata\s*-?\s*id\s*[:=#-]?\s*(\d+)", re.IGNORECASE), "dataId"),
-    (re.compile(r"\btensor\s*(?:id\s*)?[:=#-]?\s*(\d+)", re.IGNORECASE), "dataId"),
-    (re.compile(r"\blayer\s*(?:id\s*|num\s*)?[:=#-]?\s*(\d+)", re.IGNORECASE), "layer"),
-    (re.compile(r"^\s*(\d+)\s*$"), "dataId"),
+    (re.compile(r"\bdata\s*-?\s*id" + _SEP, re.IGNORECASE | re.ASCII), "dataId"),
+    (re.compile(r"\btensor\s*(?:id\s*)?" + _SEP, re.IGNORECASE | re.ASCII), "dataId"),
+    (re.compile(r"\blayer\s*(?:id\s*|num\s*)?" + _SEP, re.IGNORECASE | re.ASCII), "layer"),
+    (re.compile(r"^\s*(-?)([0-9]+)\s*$", re.ASCII), "dataId"),
 )
+_MAX_NUMBER = 2**31 - 1  # TI's ids are int32
 
 
 def parse_explain(text: str) -> tuple[str, int]:
     """What a TI message's number names: ``("dataId", 20)`` for ``"DIM Error - For Tensor
     20"`` (TIDL-RT numbers tensors by dataId), or a bare ``"20"``; ``("layer", 5)`` for
     ``"Layer 5"`` (the layer's index in execution order). An OptionError (a ValueError) if it
-    has no number; an ArgumentTypeError if it is no str."""
+    has no number, a negative one (``"Tensor -1"``) or one past TI's int32 ids; an
+    ArgumentTypeError if it is no str."""
     if not isinstance(text, str):
         raise wrong_kind("parse_explain", "text", text, "a str (a TI message such as 'DIM Error - For Tensor 20')")
     for pattern, kind in _EXPLAIN:
         m = pattern.search(text)
         if m:
-            return kind, int(m.group(1))
+            sign, digits = m.group(1), m.group(2).lstrip("0") or "0"
+            if sign:
+                raise OptionError(f"--explain {short_repr(text)}: {kind} -{short(digits, 12)} is negative; TI numbers "
+                                  f"tensors and layers from 0")
+            if len(digits) > 10 or int(digits) > _MAX_NUMBER:
+                raise OptionError(f"--explain {short_repr(text)}: {kind} {short(digits, 12)} ({len(digits)} digits) "
+                                  f"is past TI's ids (0..{_MAX_NUMBER})")
+            return kind, int(digits)
     raise OptionError(f"--explain must be a message naming 'Tensor N', 'dataId N' or 'Layer N', or a "
-                      f"number (a dataId), found {text!r}")
+                      f"number (a dataId), found {short_repr(text)}")
 
 
 # ---- the diagnosis ---------------------------------------------------------------------
@@ -123,30 +160,50 @@ class _Sub:
     net: Network | None = None
     report: SubgraphReport | None = None
     findings: list[DoctorFinding] = field(default_factory=list)
+    io_missing: bool = False  # only the net is there: the io checks are skipped
+
+
+_EXPECTED = "an artifacts folder, a model folder holding artifacts/, or an io descriptor"
 
 
 def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | None = None,
              explain: Sequence[str | tuple[str, int]] = (), check_library: bool = True) -> Diagnosis:
-    """Check the artifacts at ``path`` (see the module docstring). ``library``: the TIDL-RT
-    library to compare with (default: the one :class:`~tidl_io.TidlRtRuntime` would load);
-    ``check_library=False`` skips that check. ``explain``: TI messages or numbers to name
-    (see :func:`parse_explain`). Never raises for what it finds; a missing ``path`` is an
-    error finding too; only arguments of the wrong kind and an ``explain`` text without a
-    number raise (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`)."""
+    """Check the artifacts at ``path`` (see the module docstring) and return the
+    :class:`Diagnosis` (``to_text()``, ``to_dict()``, ``to_html()``: what ``tidl-io doctor``
+    prints). ``library``: the TIDL-RT library to compare with (default: the one
+    :class:`~tidl_io.TidlRtRuntime` would load); ``check_library=False`` skips that check.
+    ``explain``: TI messages or numbers to name (see :func:`parse_explain`).
+
+    A folder (or net file) with a net and no io descriptor is checked from the net alone:
+    the missing io file is an error named as TI names it, and ``explain`` still answers.
+    Never raises for what it finds: a missing or unusable ``path`` is an error finding too;
+    only arguments of the wrong kind and an ``explain`` without a usable number raise
+    (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`)."""
     from ._check import check_flag, check_path
     from .artifacts import _natural, _net_candidate, _net_file, _subgraph_name, artifact_subfolders
 
     path = check_path(path, "diagnose", "path")
     keys = _explain_keys(explain)
     check_library = check_flag(check_library, "diagnose", "check_library")
-    given_net = _net_given(Path(path))
-    if given_net is not None:
-        return Diagnosis(str(path), str(Path(path).parent), (), (), "not checked",
-                         (DoctorFinding(ERROR, "files", str(path), given_net),))
+    try:
+        kind = path_kind(path, _EXPECTED)
+    except PathError as exc:
+        return _failed(path, str(path), reason(exc, str(path)))
+    if kind == "file":
+        given_net = _net_given(Path(path))
+        if given_net is not None:
+            text, net_only = given_net
+            if net_only:  # its io file is not there: the net alone (never "see the folder", which has none)
+                return _finish(path, Path(path).parent, [_net_only_sub(Path(path))], None, [], keys, library,
+                               check_library)
+            return _failed(path, str(Path(path).parent), text)
     try:
         folder, ios = locate_io_files(path, "doctor")
     except (TidlIoError, OSError) as exc:
-        below = artifact_subfolders(Path(path)) if Path(path).is_dir() else []
+        nets = _nets_in(Path(path)) if kind == "folder" else []
+        if nets:
+            return _finish(path, Path(path), [_net_only_sub(n) for n in nets], None, [], keys, library, check_library)
+        below = artifact_subfolders(Path(path)) if kind == "folder" else []
         found = tuple(DoctorFinding(ERROR, "files", str(path), f"no io descriptor here, but {sub} holds artifacts: "
                                     f"tidl-io doctor {shlex.quote(str(sub))}") for sub in below)
         return Diagnosis(str(path), str(path), (), (), "not checked",
@@ -164,10 +221,21 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
             bad = str(_net_candidate(io))
             sub.findings.append(DoctorFinding(ERROR, "files", bad, reason(exc, bad), subgraph=sub.name))
         subs.append(_check_subgraph(sub))
+    return _finish(path, folder, subs, meta, findings, keys, library, check_library)
+
+
+def _finish(path: str, folder: Path, subs: list[_Sub], meta: OnnxrtMetadata | None, findings: list[DoctorFinding],
+            keys: list[tuple[str, int]], library: str | os.PathLike[str] | None, check_library: bool) -> Diagnosis:
+    """The checks across subgraphs, the sidecars, the library and ``explain``, once each
+    subgraph's own are done."""
     for s in subs:
         findings += s.findings
     findings += _check_releases_agree(subs)
-    findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
+    if not all(s.io_missing for s in subs):
+        findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
+    from .precision.names import check_16bit_names  # the 16-bit name lists (tidl_io.precision owns the check)
+
+    findings += check_16bit_names(Path(path), folder)
     lib_text: str | None = "not checked"
     if check_library:
         lib_text, lib_findings = _check_library(subs, library)
@@ -178,26 +246,71 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
                      _releases_of(subs), lib_text, tuple(findings))
 
 
-def _net_given(path: Path) -> str | None:
-    """What to say when PATH is a network file rather than a folder (or an io file), else None."""
-    from ._check import open_regular
-    from .net._parse import is_version_word, looks_like_net
-    from .net._schema import net_versions
+def _failed(path: str, folder: str, message: str) -> Diagnosis:
+    return Diagnosis(str(path), folder, (), (), "not checked", (DoctorFinding(ERROR, "files", str(path), message),))
 
-    if not path.is_file() or not looks_like_net(path):
+
+def _nets_in(folder: Path) -> list[Path]:
+    """The net files directly in ``folder`` (or its ``artifacts/``), for a folder without io files."""
+    from ._check import list_folder
+    from .net._parse import looks_like_net
+
+    for where in (folder, folder / "artifacts"):
+        try:
+            if path_kind(where, "a folder") != "folder":
+                continue
+            names = list_folder(where, "a folder of artifacts")
+        except PathError:
+            continue
+        found = [where / n for n in names if n.endswith(".bin") and looks_like_net(where / n)]
+        if found:
+            return found
+    return []
+
+
+def _net_only_sub(net: Path) -> _Sub:
+    """A subgraph of which only the net is there: the io file TI would have written beside it
+    is named as missing, and the net is checked alone."""
+    from .net._parse import io_file_of
+
+    io = io_file_of(net)
+    name = io.name.removesuffix("_tidl_io_1.bin") if io.name.endswith("_tidl_io_1.bin") else io.stem
+    if io.name.startswith("tidl_io_") and io.name.endswith("_1.bin"):
+        name = io.name[len("tidl_io_"): -len("_1.bin")]
+    sub = _check_subgraph(_Sub(name, io, net, io_missing=True))
+    if sub.net is not None:  # a net that cannot be read is the first problem: said alone
+        sub.findings.insert(0, DoctorFinding(ERROR, "files", str(net), f"no {io.name} beside it: TIDL-RT needs the "
+                                             f"io descriptor of subgraph {name!r} (TI's tools write it as "
+                                             f"{io.name}); checked from the net alone", subgraph=name))
+    return sub
+
+
+def _net_given(path: Path) -> tuple[str, bool] | None:
+    """When PATH is a network file rather than a folder (or an io file): what to say, and
+    whether its io file is missing (then the net is checked alone); else None."""
+    from ._check import open_regular
+    from .net._parse import io_file_of, is_version_word, looks_like_net
+
+    if not looks_like_net(path):
         return None
+    try:
+        io_missing = path_kind(io_file_of(path), "an io descriptor") is None
+    except PathError:
+        io_missing = True
+    if io_missing:
+        return "", True
     try:
         with open_regular(str(path), "a network file") as fh:
             head = fh.read(4)
     except OSError:
         head = b""
     word = int.from_bytes(head, "little") if len(head) == 4 else None
-    entry = net_versions().get(word) if word is not None else None
-    what = (f"a network file (netVersion {word:#010x}, TIDL {entry.release})" if entry is not None else
+    rels = release_table().of_net_version(word) if word is not None else ()
+    what = (f"a network file (netVersion {word:#010x}, TIDL {releases_text(rels)})" if rels else
             f"a network file of a release tidl-io does not know (netVersion {word:#010x})"
             if word is not None and is_version_word(word) else "named like a network file (*_tidl_net.bin)")
     return (f"{what}, not an artifacts folder: doctor checks the folder holding each io descriptor and its net "
-            f"(tidl-io doctor {shlex.quote(str(path.parent))})")
+            f"(tidl-io doctor {shlex.quote(str(path.parent))})"), False
 
 
 def _explain_keys(explain: Any) -> list[tuple[str, int]]:
@@ -211,6 +324,9 @@ def _explain_keys(explain: Any) -> list[tuple[str, int]]:
             keys.append(parse_explain(e))
         elif (isinstance(e, tuple) and len(e) == 2 and e[0] in ("dataId", "layer")
               and isinstance(e[1], (int, np.integer)) and not isinstance(e[1], bool)):
+            if not 0 <= e[1] <= _MAX_NUMBER:
+                raise OptionError(f"diagnose: explain[{i}]: {e[0]} must be 0..{_MAX_NUMBER} (TI's ids), found "
+                                  f"{short_repr(e[1])}")
             keys.append((str(e[0]), int(e[1])))
         else:
             raise wrong_kind("diagnose", f"explain[{i}]", e, "a TI message (str) or a (kind, number) pair with "
@@ -225,10 +341,11 @@ def _check_subgraph(s: _Sub) -> _Sub:
 
     io = str(s.io)
     net_said = bool(s.findings)  # what is under the net's name was found unusable already
-    try:
-        s.desc = load(s.io)
-    except (TidlIoError, OSError) as exc:
-        s.findings.append(DoctorFinding(ERROR, "files", io, reason(exc, io), subgraph=s.name))
+    if not s.io_missing:
+        try:
+            s.desc = load(s.io)
+        except (TidlIoError, OSError) as exc:
+            s.findings.append(DoctorFinding(ERROR, "files", io, reason(exc, io), subgraph=s.name))
     if s.net_path is None and s.name == s.io.name:  # neither of TI's names: no net name to look for
         s.findings.append(DoctorFinding(ERROR, "files", io, "named neither NAME_tidl_io_1.bin nor tidl_io_NAME_1.bin, "
                                   "so its network file (NAME_tidl_net.bin / tidl_net_NAME.bin) cannot be found: "
@@ -249,7 +366,8 @@ def _check_subgraph(s: _Sub) -> _Sub:
         io_layout=None if d is None else d.layout.key, io_title=None if d is None else d.layout.title,
         io_size=None if d is None else d.nbytes, net_version=None if n is None else int(n.net_version),
         net_release=None if n is None else str(n.release), num_layers=None if n is None else len(n.layers),
-        num_inputs=None if d is None else d.num_inputs, num_outputs=None if d is None else d.num_outputs)
+        num_inputs=None if d is None else d.num_inputs, num_outputs=None if d is None else d.num_outputs,
+        io_missing=s.io_missing)
     if d is not None and n is not None:
         problem = _release_problem(d, n, s)
         if problem is not None:
@@ -261,22 +379,13 @@ def _check_subgraph(s: _Sub) -> _Sub:
     return s
 
 
-def net_releases(net: Network) -> tuple[str, ...]:
-    """The releases ("MM.NN") whose importer writes this net's netVersion (the one table,
-    ``schemas/net/versions.yaml``)."""
-    from .net._schema import net_versions
-
-    entry = net_versions().get(int(net.net_version))
-    return () if entry is None else tuple(entry.releases)
-
-
 def _layouts_of(release: str) -> list[Layout]:
     return [lay for lay in layouts() if release in lay.releases]
 
 
 def _release_problem(d: Descriptor, net: Any, s: _Sub) -> DoctorFinding | None:
     """An error when the io descriptor's layout is not one the net's release writes."""
-    rels = net_releases(net)
+    rels = net.releases
     if not rels or set(rels) & set(d.layout.releases):
         return None
     want = sorted({lay.size for r in rels for lay in _layouts_of(r)})
@@ -303,11 +412,11 @@ def _check_releases_agree(subs: list[_Sub]) -> list[DoctorFinding]:
                         subgraph=s.name) for s, net in seen[1:] if net.net_version != ref.net_version]
     ios = [(s, s.desc) for s in subs if s.desc is not None and s.net is None]
     if ios:
-        want = set(net_releases(seen[0][1])) if seen else set(ios[0][1].layout.releases)
+        want = set(seen[0][1].releases) if seen else set(ios[0][1].layout.releases)
         where = (f"{seen[0][0].net_path.name if seen[0][0].net_path else seen[0][0].name}'s netVersion" if seen
                  else f"{ios[0][0].io.name}'s layout")
         out += [DoctorFinding(ERROR, "release", str(s.io), f"the {d.layout.title} io descriptor ({d.layout.size} bytes) "
-                        f"is of another release than {where} ({release_text(want)}): subgraphs of two TIDL "
+                        f"is of another release than {where} ({releases_label(want)}): subgraphs of two TIDL "
                         f"releases", ("file size",), s.name)
                 for s, d in ios if want and not want & set(d.layout.releases)]
     return out
@@ -319,7 +428,7 @@ def _nets(subs: list[_Sub]) -> list[tuple[_Sub, Network]]:
 
 def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
     """The releases the artifacts need: the nets' (else the io layouts')."""
-    nets = [set(net_releases(net)) for _, net in _nets(subs)]
+    nets = [set(net.releases) for _, net in _nets(subs)]
     if nets:
         return tuple(sorted(set.union(*nets)))
     ios = [set(s.desc.layout.releases) for s in subs if s.desc is not None]
@@ -410,38 +519,24 @@ def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[DoctorFinding]:
 
 
 def _check_layer_info(net: Network, s: _Sub) -> list[DoctorFinding]:
-    """A layer_info.txt (beside the net or in tempDir/) whose lines name layers the net does not
-    have, or give another dataId than the layer's: left over from another compilation. The
-    net reader then drops those names; this says so. Output data layers are skipped (TI
-    writes dataId 0 for them)."""
-    from .net._parse import layer_info_paths, parse_layer_info
+    """The net's layer_info.txt when it was not used (:attr:`Network.layer_info_error`: a
+    hostile line, another line count, other dataIds or data-layer names: the file of another
+    model). Read once, by :func:`~tidl_io.load_net`."""
+    from .net._parse import find_layer_info
 
-    path = next((p for p in layer_info_paths(str(net.source)) if p.is_file()), None)
-    if path is None:
+    if net.layer_info_error is None:
         return []
-    try:
-        info = parse_layer_info(read_text(path))
-    except (TidlIoError, OSError) as exc:
-        return [DoctorFinding(ERROR, "layer-info", str(path), reason(exc, str(path)), subgraph=s.name)]
-    bad = []
-    for k, (data_id, name) in sorted(info.items()):
-        if not 0 <= k < len(net.layers):
-            bad.append(f"layer {k} {name!r}: {Path(str(net.source)).name} has {len(net.layers)} layers")
-        elif net.layers[k].num_out > 0 and net.layers[k].data_id != data_id:
-            bad.append(f"layer {k} {name!r}: dataId {data_id}, but layer {k} ({net.layers[k].type}) writes dataId "
-                       f"{net.layers[k].data_id}")
-    if not bad:
-        return []
-    shown = "; ".join(bad[:3]) + ("; ..." if len(bad) > 3 else "")
-    return [DoctorFinding(ERROR, "layer-info", str(path), f"{len(bad)} of {len(info)} line(s) do not match "
-                          f"{Path(str(net.source)).name}: left from another compilation? (names from these lines "
-                          f"are not used) ({shown})", subgraph=s.name)]
+    where = find_layer_info(str(net.source))
+    source = str(where) if where is not None else str(net.source)
+    message = net.layer_info_error
+    if message.startswith(source):
+        message = message[len(source):].lstrip(",: ")
+    return [DoctorFinding(ERROR, "layer-info", source, message, subgraph=s.name)]
 
 
 # ---- TIDL-RT: which release would load this -------------------------------------------------
 
 def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
-    from .net._schema import net_versions
     from .runtime.tidlrt import families, load_library, probe, releases
 
     try:
@@ -462,31 +557,32 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
             NOTE, "library", lib.path, f"its TIDLRT_setParamsDefault/setTensorDefault {fp.summary()}: which "
             f"release it is cannot be told, so the net versions are not compared")]
     key = fp.matches[0]
-    served = sorted(r for r, k in releases().items() if k == key)
-    text = f"{lib.path} ({release_text(served)}, layout {families()[key].key}, found via {lib.how})"
-    expected = sorted(w for w, entry in net_versions().items() if set(entry.releases) & set(served))
+    table = release_table()
+    served = [r.ti for r in table.with_tidlrt(key)]
+    text = f"{lib.path} ({releases_label(served)}, layout {families()[key].key}, found via {lib.how})"
+    expected = sorted(w for w, rels in table.net_versions().items() if {r.ti for r in rels} & set(served))
     out = []
     for s, net in _nets(subs):
-        rels = net_releases(net)
+        rels = net.releases
         word = int(net.net_version)
         if set(rels) & set(served):
             if len(expected) > 1:
-                out.append(DoctorFinding(NOTE, "library", lib.path, f"its layout {key} serves {release_text(served)}, "
+                out.append(DoctorFinding(NOTE, "library", lib.path, f"its layout {key} serves {releases_label(served)}, "
                                    f"which differ in netVersion; TIDL-RT accepts {Path(str(s.net_path)).name} only "
                                    f"if it is TIDL {net.release} itself (netVersion {word:#010x})",
                                    subgraph=s.name))
             continue
         if rels and all(releases().get(r) is None for r in rels):
-            out.append(DoctorFinding(NOTE, "library", lib.path, f"{release_text(rels)}'s TIDL-RT layout is not in "
-                               f"tidl-io's table; the library's defaults match {key} ({release_text(served)}): "
-                               f"if it is not a {release_text(rels)} library, TIDL-RT will refuse the net",
+            out.append(DoctorFinding(NOTE, "library", lib.path, f"{releases_label(rels)}'s TIDL-RT layout is not in "
+                               f"tidl-io's table; the library's defaults match {key} ({releases_label(served)}): "
+                               f"if it is not a {releases_label(rels)} library, TIDL-RT will refuse the net",
                                subgraph=s.name))
             continue
-        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {release_text(served)})"
+        exp = " or ".join(f"0x{w:08X}" for w in expected) or f"(unknown for {releases_label(served)})"
         out.append(DoctorFinding(ERROR, "library", lib.path, f"Network version - 0x{word:08X}, Expected version - {exp}: "
-                           f"this TIDL-RT library is {release_text(served)} (layout {key}), "
+                           f"this TIDL-RT library is {releases_label(served)} (layout {key}), "
                            f"{Path(str(s.net_path)).name} is {net.release}: use TIDL-RT {net.release}, or "
-                           f"recompile the model with the tools of {release_text(served)}", subgraph=s.name))
+                           f"recompile the model with the tools of {releases_label(served)}", subgraph=s.name))
     return text, out
 
 
@@ -502,6 +598,10 @@ def _explain(kind: str, number: int, subs: list[_Sub]) -> list[DoctorFinding]:
         except TensorNotFoundError as exc:
             out.append(DoctorFinding(NOTE, "explain", source, f"{asked}: {reason(exc, source)}", subgraph=s.name))
             continue
+        if layer.data_id is None:  # an output data layer: it reads a buffer and makes none
+            out.append(DoctorFinding(NOTE, "explain", source, _output_text(net, layer),
+                                     (f"layer {layer.index}",), s.name))
+            continue
         readers = [x.index for x in net.layers if layer.data_id in x.inputs]
         out.append(DoctorFinding(NOTE, "explain", source,
                            f"{asked} is dataId {layer.data_id}, the output of {_layer_text(layer)}: "
@@ -509,3 +609,18 @@ def _explain(kind: str, number: int, subs: list[_Sub]) -> list[DoctorFinding]:
                            f"{float(np.float32(layer.scale))!r}, zero point {layer.zero_point}; read by layer(s) "
                            f"{', '.join(map(str, readers)) or 'none'}", (f"layer {layer.index}",), s.name))
     return out
+
+
+def _output_text(net: Network, layer: Layer) -> str:
+    """``layer 81 is the output data layer; it reads dataId 80 (ArgMax, layer 80 TIDL_ArgMaxLayer)``."""
+    parts = []
+    for d in layer.inputs:
+        try:
+            src = net.layer_by_data_id(d)
+        except TensorNotFoundError:
+            parts.append(f"dataId {d} (made by no layer)")
+            continue
+        label = src.name or src.type.removeprefix("TIDL_").removesuffix("Layer")
+        parts.append(f"dataId {d} ({label}, layer {src.index} {src.type})")
+    reads = " and ".join(parts) or "nothing"
+    return f"layer {layer.index} is the output data layer; it reads {reads}"

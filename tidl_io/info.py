@@ -47,7 +47,8 @@ def _library() -> tuple[str, str]:
 
 def _layout() -> tuple[str, str]:
     from ._errors import TidlRtError
-    from .runtime.tidlrt import families, load_library, probe, releases
+    from .releases import release_table
+    from .runtime.tidlrt import families, load_library, probe
 
     try:
         lib = load_library()
@@ -57,7 +58,7 @@ def _layout() -> tuple[str, str]:
     if len(fp.matches) != 1:
         return "TIDL-RT layout", f"not identified: the library's defaults {fp.summary()}"
     key = fp.matches[0]
-    rel = sorted(r for r, k in releases().items() if k == key)
+    rel = [r.ti for r in release_table().with_tidlrt(key)]
     return "TIDL-RT layout", (f"{families()[key].describe()}; releases {', '.join(rel) or 'none in the table'} "
                               f"(from the library's defaults)")
 

@@ -26,11 +26,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import yaml
 
 from ._check import check_choice
-from ._errors import GeometryError, OptionError
+from ._errors import FormatError, GeometryError, OptionError
 from ._limits import check_alloc
+from ._text import short_repr
+from ._yaml import load_yaml
 from .descriptor import Descriptor, Tensor
 from .detection import OD_HEADER_NBYTES, build_od
 from .permute import permute as _permute_op
@@ -387,12 +388,12 @@ def resolve_model(spec: Model | str | Mapping[str, Any] | None, desc: Descriptor
             spec = {"model": spec.strip()}
         else:
             try:
-                loaded = yaml.safe_load(spec)
-            except yaml.YAMLError as exc:
+                loaded = load_yaml(spec, "model spec")  # bounded: size, depth, aliases
+            except FormatError as exc:
                 raise OptionError(f"model spec is not a built-in name ({', '.join(_BUILTINS)}) nor valid YAML: "
-                                  f"{exc}") from None
+                                  f"{exc.detail}") from None
             if not isinstance(loaded, Mapping):
-                raise OptionError(f"model {spec!r}: expected a built-in name ({', '.join(_BUILTINS)}) or a "
+                raise OptionError(f"model {short_repr(spec)}: expected a built-in name ({', '.join(_BUILTINS)}) or a "
                                   "mapping with a 'model' key")
             spec = loaded
     args = dict(spec)

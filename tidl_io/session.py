@@ -56,9 +56,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-import yaml
 
-from ._check import as_array, check_choice, check_flag, check_layout, check_path, open_regular, wrong_kind
+from ._check import as_array, check_choice, check_flag, check_layout, check_path, wrong_kind
 from ._errors import BufferMismatchError, FormatError, OptionError, PathNotFoundError, TensorNotFoundError
 from ._layouts import canonical, detect
 from .artifacts import (
@@ -69,6 +68,7 @@ from .artifacts import (
     _net_candidate,
     check_one_model,
     find_artifacts,
+    load_param_yaml,
     parse_onnxrt_metadata,
     parse_param_yaml,
 )
@@ -178,11 +178,9 @@ class Session:
         if params is not None:
             name = check_path(params, "Session", "params",
                               "; or YAML text, a mapping or ModelParams")
-            with open_regular(name, "an edgeai param.yaml") as fh:
-                return parse_param_yaml(fh.read().decode("utf-8", errors="replace"), name)
+            return load_param_yaml(name)  # bounded: size, depth, aliases (tidl_io._yaml)
         if self.artifacts.param_file is not None:
-            f = self.artifacts.param_file
-            return parse_param_yaml(f.read_text(errors="replace"), str(f))
+            return load_param_yaml(self.artifacts.param_file)
         return ModelParams()
 
     def _explain(self) -> None:
@@ -388,9 +386,12 @@ class Session:
 
 def _yaml_mapping(text: str) -> bool:
     """Whether one line of text is YAML for a mapping (else Session takes it as a path)."""
+    from ._errors import FormatError
+    from ._yaml import load_yaml
+
     try:
-        return isinstance(yaml.safe_load(text), Mapping)
-    except yaml.YAMLError:
+        return isinstance(load_yaml(text, "model spec"), Mapping)
+    except FormatError:
         return False
 
 

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ._errors import FormatError, TidlIoError
-from ._findings import ERROR, NOTE, DoctorFinding, dims_text, read_text, reason, release_text
-from .artifacts import _METADATA, _PARAMS, OnnxrtMetadata, parse_onnxrt_metadata, parse_param_yaml
+from ._findings import ERROR, NOTE, DoctorFinding, dims_text, read_text, reason
+from .artifacts import _METADATA, _PARAMS, OnnxrtMetadata, load_param_yaml, parse_onnxrt_metadata
 from .descriptor import Descriptor, Tensor
+from .releases import find_release, releases_label
 
 __all__ = ["check_sidecars", "parse_allowed_nodes", "read_metadata"]
 
@@ -198,11 +199,9 @@ def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases:
     """param.yaml against the io files. Names in input/output_details that are no io tensor
     are errors when the io files hold the whole model (``whole``) or when they name a tensor
     of the other kind (an output listed as an input); else the node may run outside TIDL."""
-    from .runtime.tidlrt._structs import normalize_release
-
     source = str(path)
     try:
-        p = parse_param_yaml(read_text(path), source)
+        p = load_param_yaml(path)  # bounded: size, depth, aliases (tidl_io._yaml)
     except (TidlIoError, OSError) as exc:
         return [DoctorFinding(ERROR, "param", source, reason(exc, source))], {}
     sess = p.raw.get("session") or {}
@@ -219,8 +218,9 @@ def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases:
     opts = sess.get("runtime_options")
     opts = opts if isinstance(opts, dict) else {}
     version, need = opts.get("version"), releases
-    if version is not None and need and normalize_release(str(version)) not in need:
-        error("session.runtime_options.version", f"{version!r}, but the net files are {release_text(need)}")
+    named = None if version is None else find_release(str(version))
+    if version is not None and need and (named is None or named.ti not in need):
+        error("session.runtime_options.version", f"{version!r}, but the net files are {releases_label(need)}")
     pairs = [(s, s.desc) for s in subs if s.desc is not None]
     inner = {t.name for _, d in pairs for t in d.outputs} & {t.name for _, d in pairs for t in d.inputs}
     inputs = [(s, t) for s, d in pairs for t in d.inputs if t.name not in inner]  # the model's own

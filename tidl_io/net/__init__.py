@@ -17,7 +17,8 @@
   (None where the file defines no buffer), ``params``, ``raw``, ``is_input``, ``is_output``;
 - :class:`Section` (``name``, ``offset``, ``size``, ``end``) and :class:`IoLink`.
 
-Layouts live in ``schemas/net/*.yaml``; the version table in ``schemas/net/versions.yaml``.
+Layouts live in ``schemas/net/*.yaml``; which netVersion uses which, in the release table
+``schemas/releases.yaml`` (:mod:`tidl_io.releases`).
 """
 
 from ._parse import load_net, parse_net

@@ -86,7 +86,7 @@ def build_net(net_version: int, layers: Sequence[Mapping[str, Any]], *, cores: i
             row = np.zeros(1, dtype)
             _fill(row, 0, params, f"TIDLLayers[{i}].layerParams")
             arr["layerParams"][i] = np.void(row.tobytes().ljust(union, b"\0"))
-    end = -(-layout.structure_size(n) // 64) * 64
+    end = layout.structure_end(n)
     names = layout.sections[1:] if layout.sections else ("parameters", "compiler")
     sizes = list(section_sizes) if section_sizes is not None else [64] * len(names)
     if len(sizes) != len(names):

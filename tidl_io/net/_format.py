@@ -43,12 +43,25 @@ def sections_line(net: Network) -> str:
     return "sections: " + ", ".join(f"{s.name} {s.size} B @ {s.offset}" for s in net.sections)
 
 
-def format_net(net: Network, path: str, indent: str = "", physical: bool = False) -> str:
+def format_net(net: Network, path: str, indent: str = "", physical: bool = False, wide: bool = False) -> str:
     """The header line, the sections, and one table row per layer in execution order;
-    ``physical`` adds each output buffer's pitches, first element and size."""
-    lines = [indent + net_header_line(net, path), indent + "  " + sections_line(net)]
-    lines += _table(net_rows(net, physical), indent + "  ")
+    ``physical`` adds each output buffer's pitches, first element and size; names are cut
+    to 40 characters (``wide``: whole). A line says where the names come from when none
+    show or some are cut."""
+    lines = [indent + net_header_line(net, path), indent + "  " + sections_line(net) + _names_note(net, wide)]
+    lines += _table(net_rows(net, physical, wide), indent + "  ")
     return "\n".join(lines)
+
+
+def _names_note(net: Network, wide: bool) -> str:
+    """What the name column shows, when it is not every name whole."""
+    if net.layer_info_error is not None:
+        return "; names: none (its layer_info.txt is not this net's: see the error)"
+    if not any(la.name for la in net.layers):
+        return "; names: none (no layer_info.txt beside the net nor in tempDir/)"
+    if not wide and any(la.name and len(la.name) > 40 for la in net.layers):
+        return "; names cut to 40 characters (--wide: whole)"
+    return ""
 
 
 def _physical(la: Layer) -> list[str]:
@@ -61,7 +74,7 @@ def _physical(la: Layer) -> list[str]:
     return [str(la.layout), pitches, str(g.first_offset), str(g.required_size * g.itemsize)]
 
 
-def net_rows(net: Network, physical: bool = False) -> list[list[str]]:
+def net_rows(net: Network, physical: bool = False, wide: bool = False) -> list[list[str]]:
     """The layer table: a head row, then one row per layer (names shortened to 40);
     ``physical`` adds the output buffer's layout (NCHW, NHWC, ``?`` where the file does not
     tell), pitches (as stored), the first valid element and the bytes up to the last valid
@@ -69,7 +82,7 @@ def net_rows(net: Network, physical: bool = False) -> list[list[str]]:
     rows = [["#", "type", "name", "inputs", "dataId", "dtype", "shape", "scale", "zp", "pad W/H"]
             + (["layout", "pitches", "first @", "bytes"] if physical else [])]
     for la in net.layers:
-        rows.append([str(la.index), short_type(la) + _role(la), _short(la.name or "", 40),
+        rows.append([str(la.index), short_type(la) + _role(la), _short(la.name or "", 0 if wide else 40),
                      ",".join(map(str, la.inputs)) or "-", "-" if la.is_output else str(la.data_id),
                      _dtype_text(la), _shape_text(la), "-" if la.is_output else f"{la.scale:.6g}",
                      "-" if la.is_output else str(la.zero_point),
@@ -132,6 +145,7 @@ def net_to_dict(net: Network, path: str | None = None) -> dict[str, Any]:
         "layout": net.layout_key, "file_size": net.file_size, "num_cores": net.num_cores,
         "sections": [{"name": s.name, "offset": s.offset, "size": s.size} for s in net.sections],
         "header": _jsonable(_flat_header(net.header)),
+        "layer_info": net.layer_info, "layer_info_error": net.layer_info_error,
         "layers": [layer_to_dict(la) for la in net.layers],
         "edges": [list(e) for e in net.edges],
     })

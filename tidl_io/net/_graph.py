@@ -94,7 +94,8 @@ def net_svg(net: Network, uid: str = "n") -> str:
         top, bottom = _label(layer)
         fill = _FILL.get(short_type(layer), _OTHER)
         title = f"{layer.index} {layer.type}" + (f": {layer.name}" if layer.name else "")
-        parts.append(f'<g data-layer="{layer.index}" data-type="{esc(layer.type)}" data-data-id="{layer.data_id}">'
+        made = "" if layer.data_id is None else str(layer.data_id)  # an output data layer makes no buffer
+        parts.append(f'<g data-layer="{layer.index}" data-type="{esc(layer.type)}" data-data-id="{made}">'
                      f"<title>{esc(title)}</title>"
                      f'<rect x="{x:.1f}" y="{y:.1f}" width="{_BOX_W}" height="{_BOX_H}" rx="5" fill="{fill}" '
                      f'stroke="{_INK}" stroke-width="0.8"/>'

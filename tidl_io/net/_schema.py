@@ -1,40 +1,37 @@
 """Net file layouts as data: ``schemas/net/*.yaml`` compiled to NumPy structured dtypes.
 
 Each layout file lists TI's C structs member by member (``"int32_t inData[TIDL_NUM_IN_BUFS]"``,
-TI's names verbatim); this module lays them out as a 64-bit C compiler does (natural
-alignment, a ``void*`` is 8 bytes) and checks the result against the offsets the file
-states under ``expect``. ``versions.yaml`` maps TIDL_NET_VERSION to the releases that write
-it and to a layout: the one table, also read by the TIDL-RT binding. Nothing here reads a
-net file.
+TI's names verbatim); the layout engine (:mod:`tidl_io.structs`) lays them out as a 64-bit C
+compiler does and checks the offsets the file states under ``expect``; this module takes
+the header and layer dtypes from its NumPy emitter. ``common.yaml`` declares what every net
+file shares (the start of the header, read before the layout is known, and the structure
+buffer's rounding). Which TIDL_NET_VERSION uses which layout file, and which releases write
+it, is the release table's (``schemas/releases.yaml``, :mod:`tidl_io.releases`). Nothing here
+reads a net file.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .._schema import _load_yaml, _resolve, _schema_dir
+from .._errors import FormatError
+from .._schema import _schema_dir
+from ..releases import ReleaseTable, release_table, releases_text
+from ..structs import Schema, Struct, compile_schema, load_yaml, numpy_dtype
 
-__all__ = ["NetLayout", "NetVersion", "fields_of", "layout_for", "layouts", "net_versions", "release_text"]
+__all__ = ["NetLayout", "NetVersion", "common", "fields_of", "layout_for", "layouts", "net_versions"]
 
-# C type -> (NumPy dtype, alignment)
-_CTYPES: dict[str, tuple[str, int]] = {
-    "int32_t": ("<i4", 4), "uint32_t": ("<u4", 4), "float32_tidl": ("<f4", 4),
-    "int8_t": ("i1", 1), "uint8_t": ("u1", 1), "void*": ("<u8", 8),
-}
-_MEMBER = re.compile(r"^\s*(?P<type>[A-Za-z_][A-Za-z0-9_]*\*?)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-                     r"(?P<dims>(\s*\[[^\]]+\])*)\s*$")
-_DIM = re.compile(r"\[([^\]]+)\]")
+HEADER, LAYER, START = "sTIDL_Network_t", "sTIDL_Layer_t", "sTIDL_NetworkStart_t"
 
 
 @dataclass(frozen=True)
 class NetVersion:
-    """One row of the version table: a TIDL_NET_VERSION, its releases ("09.00", ...), its layout file."""
+    """A TIDL_NET_VERSION as the release table gives it: its releases ("09.00", ...), its layout file."""
 
     value: int
     releases: tuple[str, ...]
@@ -43,24 +40,18 @@ class NetVersion:
     @property
     def release(self) -> str:
         """The releases as people write them: ``"9.0/9.1"``, ``"10.0"``."""
-        return release_text(self.releases)
+        return releases_text(self.releases)
 
 
-def release_text(releases: tuple[str, ...]) -> str:
-    """``("09.00", "09.01")`` -> ``"9.0/9.1"``."""
-    out = []
-    for r in releases:
-        major, _, minor = r.partition(".")
-        out.append(f"{int(major)}.{int(minor)}" if major.isdigit() and minor.isdigit() else r)
-    return "/".join(out)
-
-
-@functools.cache
 def net_versions() -> dict[int, NetVersion]:
-    """TIDL_NET_VERSION -> :class:`NetVersion`, from ``schemas/net/versions.yaml``."""
-    doc = _load_yaml(_schema_dir() / "net" / "versions.yaml")
-    return {int(k): NetVersion(int(k), tuple(str(r) for r in v["releases"]), str(v["layout"]))
-            for k, v in doc.items()}
+    """TIDL_NET_VERSION -> :class:`NetVersion`, from the release table (``schemas/releases.yaml``)."""
+    return _net_versions(release_table())
+
+
+@functools.lru_cache(maxsize=4)  # per table: the shipped one, or a few a test installs
+def _net_versions(table: ReleaseTable) -> dict[int, NetVersion]:
+    return {w: NetVersion(w, tuple(r.ti for r in rels), str(table.net_layout(w)))
+            for w, rels in table.net_versions().items()}
 
 
 def known_versions_text() -> str:
@@ -81,7 +72,11 @@ class NetLayout:
     layer_types: tuple[str | None, ...] = field(repr=False)
     params: dict[str, np.dtype] = field(repr=False)  # TI layer type name -> dtype of its params' prefix
     sections: tuple[str, ...] = ()  # names of the netBufInfo entries; () when the file has no table
-    constants: dict[str, int] = field(default_factory=dict, repr=False)
+    constants: dict[str, int] = field(default_factory=dict, repr=False)  # the file's and common.yaml's
+    structs: dict[str, Struct] = field(default_factory=dict, repr=False, compare=False)  # the engine's, by name
+    # where the file records no size for its compiler info (8.2): the info's leading words and the
+    # least size an info starting with them has (the schema's ``compiler_info``; see tidl_8_2.yaml)
+    compiler_info: tuple[tuple[int, ...], int] | None = field(default=None, repr=False)
 
     @property
     def key(self) -> str:
@@ -101,19 +96,19 @@ class NetLayout:
         return self.constants["TIDL_NUM_MAX_LAYERS"]
 
     def structure_size(self, num_layers: int) -> int:
-        """Bytes of the header plus ``num_layers`` layers (before the 64-byte padding)."""
+        """Bytes of the header plus ``num_layers`` layers (before the structure buffer's padding)."""
         return self.header_size + num_layers * self.layer_size
 
+    def structure_end(self, num_layers: int) -> int:
+        """End of the structure buffer: :meth:`structure_size` rounded up to
+        TIDL_NET_STRUCTURE_ALIGN (``common.yaml``)."""
+        align = self.constants["TIDL_NET_STRUCTURE_ALIGN"]
+        return -(-self.structure_size(num_layers) // align) * align
+
     def offset(self, path: str, struct: str = "layer") -> int:
-        """Byte offset of member ``path`` (``"outData.tensorScale"``) in the header or a layer."""
-        dtype = self.header if struct == "header" else self.layer
-        total = 0
-        for part in path.split("."):
-            base = dtype.base if dtype.subdtype else dtype
-            sub, off = fields_of(base)[part][:2]
-            total += off
-            dtype = sub
-        return total
+        """Byte offset of member ``path`` (``"outData.tensorScale"``, ``"netBufInfo[2].size"``)
+        in the header or a layer, from the layout engine."""
+        return self.structs[HEADER if struct == "header" else LAYER].offset(path)
 
     def type_name(self, code: int) -> str | None:
         """TI's name of layer type ``code`` in this release, None if the table has none."""
@@ -130,102 +125,75 @@ def fields_of(dtype: np.dtype) -> Mapping[str, Any]:
 
 # ---- the compiler -----------------------------------------------------------------------
 
-def _parse_member(text: str, where: str) -> tuple[str, str, list[str]]:
-    m = _MEMBER.match(str(text))
-    if m is None:
-        raise ValueError(f"{where}: cannot read member {text!r}; expected 'type name[dim]...'")
-    return m["type"], m["name"], _DIM.findall(m["dims"] or "")
-
-
-def _align(value: int, to: int) -> int:
-    return -(-value // to) * to
-
-
-def _compile_struct(name: str, members: list[Any], env: dict[str, int],
-                    done: dict[str, tuple[np.dtype, int]], where: str) -> tuple[np.dtype, int]:
-    """(dtype, alignment) of struct ``name``, members laid out with natural alignment; a
-    member written ``"type name @N"`` is placed at offset N (for a prefix of a struct whose
-    earlier members are not known)."""
-    names, formats, offsets = [], [], []
-    offset, align = 0, 1
-    for text in members:
-        text = str(text)
-        at = None
-        if "@" in text:
-            text, _, pos = text.partition("@")
-            at = int(pos)
-        ctype, member, dims = _parse_member(text, f"{where}: {name}")
-        shape = tuple(_resolve(d, env, f"{where}: {name}.{member}") for d in dims)
-        if ctype == "union":  # opaque bytes: the layer-type parameter union
-            (size,) = shape
-            sub, sub_align, shape = np.dtype(f"V{size}"), 4, ()
-        elif ctype in _CTYPES:
-            code, sub_align = _CTYPES[ctype]
-            sub = np.dtype(code)
-        elif ctype in done:
-            sub, sub_align = done[ctype]
-        else:
-            raise ValueError(f"{where}: {name}.{member}: unknown type {ctype!r} (define the struct first)")
-        offset = at if at is not None else _align(offset, sub_align)
-        names.append(member)
-        formats.append((sub, shape) if shape else sub)
-        offsets.append(offset)
-        offset += sub.itemsize * int(np.prod(shape, dtype=np.int64))
-        align = max(align, sub_align)
-    size = _align(offset, align)
-    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size}), align
-
-
-def _check_expect(layout: NetLayout, expect: dict[str, dict[str, int]], structs: dict[str, np.dtype]) -> None:
-    for key, wanted in expect.items():
-        struct, _, variant = key.partition("/")
-        if variant and variant != f"c{layout.cores}":
-            continue
-        dtype = structs[struct]
-        for member, value in wanted.items():
-            found = dtype.itemsize if member == "size" else fields_of(dtype)[member][1]
-            if found != value:
-                raise ValueError(f"{layout.schema_file}: {struct}{'/' + variant if variant else ''}.{member}: "
-                                 f"expected {value}, the members give {found}")
+@functools.cache
+def common() -> Schema:
+    """``common.yaml``: the start of every net header (read before the layout is known) and
+    the constants every layout shares (the structure buffer's rounding, the bytes read first)."""
+    return compile_schema(load_yaml(_schema_dir() / "net" / "common.yaml"), "common.yaml")
 
 
 @functools.cache
 def _layer_types() -> dict[str, list[str]]:
-    doc = _load_yaml(_schema_dir() / "net" / "layer_types.yaml")
+    doc = load_yaml(_schema_dir() / "net" / "layer_types.yaml")
     return {str(k): [str(n) for n in v] for k, v in doc.items()}
 
 
+def _check_start(header: Struct, schema_file: str) -> None:
+    """The header starts with common.yaml's members (same names, offsets and sizes), and fits
+    in the bytes read first."""
+    shared = common()
+    for f in shared.struct(START).fields:
+        mine = header.member(f.name) if header.has(f.name) else None
+        if mine is None or (mine.offset, mine.nbytes) != (f.offset, f.nbytes):
+            raise FormatError(schema_file, f"{HEADER} must start like every net header: {f.name} at {f.offset} "
+                              f"({f.nbytes} bytes) (common.yaml)", field=f"{HEADER}.{f.name}")
+    most = shared.constants["TIDL_NET_HEAD_MAX"]
+    if header.size > most:
+        raise FormatError(schema_file, f"{header.size}-byte header, more than TIDL_NET_HEAD_MAX ({most}) of "
+                          f"common.yaml", field=HEADER)
+
+
 def _compile(doc: dict[str, Any], cores: int | None, schema_file: str) -> NetLayout:
-    env: dict[str, int] = {} if cores is None else {"TIDL_MAX_NUM_CORES": cores}
-    for name, expr in doc["constants"].items():
-        env[name] = _resolve(expr, env, f"{schema_file}: constants.{name}")
-    done: dict[str, tuple[np.dtype, int]] = {}
-    for name, members in doc["structs"].items():
-        done[name] = _compile_struct(name, members, env, done, schema_file)
+    env = dict(common().constants)
+    if cores is not None:
+        env["TIDL_MAX_NUM_CORES"] = cores
+    params_doc = {str(k): v for k, v in (doc.get("params") or {}).items()}
+    schema = compile_schema(doc, schema_file, env, None if cores is None else f"c{cores}", params_doc)
+    header, layer = schema.struct(HEADER), schema.struct(LAYER)
+    _check_start(header, schema_file)
+    union = layer.member("layerParams").nbytes
     params = {}
-    for type_name, members in (doc.get("params") or {}).items():
-        params[str(type_name)] = _compile_struct(type_name, members, env, done, f"{schema_file}: params")[0]
+    for type_name in params_doc:
+        struct = schema.structs[type_name]
+        if struct.size > union:
+            raise FormatError(schema_file, f"{struct.size} bytes, more than layerParams ({union})",
+                              field=f"params.{type_name}")
+        params[type_name] = numpy_dtype(struct)
     spec = doc["layer_types"]
     table: list[str | None] = list(_layer_types()[spec["table"]])
     for code, name in (spec.get("extra") or {}).items():
         table += [None] * (int(code) + 1 - len(table))
         table[int(code)] = str(name)
-    layout = NetLayout(
+    return NetLayout(
         family=str(doc["family"]), title=str(doc["title"]), cores=cores, schema_file=schema_file,
-        header=done["sTIDL_Network_t"][0], layer=done["sTIDL_Layer_t"][0], layer_types=tuple(table),
-        params=params, sections=tuple(doc.get("sections") or ()), constants=env)
-    union = fields_of(layout.layer)["layerParams"][0].itemsize
-    for type_name, dtype in params.items():
-        if dtype.itemsize > union:
-            raise ValueError(f"{schema_file}: params.{type_name}: {dtype.itemsize} bytes, more than layerParams "
-                             f"({union})")
-    _check_expect(layout, doc.get("expect") or {}, {k: v[0] for k, v in done.items()})
-    return layout
+        header=numpy_dtype(header), layer=numpy_dtype(layer), layer_types=tuple(table),
+        params=params, sections=tuple(doc.get("sections") or ()), constants=schema.constants,
+        structs={HEADER: header, LAYER: layer}, compiler_info=_compiler_info(doc.get("compiler_info"), schema_file))
+
+
+def _compiler_info(spec: Any, schema_file: str) -> tuple[tuple[int, ...], int] | None:
+    if spec is None:
+        return None
+    try:
+        return tuple(int(v) for v in spec["leading_words"]), int(spec["min_size"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"{schema_file}: compiler_info: expected leading_words (a list of integers) and "
+                         f"min_size (an integer)") from None
 
 
 @functools.cache
 def _layouts_of(schema_file: str) -> tuple[NetLayout, ...]:
-    doc = _load_yaml(_schema_dir() / "net" / schema_file)
+    doc = load_yaml(_schema_dir() / "net" / schema_file)
     cores = doc.get("cores")
     return tuple(_compile(doc, None if cores is None else int(c), schema_file) for c in (cores or [None]))
 

@@ -44,10 +44,11 @@ class Section:
 class Layer:
     """One ``sTIDL_Layer_t``: the layer at position :attr:`index` in execution order.
 
-    :attr:`data_id` is the dataId of its output buffer (``outData.dataId``); :attr:`inputs`
-    the dataIds it reads (``inData[:numInBufs]``). TI stores -1 in :attr:`num_in` of an
-    input data layer and in :attr:`num_out` of an output data layer; an output data layer's
-    ``outData`` is zeros in some files and a copy of its input's in others.
+    :attr:`data_id` is the dataId of its output buffer (``outData.dataId``), None for an
+    output data layer, which produces no buffer (its stored ``outData`` is zeros in some
+    files and a copy of its input's in others: dataId 0, the input's, is no dataId of its
+    own); :attr:`inputs` the dataIds it reads (``inData[:numInBufs]``). TI stores -1 in
+    :attr:`num_in` of an input data layer and in :attr:`num_out` of an output data layer.
     """
 
     index: int  # position in the file = execution order
@@ -55,7 +56,7 @@ class Layer:
     type: str  # TI's name, e.g. "TIDL_ConvolutionLayer"; "TIDL layer type N" when the release's table has none
     name: str | None  # from layer_info.txt, when TI left one
     inputs: tuple[int, ...]
-    data_id: int
+    data_id: int | None  # None for an output data layer (it produces no buffer)
     num_in: int
     num_out: int
     element_code: int
@@ -114,8 +115,8 @@ class Layer:
 
     def __repr__(self) -> str:
         name = f" {self.name!r}" if self.name else ""
-        return (f"Layer({self.index} {self.type}{name} in={list(self.inputs)} out={self.data_id} "
-                f"shape={self.shape})")
+        out = "-" if self.data_id is None else self.data_id
+        return f"Layer({self.index} {self.type}{name} in={list(self.inputs)} out={out} shape={self.shape})"
 
 
 def _geometry(layer: Layer) -> BufferGeometry | None:
@@ -181,7 +182,7 @@ def decide_layouts(layers: Sequence[Layer]) -> list[str | None]:
     layers produce no buffer: None.
     """
     out: list[str | None] = [None if la.is_output else "NCHW" for la in layers]
-    producers = {la.data_id: la.index for la in layers if la.num_out > 0}
+    producers = {la.data_id: la.index for la in layers if la.num_out > 0 and la.data_id is not None}
     told: set[int] = set()
     for la in layers:
         if la.type != "TIDL_DataConvertLayer" or "layout" not in la.params or "type" not in la.params:
@@ -225,13 +226,20 @@ class Network:
     """A parsed ``*_tidl_net.bin``: header fields, layers in execution order, sections.
 
     ``net_version`` is the file's first word (TIDL_NET_VERSION); ``release`` the TIDL
-    release(s) whose importer writes it, from the one version table shared with the TIDL-RT
-    binding (``schemas/net/versions.yaml``); ``layout`` the schema variant used (see
+    release(s) whose importer writes it, from the one release table (``schemas/releases.yaml``,
+    :mod:`tidl_io.releases`); ``layout`` the schema variant used (see
     :attr:`layout_key`). ``header`` holds sTIDL_Network_t's members by TI's names (nested
     structs as dicts, arrays as lists; ``netBufInfo`` as a list of ``{base, size, offset}``).
     ``sections`` come from ``netBufInfo`` (8.6 on) or, for 8.2, from the structure size and
     ``dataFlowInfo``; all lie inside the file and do not overlap. ``source`` is the path
     (:func:`load_net`) or the name given to :func:`parse_net`.
+
+    ``layer_info`` is the ``layer_info.txt`` the layer names come from (None: no names);
+    ``layer_info_error`` says why a ``layer_info.txt`` found beside the net was not used
+    (a line that is no ``layerId dataId name``, a line count other than the layer count,
+    dataIds or data-layer names other than the net's and io descriptor's: the file of
+    another model), None when there was none or it was used. Names come from all of the
+    file or from none of it.
     """
 
     net_version: int
@@ -242,11 +250,13 @@ class Network:
     header: Mapping[str, Any] = field(repr=False)
     file_size: int
     source: str
+    layer_info: str | None = None
+    layer_info_error: str | None = None
 
     @property
     def releases(self) -> tuple[str, ...]:
         """The TIDL releases whose importer writes this netVersion, as TI numbers them
-        (``("09.00", "09.01")``): the keys of the TIDL-RT release table."""
+        (``("09.00", "09.01")``): rows of the release table."""
         from ._schema import net_versions
 
         return net_versions()[self.net_version].releases
@@ -265,7 +275,7 @@ class Network:
     def _producers(self) -> dict[int, Layer]:
         out: dict[int, Layer] = {}
         for layer in self.layers:
-            if layer.num_out > 0:
+            if layer.num_out > 0 and layer.data_id is not None:
                 out.setdefault(layer.data_id, layer)
         return out
 

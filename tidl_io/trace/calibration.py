@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .._check import check_path, wrong_kind
-from .._errors import FormatError, PathNotFoundError
+from .._errors import FormatError, PathError, PathNotFoundError
 from ..artifacts import find_artifacts
 from ..descriptor import Descriptor, Tensor, load
 
@@ -57,12 +57,18 @@ class Calibration:
 def _frames(path: Path, tensors: Sequence[Tensor], what: str) -> list[dict[str, np.ndarray]]:
     sizes = [t.size for t in tensors]
     frame = sum(sizes) * 4
-    found = path.stat().st_size
+    try:
+        found = path.stat().st_size
+    except OSError as exc:
+        raise PathError(str(path), f"cannot read: {exc.strerror or exc}; expected the {what}", exc.errno) from None
     if frame == 0 or found == 0 or found % frame:
         shapes = ", ".join(f"{t.name} {tensor_nchw(t)}" for t in tensors)
         raise FormatError(str(path), f"{found} bytes is not a whole number of frames of the {what} "
                           f"(float32 {shapes}: {frame} bytes per frame)")
-    data = np.memmap(path, dtype="<f4", mode="r")
+    try:
+        data = np.memmap(path, dtype="<f4", mode="r")
+    except OSError as exc:  # a mode-000 dump, say
+        raise PathError(str(path), f"cannot read: {exc.strerror or exc}; expected the {what}", exc.errno) from None
     frames = []
     for k in range(found // frame):
         start = k * (frame // 4)

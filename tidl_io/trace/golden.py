@@ -31,7 +31,7 @@ import numpy as np
 from .. import _layouts
 from .._atomic import open_atomic
 from .._errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
-from ..artifacts import ModelParams, parse_param_yaml
+from ..artifacts import ModelParams, load_param_yaml
 from .npz import NpzArrays
 
 __all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "fit_input", "load_model_inputs", "model_inputs",
@@ -220,7 +220,7 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
     pfile = Path(params) if params is not None else find_params(path)
     mp = None
     if pfile is not None:
-        mp = parse_param_yaml(pfile.read_text(errors="replace"), str(pfile))
+        mp = load_param_yaml(pfile)  # the one bounded YAML reader
     feeds: dict[str, np.ndarray] = {}
     for spec in inputs:
         name, sep, file = spec.rpartition("=")

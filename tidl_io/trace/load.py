@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import _layouts
-from .._check import check_flag, check_kind, check_path, wrong_kind
-from .._errors import FormatError, PathNotFoundError
+from .._check import check_flag, check_kind, check_path, list_folder, path_kind, wrong_kind
+from .._errors import FormatError, PathError, PathNotFoundError
 from ..quant import dequantize_codes
 from .metrics import Quantized
 from .names import TraceName, parse_trace_name
@@ -125,7 +125,10 @@ def _match(path: Path, tn: TraceName, net: Network) -> TraceFile:
     swapped = _check_dims(tn, layer, path)
     dtype = _dtype(tn, layer, path)
     sizes = _sizes(tn, layer, dtype.itemsize)
-    found = path.stat().st_size
+    try:
+        found = path.stat().st_size
+    except OSError as exc:
+        raise PathError(str(path), f"cannot read: {exc.strerror or exc}; expected a trace file", exc.errno) from None
     if found not in sizes:
         what = "codes of " + str(dtype) if tn.kind == "y" else "float32"
         expected = " or ".join(f"{k} ({v})" for k, v in sizes.items())
@@ -193,7 +196,8 @@ class Traces(Mapping[int, np.ndarray]):
     def __iter__(self) -> Iterator[int]:
         order: dict[int, int] = {}
         for i, layer in enumerate(self.net.layers):
-            order.setdefault(layer.data_id, i)
+            if layer.data_id is not None:  # an output data layer writes no buffer
+                order.setdefault(layer.data_id, i)
         return iter(sorted(self.files, key=lambda d: (order.get(d, len(order)), d)))
 
     def __len__(self) -> int:
@@ -213,6 +217,15 @@ class Traces(Mapping[int, np.ndarray]):
         return None if f is None else self._read(f)
 
     def _read(self, f: TraceFile, buffer: ReadBuffer | None = None) -> np.ndarray:
+        try:
+            return self._read_file(f, buffer)
+        except OSError as exc:  # a mode-000 trace, a file gone since load_traces: a PathError
+            if isinstance(exc, PathError):
+                raise
+            raise PathError(str(f.path), f"cannot read: {exc.strerror or exc}; expected a trace file",
+                            exc.errno) from None
+
+    def _read_file(self, f: TraceFile, buffer: ReadBuffer | None) -> np.ndarray:
         layer = f.layer
         dtype = _dtype(f.name, layer, f.path)
         if buffer is not None and f.layout == "dense":
@@ -254,11 +267,12 @@ def load_traces(path: str | os.PathLike[str], net: Network, *, subgraph: int | N
     check_kind(net, Network, "load_traces", "net")
     subgraph, core = _int_or_none(subgraph, "subgraph"), _int_or_none(core, "core")
     check_flag(strict, "load_traces", "strict")
-    if not folder.is_dir():
-        raise PathNotFoundError(str(folder), "expected a folder of TIDL trace files (*.y, *_float.bin)")
+    expected = "a folder of TIDL trace files (*.y, *_float.bin)"
+    if path_kind(folder, expected) != "folder":  # PathError for a path that cannot be looked at
+        raise PathNotFoundError(str(folder), f"expected {expected}")
     parsed: list[tuple[Path, TraceName]] = []
     ignored = []
-    for p in sorted(folder.iterdir()):
+    for p in (folder / n for n in list_folder(folder, expected)):
         tn = parse_trace_name(p.name) if p.is_file() else None
         if tn is None:
             ignored.append(p.name)
@@ -285,7 +299,7 @@ def load_traces(path: str | os.PathLike[str], net: Network, *, subgraph: int | N
     for p, tn in parsed:
         try:
             f = _match(p, tn, net)
-        except FormatError as exc:
+        except (FormatError, PathError) as exc:
             if strict:
                 raise
             problems[p.name] = str(exc)
@@ -298,4 +312,6 @@ def load_traces(path: str | os.PathLike[str], net: Network, *, subgraph: int | N
             raise FormatError(str(p), f"a second {tn.kind} trace of dataId {tn.data_id} "
                               f"(the first: {slot[tn.kind].path.name})")
         slot[tn.kind] = f
+    if getattr(net, "layer_info_error", None):  # names from all of the net's layer_info.txt or none: say why none
+        notes.insert(0, f"layer names not used: {net.layer_info_error}")
     return Traces(folder, net, files, problems, tuple(ignored), tuple(notes))

@@ -47,7 +47,7 @@ Layout (one concern per module; ``tools/fuzz.py`` is the command-line entry CI r
 - ``corpus.py``: the corpus files; ``inputs.py``: the mutations and :func:`make_input`;
 - ``checker.py``: :class:`Checker` (parse, validate, build; what counts as unexpected) and
   :class:`Stats`; it hands each input to the targets;
-- ``targets/``: one module per target (``cli``, ``net``, ``formatter``, ``buffers``), registered in
+- ``targets/``: one module per target (``cli``, ``net``, ``releases``, ``formatter``, ``buffers``), registered in
   ``targets/__init__.py``;
 - ``run.py``: worker processes, the parent that watches them, the report, ``--replay`` and
   ``main``.
@@ -58,7 +58,7 @@ gets the raw input instead of the parse/validate/build core, like ``cli``; or
 ``"descriptor"``: it runs after that core on the parsed descriptor, like ``buffers``),
 ``selects(checker, index) -> bool`` (which inputs it takes: the first target of its stage in
 ``TARGETS`` that selects an input takes it, so keep the selections disjoint) and
-``run(checker, index, item, desc, rng)``, which calls ``checker._op(index, op_name, fn,
+``run(checker, index, item, desc, rng)``, which calls ``checker.op(index, op_name, fn,
 where)`` for each operation (the counting, the warnings-are-errors rule and the located-
 message check live there). A target needing other inputs than descriptor mutations (a
 net file, say) derives them from ``rng`` (itself derived from the seed and the index), so
@@ -69,8 +69,9 @@ from __future__ import annotations
 
 from .checker import SOURCE, Checker, Failure, Stats
 from .corpus import ROOT, default_corpus_dirs, load_corpus
+from .dispatch import make_checker
 from .inputs import MUTATORS, FuzzInput, make_input
 from .run import main
 
 __all__ = ["MUTATORS", "ROOT", "SOURCE", "Checker", "Failure", "FuzzInput", "Stats", "default_corpus_dirs",
-           "load_corpus", "main", "make_input"]
+           "load_corpus", "main", "make_checker", "make_input"]

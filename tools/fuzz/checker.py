@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,11 +16,11 @@ from .inputs import FuzzInput
 SOURCE = "fuzz_tidl_io_1.bin"
 
 
-class _Unexpected(Exception):
+class Unexpected(Exception):
     """An invariant broken without an exception (round trip, CLI output, buffers vs validate)."""
 
 
-class _Hang(BaseException):
+class Hang(BaseException):
     """Raised by the per-input alarm."""
 
 
@@ -56,14 +56,16 @@ class Checker:
     """Runs the operations on one input; collects outcomes into :class:`Stats`.
 
     Per input (see the package docstring): parse, validate, build (round trip), then the
-    targets of :data:`fuzz.targets.TARGETS` that select it (one input in ``cli_every`` goes
+    targets given (:data:`fuzz.targets.TARGETS`, by :func:`fuzz.dispatch.make_checker`) that select it (one input in ``cli_every`` goes
     through the CLI only; the others alternate between the formatter and the buffer
     operations).
     """
 
-    def __init__(self, stats: Stats, scratch: Path, cli_every: int, tensors: int, verbose: bool = False):
+    def __init__(self, stats: Stats, scratch: Path, cli_every: int, tensors: int, verbose: bool = False,
+                 targets: Sequence[Any] = ()):
         import tidl_io
 
+        self.targets = tuple(targets)  # the target modules, in dispatch order (fuzz.targets.TARGETS)
         self.tidl_io = tidl_io
         self.stats = stats
         self.scratch = scratch
@@ -77,7 +79,7 @@ class Checker:
 
         self.cap = max_alloc_bytes()
 
-    def _op(self, index: int, op: str, fn: Callable[[], Any], where: tuple[str, ...]) -> Any:
+    def op(self, index: int, op: str, fn: Callable[[], Any], where: tuple[str, ...]) -> Any:
         """Run ``fn``; returns its value, or None after a library error or a failure.
         Warnings are errors: a NumPy RuntimeWarning escaping the library is a failure."""
         try:
@@ -94,7 +96,7 @@ class Checker:
                 print(f"  {op}: {type(exc).__name__}: {message[:300]}")
             return None
         except Exception as exc:  # noqa: BLE001 - this is what the fuzzer looks for
-            kind = "broken invariant" if isinstance(exc, _Unexpected) else type(exc).__name__
+            kind = "broken invariant" if isinstance(exc, Unexpected) else type(exc).__name__
             self._fail(index, op, kind, str(exc)[:500], exc)
             return None
         self.stats.count(op, 0)
@@ -110,41 +112,38 @@ class Checker:
     def run(self, index: int, item: FuzzInput, rng: random.Random) -> None:
         """The first raw-bytes target that selects the input takes it alone; else parse,
         validate and build (round trip), then the first descriptor target that selects it."""
-        from .targets import TARGETS
-
         tio = self.tidl_io
         data = item.data
         where = (SOURCE,)
-        for target in TARGETS:
+        for target in self.targets:
             if target.STAGE == "bytes" and target.selects(self, index):
                 target.run(self, index, item, None, rng)
                 return
-        desc = self._op(index, "parse", lambda: tio.parse(data, SOURCE), where)
+        desc = self.op(index, "parse", lambda: tio.parse(data, SOURCE), where)
         if desc is None:
             return
-        self._op(index, "validate", lambda: tio.validate(desc), where)
+        self.op(index, "validate", lambda: tio.validate(desc), where)
 
         def round_trip() -> None:
             if tio.build(desc) != data:
-                raise _Unexpected("build(parse(b)) != b")
+                raise Unexpected("build(parse(b)) != b")
 
-        self._op(index, "build", round_trip, where)
-        for target in TARGETS:
+        self.op(index, "build", round_trip, where)
+        for target in self.targets:
             if target.STAGE == "descriptor" and target.selects(self, index):
                 target.run(self, index, item, desc, rng)
                 return
 
     def warm_up(self, corpus: list[tuple[str, bytes]]) -> None:
         """One-time costs (imports, construct structs, caches) before anything is timed."""
-        from .targets import cli
-
+        cli = next((t for t in self.targets if t.NAME == "cli"), None)
         stats, self.stats = self.stats, Stats()
         try:
             one_per_layout = {len(data): data for _, data in corpus}
             for i, data in enumerate(one_per_layout.values()):
                 for r in (1, 3, 4, 5):
                     self.run(r + 6 * i if self.cli_every != 1 else 1, FuzzInput(data, "", []), random.Random(i))
-            for k in range(5):
+            for k in range(5 if cli is not None else 0):
                 cli.run(self, k * self.cli_every, FuzzInput(corpus[0][1], "", []), None, random.Random(k))
         finally:
             self.stats = stats

@@ -10,6 +10,7 @@ import os
 import random
 import resource
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .checker import Checker, Failure, Stats, _Hang
+from .checker import Failure, Hang, Stats
 from .corpus import ROOT, default_corpus_dirs, load_corpus
+from .dispatch import make_checker
 from .inputs import make_input
 
 DEFAULT_MAX_ALLOC = 64 * 1024 * 1024
@@ -39,12 +41,12 @@ def _worker(args: argparse.Namespace) -> int:
     stats = Stats()
     # the parent owns the scratch root and removes it, even after a worker was killed
     scratch = Path(tempfile.mkdtemp(prefix=f"worker-{args.start}-", dir=args.scratch))
-    checker = Checker(stats, scratch, args.cli_every, args.tensors)
+    checker = make_checker(stats, scratch, args.cli_every, args.tensors)
     out = sys.stdout
     limit_ms = args.max_ms
 
     def alarm(signum: int, frame: Any) -> None:
-        raise _Hang()
+        raise Hang()
 
     signal.signal(signal.SIGALRM, alarm)
     selftests = {int(index): what for what, _, index in
@@ -64,7 +66,7 @@ def _worker(args: argparse.Namespace) -> int:
                 if i in selftests:
                     _selftest(selftests[i], args.hang_s)
                 checker.run(i, item, rng)
-            except _Hang:
+            except Hang:
                 stats.failures.append(Failure(i, "?", "hang", f"no result after {args.hang_s} s"))
             except Exception as exc:  # noqa: BLE001 - a bug of the harness itself: report it, go on
                 trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-6))
@@ -84,9 +86,7 @@ def _worker(args: argparse.Namespace) -> int:
                 f = stats.failures.pop()
                 out.write("F " + json.dumps(f.__dict__) + "\n")
     finally:
-        for p in scratch.iterdir():
-            p.unlink()
-        scratch.rmdir()
+        shutil.rmtree(scratch, ignore_errors=True)  # files, and the folders the hostile target makes
     done = {"inputs": stats.inputs, "ops": stats.ops, "over": stats.over, "over_indices": stats.over_indices[:50],
             "max_cpu_ms": stats.max_cpu_ms, "max_wall_ms": stats.max_wall_ms, "slowest": stats.slowest,
             "peak_rss_mb": _peak_rss_mb()}
@@ -276,7 +276,7 @@ def replay(args: argparse.Namespace) -> int:
     print(f"seed {args.seed} index {args.replay}: {len(item.data)} bytes: {item.steps}")
     stats = Stats()
     with tempfile.TemporaryDirectory(prefix="tidl-io-fuzz-replay-") as scratch:
-        checker = Checker(stats, Path(scratch), args.cli_every, args.tensors, verbose=True)
+        checker = make_checker(stats, Path(scratch), args.cli_every, args.tensors, verbose=True)
         checker.warm_up(corpus)
         rng = random.Random(f"tidl-io-fuzz-ops:{args.seed}:{args.replay}")
         c0 = time.process_time()

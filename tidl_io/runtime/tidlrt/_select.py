@@ -11,14 +11,13 @@ from dataclasses import dataclass
 
 from ..._errors import TidlRtError
 from ...descriptor import Descriptor
+from ...releases import find_release
 from ._library import ENV_LIBRARY, ENV_VERSION, GUARD, Library
 from ._structs import (
     Family,
     Fingerprint,
     families,
     match_fingerprint,
-    normalize_release,
-    release_of_net_version,
     releases,
 )
 
@@ -96,13 +95,15 @@ def select_family(lib: Library, desc: Descriptor, net: bytes | None, version: st
                               f"{fp.summary()}. To override: {_how_to_override()}", call="version")
         return Selection(families()[key], None, f"{source}, confirmed by the library's defaults", fp)
     if version is not None:
-        release = normalize_release(version)
+        named = find_release(str(version))
+        release = None if named is None else named.ti
         if release is None:
             raise TidlRtError(f"{source}: not a TIDL release nor a layout family tidl-io knows (releases: {known}; "
                               f"families: {', '.join(families())}); the library's defaults "
                               f"{fp.summary()}. {_how_to_override()}", call="version")
     elif net is not None and (word := net_version(net)) is not None:
-        release = release_of_net_version(word)
+        named = find_release(word)
+        release = None if named is None else named.ti
         source = f"the net file's TIDL_NET_VERSION {word:#010x}"
         if release is None:
             raise TidlRtError(f"{source} is not in tidl-io's table (known releases: {known}); the library's "

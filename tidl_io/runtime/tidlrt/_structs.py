@@ -1,9 +1,10 @@
-"""TIDL-RT's C structs as data: ``schemas/tidlrt/*.yaml`` compiled to ``ctypes`` structures.
+"""TIDL-RT's C structs as data: ``schemas/tidlrt/*.yaml`` laid out by the layout engine
+(:mod:`tidl_io.structs`) and emitted as ``ctypes`` structures.
 
-One YAML per layout family (``T4P-a`` .. ``T6P-d``) lists ``sTIDLRT_PerfStats_t``,
+One YAML per layout family (``T4P-a`` .. ``T6P-d``) declares ``sTIDLRT_PerfStats_t``,
 ``sTIDLRT_Tensor_t`` and ``sTIDLRT_Params_t`` member by member with TI's names, and what
-``TIDLRT_setParamsDefault`` / ``TIDLRT_setTensorDefault`` write (the fingerprint);
-``versions.yaml`` maps TIDL releases and TIDL_NET_VERSION values to families. Nothing here
+``TIDLRT_setParamsDefault`` / ``TIDLRT_setTensorDefault`` write (the fingerprint); which
+release uses which family is the release table's (:mod:`tidl_io.releases`). Nothing here
 touches a library: :func:`match_fingerprint` reads bytes a default-setter wrote.
 """
 
@@ -16,7 +17,10 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..._schema import _load_yaml, _schema_dir
+from ..._errors import FormatError
+from ..._schema import _schema_dir
+from ...releases import release_table
+from ...structs import Struct, c_type, compile_schema, load_yaml
 
 __all__ = [
     "Family",
@@ -25,23 +29,17 @@ __all__ = [
     "families",
     "family",
     "match_fingerprint",
-    "release_of_net_version",
     "releases",
 ]
 
 PARAMS, TENSOR, PERF = "sTIDLRT_Params_t", "sTIDLRT_Tensor_t", "sTIDLRT_PerfStats_t"
 
-# C type -> (ctypes type, struct format of one element)
-_CTYPES: dict[str, tuple[Any, str]] = {
-    "int8_t": (ctypes.c_int8, "b"),
-    "char": (ctypes.c_char, "c"),
-    "int32_t": (ctypes.c_int32, "i"),
-    "uint32_t": (ctypes.c_uint32, "I"),
-    "uint64_t": (ctypes.c_uint64, "Q"),
-    "float": (ctypes.c_float, "f"),
-    "void*": (ctypes.c_void_p, "Q"),
-    "fnptr": (ctypes.c_void_p, "Q"),
-    "sTIDLRT_PerfStats_t*": (ctypes.c_void_p, "Q"),
+# the engine's (kind, size) of a C type -> its ctypes type
+_CTYPES: dict[tuple[str, int], Any] = {
+    ("char", 1): ctypes.c_char, ("int", 1): ctypes.c_int8, ("uint", 1): ctypes.c_uint8,
+    ("int", 2): ctypes.c_int16, ("uint", 2): ctypes.c_uint16, ("int", 4): ctypes.c_int32,
+    ("uint", 4): ctypes.c_uint32, ("int", 8): ctypes.c_int64, ("uint", 8): ctypes.c_uint64,
+    ("float", 4): ctypes.c_float, ("float", 8): ctypes.c_double, ("pointer", 8): ctypes.c_void_p,
 }
 FLT_MAX = struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0]
 
@@ -119,34 +117,39 @@ class Family:
                 f"PerfStats {self.perf.size} B)")
 
 
-def _compile_struct(name: str, entries: list[dict[str, Any]], env: dict[str, int], where: str) -> StructLayout:
+def ctypes_struct(struct: Struct, where: str) -> Any:
+    """The ctypes emitter: ``struct`` as a ``ctypes.Structure`` class, whose offsets and size
+    ctypes computes again and must find equal to the engine's."""
     fields: list[tuple[str, Any]] = []
-    for e in entries:
-        if e["type"] not in _CTYPES:
-            raise ValueError(f"{where}: {name}.{e['name']}: unknown C type {e['type']!r}")
-        base = _CTYPES[e["type"]][0]
-        dims = e.get("dims", [])
-        count = 1
-        for d in dims:
-            count *= env[d] if isinstance(d, str) else int(d)
-        fields.append((e["name"], base * count if dims else base))
-    cls = type(name, (ctypes.Structure,), {"_fields_": fields})
-    members = []
-    for e in entries:
-        desc = getattr(cls, e["name"])
-        base = _CTYPES[e["type"]][0]
-        count = desc.size // ctypes.sizeof(base)
-        members.append(Member(e["name"], e["type"], count, bool(e.get("dims")), desc.offset, ctypes.sizeof(base),
-                              e.get("default")))
-    return StructLayout(name, tuple(members), ctypes.sizeof(cls), cls)
+    for f in struct.fields:
+        if isinstance(f.ctype, Struct):
+            base = ctypes_struct(f.ctype, where)
+        elif (f.ctype.kind, f.ctype.size) in _CTYPES:
+            base = _CTYPES[(f.ctype.kind, f.ctype.size)]
+        else:
+            raise FormatError(where, f"no ctypes type for {f.ctype.name}", field=f"{struct.name}.{f.name}")
+        for extent in reversed(f.dims):
+            base = base * extent
+        fields.append((f.name, base))
+    cls = type(struct.name, (ctypes.Structure,), {"_fields_": fields})
+    for f in struct.fields:
+        if getattr(cls, f.name).offset != f.offset:
+            raise FormatError(where, f"ctypes places it at {getattr(cls, f.name).offset}, the layout at {f.offset} "
+                              f"(a placement or alignment ctypes cannot express)", field=f"{struct.name}.{f.name}")
+    if ctypes.sizeof(cls) != struct.size:
+        raise FormatError(where, f"ctypes gives {ctypes.sizeof(cls)} bytes, the layout {struct.size}", field=struct.name)
+    return cls
+
+
+def _layout(struct: Struct, where: str) -> StructLayout:
+    members = tuple(Member(f.name, f.ctype.name, f.count, bool(f.dims), f.offset, f.elem_size, f.notes.get("default"))
+                    for f in struct.fields)
+    return StructLayout(struct.name, members, struct.size, ctypes_struct(struct, where))
 
 
 def _compile(doc: dict[str, Any], schema_file: str) -> Family:
-    env = {k: int(v) for k, v in (doc.get("constants") or {}).items()}
-    structs = {name: _compile_struct(name, entries, env, schema_file) for name, entries in doc["structs"].items()}
-    for name, want in (doc.get("sizes") or {}).items():
-        if structs[name].size != int(want):
-            raise ValueError(f"{schema_file}: {name} compiles to {structs[name].size} bytes, the schema says {want}")
+    schema = compile_schema(doc, schema_file)
+    structs = {name: _layout(struct, schema_file) for name, struct in schema.structs.items()}
     return Family(str(doc["family"]), str(doc["title"]), tuple(doc["io_families"]), bool(doc["shared_memory"]),
                   structs, schema_file)
 
@@ -160,9 +163,7 @@ def families() -> dict[str, Family]:
     """Every TIDL-RT layout family by key, from ``schemas/tidlrt/*.yaml``."""
     found = {}
     for path in sorted(_dir().glob("*.yaml")):
-        if path.name == "versions.yaml":
-            continue
-        fam = _compile(_load_yaml(path), path.name)
+        fam = _compile(load_yaml(path), path.name)
         found[fam.key] = fam
     return found
 
@@ -174,39 +175,16 @@ def family(key: str) -> Family:
         raise KeyError(f"unknown TIDL-RT layout family {key!r}; known: {', '.join(families())}") from None
 
 
-@functools.cache
-def _versions() -> dict[str, Any]:
-    doc = _load_yaml(_dir() / "versions.yaml")
-    return {"releases": {str(k): v for k, v in doc["releases"].items()}}
-
-
 def releases() -> dict[str, str | None]:
-    """TIDL release ("08.06") -> family key, None where not established."""
-    return dict(_versions()["releases"])
-
-
-def release_of_net_version(word: int) -> str | None:
-    """The release whose TIDL_NET_VERSION is ``word`` (the net file's first uint32), if known: the
-    first release of its entry in the one net version table (``schemas/net/versions.yaml``)."""
-    from ...net._schema import net_versions
-
-    entry = net_versions().get(int(word))
-    return None if entry is None else entry.releases[0]
-
-
-def normalize_release(version: str) -> str | None:
-    """"8.6", "08.06", "08_06_00_10", "11.01.00" -> the table's "MM.NN" key (None if no match)."""
-    parts = [p for p in str(version).replace("_", ".").replace("-", ".").split(".") if p]
-    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
-        return None
-    key = f"{int(parts[0]):02d}.{int(parts[1]):02d}"
-    return key if key in releases() else None
+    """TIDL release ("08.06") -> family key, None where not established (the release table's
+    ``tidlrt`` column)."""
+    return {row.release.ti: row.tidlrt for row in release_table()}
 
 
 # ---- the fingerprint ------------------------------------------------------------------
 
 def _element(raw: bytes, m: Member, i: int) -> Any:
-    fmt = "<" + _CTYPES[m.ctype][1]
+    fmt = "<" + c_type(m.ctype).struct_format
     return struct.unpack_from(fmt, raw, m.offset + i * m.size)[0]
 
 

@@ -3,12 +3,34 @@ a module here and a line to :data:`TARGETS`)."""
 
 from __future__ import annotations
 
-from . import buffers, cli, formatter, golden_npz, net
+from . import (
+    buffers,
+    cli,
+    formatter,
+    golden_npz,
+    hostile,
+    net,
+    perf_board,
+    perf_bufinfo,
+    perf_netlog,
+    perf_simulation,
+    precision,
+    releases,
+    support,
+)
 
 TARGETS = (
     cli,        # raw bytes: the command line, one input in --cli-every
     net,        # raw bytes: a mutated *_tidl_net.bin instead (index % 8 == 3), parse_net/load_net and views
-    golden_npz,  # raw bytes: a mutated golden .npz instead (index % 8 == 5), NpzArrays and the golden reference
+    hostile,    # raw bytes: a user's text files and names instead (index % 16 == 9): layer_info, param.yaml, paths
+    releases,   # raw bytes: a mutated schemas/releases.yaml instead (index % 32 == 13), parse_table and look-ups
+    support,    # raw bytes: a mutated graphvizInfo.txt / allowedNode.txt / run.log instead (index % 16 == 5)
+    precision,  # raw bytes: a mutated paramDebug.csv / qparams prototxt instead (index % 16 == 7)
+    perf_simulation,  # raw bytes: TI's performance simulation .csv instead (index % 64 == 15)
+    perf_bufinfo,     # raw bytes: a bufinfolog(_0).csv instead (index % 64 == 31)
+    perf_netlog,      # raw bytes: a netLog.txt instead (index % 64 == 47)
+    perf_board,       # raw bytes: TIDL-RT's tidl_trace_subgraph_<N>_perf.csv instead (index % 64 == 63)
+    golden_npz,  # raw bytes: a mutated golden .npz instead (index % 16 == 1), NpzArrays and the golden reference
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )

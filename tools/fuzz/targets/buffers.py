@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..checker import SOURCE, Checker, _Unexpected
+from ..checker import SOURCE, Checker, Unexpected
 from ..inputs import FuzzInput
 
 NAME = "buffers"
@@ -48,10 +48,10 @@ def _buffers(checker: Checker, index: int, desc: Any, touched: list[tuple[int, s
     rest = [p for p in pool if p not in chosen]
     chosen = chosen[: checker.tensors] + rng.sample(rest, max(0, min(checker.tensors - len(chosen), len(rest))))
     if index % 12 == 3:  # whole-descriptor calls, now and then
-        checker._op(index, "get_*_details", lambda: (b.get_input_details(desc), b.get_output_details(desc)),
+        checker.op(index, "get_*_details", lambda: (b.get_input_details(desc), b.get_output_details(desc)),
                  (SOURCE, "input", "output"))
         for alloc_all in (b.alloc_inputs, b.alloc_outputs):
-            checker._op(index, "alloc_*s", functools.partial(alloc_all, desc), ("input", "output"))
+            checker.op(index, "alloc_*s", functools.partial(alloc_all, desc), ("input", "output"))
     for owner, t in chosen:
         _tensor_ops(checker, index, owner, t, rng)
 
@@ -74,31 +74,31 @@ def _tensor_ops(checker, index: int, owner: Any, t: Any, rng: random.Random) -> 
             buf = fn(owner, t.index)
         except checker.tidl_io.GeometryError:
             if not problems:
-                raise _Unexpected(f"{t.label}: alloc refused a geometry that validate accepts") from None
+                raise Unexpected(f"{t.label}: alloc refused a geometry that validate accepts") from None
             raise
         except checker.tidl_io.AllocationLimitError:
             if need is not None and need <= checker.cap:
-                raise _Unexpected(f"{t.label}: alloc refused {need} bytes under the cap {checker.cap}") from None
+                raise Unexpected(f"{t.label}: alloc refused {need} bytes under the cap {checker.cap}") from None
             raise
         if problems:
-            raise _Unexpected(f"{t.label}: alloc accepted a geometry validate refuses: {problems}")
+            raise Unexpected(f"{t.label}: alloc accepted a geometry validate refuses: {problems}")
         if need is not None and (buf.nbytes != need or buf.dtype != element.dtype):
-            raise _Unexpected(f"{t.label}: alloc gave {buf.nbytes} bytes of {buf.dtype}, expected {need}")
+            raise Unexpected(f"{t.label}: alloc gave {buf.nbytes} bytes of {buf.dtype}, expected {need}")
         return buf
 
-    buf = checker._op(index, "alloc", alloc, where)
+    buf = checker.op(index, "alloc", alloc, where)
 
     def view_of(target: Any) -> Any:
         v = b.view(t, target)
         if v.shape != tuple(t.shape):
-            raise _Unexpected(f"{t.label}: view shape {v.shape}, expected {t.shape}")
+            raise Unexpected(f"{t.label}: view shape {v.shape}, expected {t.shape}")
         return v
 
     if buf is not None:
-        checker._op(index, "view", lambda: view_of(buf), where)
+        checker.op(index, "view", lambda: view_of(buf), where)
     # a buffer one element short (or empty, or of the wrong type) is refused, before anything else
     short = np.zeros(max(0, min(t.required_size, 1 << 16) - 1), element.dtype if element else np.uint8)
-    checker._op(index, "view (short buffer)", lambda: _expect_error(lambda: view_of(short), t, "view"), where)
+    checker.op(index, "view (short buffer)", lambda: _expect_error(lambda: view_of(short), t, "view"), where)
 
     # as_buffer over caller memory of about the right size, at odd offsets
     def as_buffer() -> Any:
@@ -108,16 +108,16 @@ def _tensor_ops(checker, index: int, owner: Any, t: Any, rng: random.Random) -> 
         mem = bytearray(size + max(0, min(offset, 4096)))
         return b.as_buffer(t, mem, offset=offset, align=rng.choice((None, 64)))
 
-    checker._op(index, "as_buffer", as_buffer, where)
+    checker.op(index, "as_buffer", as_buffer, where)
 
     if problems or need is None or need > checker.cap:
         # hostile or too big: every operation must refuse it without touching memory
         x = _broadcast_zeros(np, t)
         if x is not None:
-            checker._op(index, "pack (refused)", lambda: _expect_error(lambda: b.pack(t, x), t, "pack"), where)
-        checker._op(index, "unpack (refused)", lambda: _expect_error(lambda: b.unpack(t, short), t, "unpack"),
+            checker.op(index, "pack (refused)", lambda: _expect_error(lambda: b.pack(t, x), t, "pack"), where)
+        checker.op(index, "unpack (refused)", lambda: _expect_error(lambda: b.unpack(t, short), t, "unpack"),
                  where)
-        checker._op(index, "check_padding (refused)",
+        checker.op(index, "check_padding (refused)",
                  lambda: _expect_error(lambda: b.check_padding(t, short), t, "check_padding"), where)
         return
     if not small:
@@ -131,17 +131,17 @@ def _tensor_ops(checker, index: int, owner: Any, t: Any, rng: random.Random) -> 
     def pack() -> Any:
         packed = b.pack(t, x, out, layout=layout, rounding=rounding, nan=nan)
         if out is None and t.kind == "input" and not b.check_padding(t, packed).clean:
-            raise _Unexpected(f"{t.label}: pack into a new buffer wrote padding")
+            raise Unexpected(f"{t.label}: pack into a new buffer wrote padding")
         return packed
 
-    packed = checker._op(index, "pack", pack, where)
+    packed = checker.op(index, "pack", pack, where)
     target = packed if packed is not None else buf
     if target is None:
         return
-    checker._op(index, "unpack", lambda: b.unpack(t, target, dequantize=rng.random() < 0.7,
+    checker.op(index, "unpack", lambda: b.unpack(t, target, dequantize=rng.random() < 0.7,
                                                squeeze=rng.random() < 0.7,
                                                layout=rng.choice(("NCHW", "NHWC"))), where)
-    checker._op(index, "check_padding", lambda: b.check_padding(t, target), where)
+    checker.op(index, "check_padding", lambda: b.check_padding(t, target), where)
 
 
 
@@ -155,7 +155,7 @@ def _np() -> Any:
 def _expect_error(fn: Callable[[], Any], t: Any, what: str) -> None:
     """``fn`` must raise (the library's error, checked by the caller)."""
     fn()
-    raise _Unexpected(f"{t.label}: {what} accepted a tensor or buffer it must refuse")
+    raise Unexpected(f"{t.label}: {what} accepted a tensor or buffer it must refuse")
 
 
 def _broadcast_zeros(np: Any, t: Any) -> Any:

@@ -9,7 +9,7 @@ import json
 import random
 from typing import Any
 
-from ..checker import SOURCE, Checker, _Unexpected
+from ..checker import SOURCE, Checker, Unexpected
 from ..inputs import FuzzInput
 
 NAME = "cli"
@@ -37,12 +37,12 @@ def _cli(checker: Checker, index: int, data: bytes) -> None:
         out, err = io.StringIO(), io.StringIO()
         code = main([*argv, str(path)], out=out, err=err)
         if code not in (0, 1):
-            raise _Unexpected(f"tidl-io {' '.join(argv)} exited {code}")
+            raise Unexpected(f"tidl-io {' '.join(argv)} exited {code}")
         if "Traceback" in err.getvalue():
-            raise _Unexpected(f"tidl-io {' '.join(argv)} printed a traceback")
+            raise Unexpected(f"tidl-io {' '.join(argv)} printed a traceback")
         if code == 1 and argv[0] == "inspect" and not err.getvalue().startswith("tidl-io: error: "):
-            raise _Unexpected(f"tidl-io {' '.join(argv)} exited 1 without a one-line error")
+            raise Unexpected(f"tidl-io {' '.join(argv)} exited 1 without a one-line error")
         if "--json" in argv:
             json.loads(out.getvalue())
 
-    checker._op(index, "cli " + " ".join(argv), run, (SOURCE,))
+    checker.op(index, "cli " + " ".join(argv), run, (SOURCE,))

@@ -27,8 +27,8 @@ def _format(checker: Checker, index: int, desc: Any, r: int) -> None:
 
     where = (SOURCE,)
     if r == 0:
-        checker._op(index, "to_dict+json",
+        checker.op(index, "to_dict+json",
                  lambda: json.dumps(descriptor_to_dict(desc, SOURCE), allow_nan=False), where)
     else:
-        checker._op(index, "format" + (" physical" if r == 2 else ""),
+        checker.op(index, "format" + (" physical" if r == 2 else ""),
                  lambda: format_descriptor(desc, SOURCE, physical=r == 2), where)

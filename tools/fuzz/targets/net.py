@@ -143,9 +143,9 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         write_bytes_atomic(path, data)
         info = Path(checker.scratch) / (NET_SOURCE + ".layer_info.txt")
         info.write_text("".join(f"{i} {i} layer<{i}>\n" for i in range(rng.randrange(0, 6))) + "x y\n")
-        net = checker._op(index, "net load_net", lambda: load_net(path), (str(path),))
+        net = checker.op(index, "net load_net", lambda: load_net(path), (str(path),))
     else:
-        net = checker._op(index, "net parse_net", lambda: parse_net(data, NET_SOURCE), where)
+        net = checker.op(index, "net parse_net", lambda: parse_net(data, NET_SOURCE), where)
     if net is None:
         return
     _use(checker, index, net)
@@ -156,10 +156,10 @@ def _use(checker: Checker, index: int, net: Any) -> None:
     from tidl_io.net._graph import net_svg
 
     where = (NET_SOURCE,)
-    checker._op(index, "net format", lambda: format_net(net, NET_SOURCE, physical=index % 16 == 3), where)
-    checker._op(index, "net to_dict+json", lambda: json.dumps(net_to_dict(net, NET_SOURCE), allow_nan=False), where)
+    checker.op(index, "net format", lambda: format_net(net, NET_SOURCE, physical=index % 16 == 3), where)
+    checker.op(index, "net to_dict+json", lambda: json.dumps(net_to_dict(net, NET_SOURCE), allow_nan=False), where)
     if len(net.layers) <= 64:  # the picture's cost grows with the layers, not with what is fuzzed
-        checker._op(index, "net svg", lambda: net_svg(net), where)
+        checker.op(index, "net svg", lambda: net_svg(net), where)
 
     def layers() -> None:
         _ = (net.edges, net.input_layers, net.output_layers, repr(net))
@@ -168,4 +168,4 @@ def _use(checker: Checker, index: int, net: Any) -> None:
             _ = (layer.shape, layer.dtype, dict(layer.raw), dict(layer.params), repr(layer),
                  None if g is None else g.required_size)
 
-    checker._op(index, "net layers", layers, where)
+    checker.op(index, "net layers", layers, where)

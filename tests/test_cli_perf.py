@@ -1,0 +1,117 @@
+"""``tidl-io perf`` (tidl_io.cli_perf): exit codes like diff (0 the report, 1 A B differ, 2 could
+not), one line on stderr and no traceback, --json, --html, --board, --top."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tidl_io.cli import main
+
+from conftest import REALDATA
+from perf_fixtures import TINY_BOARD, TINY_SIM_NAME, write_tiny
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["perf", *argv], out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_report(tmp_path: Path) -> None:
+    code, out, err = run(str(write_tiny(tmp_path)))
+    assert (code, err) == (0, "") and "total: 420.75 µs = 0.42075 ms" in out
+
+
+def test_json_and_html(tmp_path: Path) -> None:
+    folder = write_tiny(tmp_path / "art")
+    page = tmp_path / "perf.html"
+    code, out, err = run(str(folder), "--json", "--html", str(page))
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["subgraphs"][0]["total"]["time_ms"] == 0.42075 and page.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_board_and_top(tmp_path: Path) -> None:
+    folder = write_tiny(tmp_path / "art")
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    board.write_text(TINY_BOARD)
+    code, out, _ = run(str(folder), "--board", str(board), "--top", "1")
+    assert code == 0 and "board/sim" in out
+    row = next(line for line in out.splitlines() if " conv2 " in line).split()
+    assert row[-2:] == ["300.2k", "1.00"] and " conv1 " not in out
+
+
+def test_only_a_bufinfolog_exits_0(tmp_path: Path) -> None:
+    code, out, err = run(str(write_tiny(tmp_path, sim=False, netlog=False, layer_info=False)))
+    assert (code, err) == (0, "") and "no performance simulation" in out
+
+
+@pytest.mark.parametrize("make", ["empty", "absent", "cut", "board", "three", "html"])
+def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
+    args = [str(tmp_path)]
+    if make == "absent":
+        args = [str(tmp_path / "absent")]
+    elif make == "cut":
+        sim = write_tiny(tmp_path) / "tempDir" / "tiny_tidl_net" / TINY_SIM_NAME
+        sim.write_text(sim.read_text()[:-200])
+    elif make == "board":
+        write_tiny(tmp_path)
+        (tmp_path / "b.csv").write_text(TINY_BOARD[:-30])
+        args += ["--board", str(tmp_path / "b.csv")]
+    elif make == "three":
+        args *= 3
+    elif make == "html":
+        write_tiny(tmp_path)
+        args += ["--html", str(tmp_path / "no" / "such" / "folder.html")]
+    code, out, err = run(*args)
+    if make == "html":  # the report is printed before the page fails to be written
+        out = ""
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("tidl-io perf: error: "), err
+    assert "Traceback" not in err
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert run(str(tmp_path), "--top", "0")[0] == 2
+    assert run()[0] == 2
+    a = write_tiny(tmp_path / "a")
+    code, _, err = run(str(a), str(a), "--html", str(tmp_path / "x.html"))
+    assert code == 2 and "not for A B" in err
+
+
+def test_a_b(tmp_path: Path) -> None:
+    a, b = write_tiny(tmp_path / "a"), write_tiny(tmp_path / "b")
+    code, out, _ = run(str(a), str(b))
+    assert code == 0 and "B/A" in out
+    sim = b / "tempDir" / "tiny_tidl_net" / TINY_SIM_NAME
+    sim.write_text(sim.read_text().replace("  120.50,", "  241.00,"))
+    code, out, _ = run(str(a), str(b), "--json")
+    assert code == 1 and json.loads(out)["subgraphs"][0]["layers"][1]["ratio"] == 2.0
+
+
+def test_od8220() -> None:
+    path = REALDATA / "net" / "od-8220-yolox-10.0"
+    if not path.is_dir():
+        pytest.skip("../shared/realdata not present")
+    code, out, err = run(str(path), "--top", "5")
+    assert (code, err) == (0, "") and "367.46284 ms" in out and "subgraph_0: 122 layers" in out
+
+
+def test_readme_shows_the_example_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    marker = "<!-- readme-perf: "
+    start = readme.index(marker)
+    argv = shlex.split(readme[start + len(marker):readme.index(" -->", start)])
+    body = readme.index("```text\n", start) + len("```text\n")
+    shown = readme[body:readme.index("```\n", body)]
+    assert argv[:2] == ["tidl-io", "perf"]
+    code, out, err = run(*argv[2:])
+    assert (code, err) == (0, "") and out == shown

@@ -1,0 +1,41 @@
+"""``tidl-io quant``: exit codes, strict JSON, no traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tidl_io.cli import main
+
+from conftest import REALDATA
+
+OD = REALDATA / "net" / "od-8220-yolox-10.0"
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out, err), out.getvalue(), err.getvalue()
+
+
+def test_od_8220() -> None:
+    if not OD.is_dir():
+        pytest.skip("../shared/realdata not present")
+    rc, out, _ = _run("quant", str(OD), "--json")
+    doc = json.loads(out)
+    assert rc == 0 and len(doc["layers"]) == 122
+    rc, out, _ = _run("quant", str(OD), "--top", "3")
+    assert rc == 0 and "119 more" in out
+
+
+def test_errors(tmp_path: Path) -> None:
+    rc, _, err = _run("quant", str(tmp_path))
+    assert rc == 2 and "paramDebug" in err and "Traceback" not in err
+    rc, _, err = _run("quant", str(tmp_path), "--top", "-1")
+    assert rc == 2 and "--top" in err
+    (tmp_path / "tempDir").mkdir()
+    (tmp_path / "tempDir" / "a_tidl_net.bin_paramDebug.csv").write_text("garbage\n")
+    rc, _, err = _run("quant", str(tmp_path))
+    assert rc == 2 and "line 1" in err

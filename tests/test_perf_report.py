@@ -1,0 +1,84 @@
+"""tidl_io.perf.report: the --json document in the issue's shape (strict JSON, null where no
+file says) and the text table, checked against the fixture's literal values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tidl_io import ArgumentTypeError, OptionError, load_perf
+
+from conftest import REALDATA
+from perf_fixtures import TINY_BOARD, write_tiny
+
+LAYER_KEYS = ["index", "type", "name", "data_id", "time_us", "cycles", "kernel_cycles", "core_loop_cycles",
+              "setup_cycles", "dma_cycles", "io_cycles", "ddr_read_mb", "ddr_write_mb", "memory", "bound", "board"]
+
+
+def test_json_shape(tmp_path: Path) -> None:
+    folder = write_tiny(tmp_path)
+    (tmp_path / "b.csv").write_text(TINY_BOARD)
+    doc = json.loads(json.dumps(load_perf(folder, board=[tmp_path / "b.csv"]).to_dict(), allow_nan=False))
+    assert list(doc) == ["schema_version", "subgraphs"] and doc["schema_version"] == 1
+    s = doc["subgraphs"][0]
+    assert list(s) == ["name", "config", "total", "layers"] and s["name"] == "tiny"
+    assert s["total"] == {"time_ms": 0.42075, "ddr_mb": 0.32, "ddr_read_mb": 0.27, "ddr_write_mb": 0.05,
+                          "msmc_mb": 0.16, "gmacs": 0.0028}
+    assert s["config"]["release"] == "TI_NETWORK_COMPILER_10.00.00" and s["config"]["ddr_mhz"] == 3200
+    conv = s["layers"][1]
+    assert list(conv) == LAYER_KEYS
+    assert conv == {"index": 1, "type": "TIDL_ConvolutionLayer", "name": "conv1", "data_id": 1, "time_us": 120.5,
+                    "cycles": 120500.0, "kernel_cycles": 40000.0, "core_loop_cycles": 100000.0, "setup_cycles": 8000.0,
+                    "dma_cycles": 12500.0, "io_cycles": 100000.0, "ddr_read_mb": 0.25, "ddr_write_mb": 0.05,
+                    "memory": {"in": ["DDR", "L2"], "out": ["MSMC", "DDR"], "weights": ["DDR", "MSMC"]},
+                    "bound": "memory", "board": {
+                        "exec_id": 1, "cycles": 150625, "kernel_cycles": 41000, "core_loop_cycles": 130000,
+                        "setup_cycles": 8125, "dma_cycles": 12500, "ddr_read_mb": 262144 / 1024000,
+                        "ddr_write_mb": 52428 / 1024000, "time_us": 150.625, "ratio": 150625 / 120500,
+                        "bound": "memory"}}
+    assert s["layers"][0]["board"] is None and s["layers"][0]["bound"] is None
+
+
+def test_json_nulls_without_a_simulation(tmp_path: Path) -> None:
+    doc = load_perf(write_tiny(tmp_path, sim=False, netlog=False)).to_dict()
+    s = doc["subgraphs"][0]
+    assert set(s["total"].values()) == {None}
+    assert all(lay[k] is None for lay in s["layers"] for k in LAYER_KEYS[4:13])
+    assert s["layers"][1]["memory"] == {"in": [None, "L2"], "out": ["MSMC", "DDR"], "weights": [None, "MSMC"]}
+    json.dumps(doc, allow_nan=False)
+
+
+def test_text(tmp_path: Path) -> None:
+    text = load_perf(write_tiny(tmp_path)).to_text()
+    lines = text.splitlines()
+    assert "tiny: 4 layers; TI_NETWORK_COMPILER_10.00.00 simulation, 1 core(s) at 1000 MHz" in text
+    conv = next(line for line in lines if " conv1 " in line).split()
+    assert conv[:13] == ["1", "1", "Convolution", "conv1", "120.50", "28.6%", "40.0k", "100.0k", "8.0k", "12.5k",
+                         "memory", "0.25", "0.05"]
+    assert conv[13:] == ["DDR>L2", "MSMC>DDR", "DDR>MSMC"]
+    assert "total: 420.75 µs = 0.42075 ms, DDR 0.32 MB (read 0.27, write 0.05), MSMC 0.16 MB, 0.0028 GMACs" in lines
+    top = load_perf(write_tiny(tmp_path)).to_text(top=1)
+    assert "the 1 slowest layers:" in top and " conv2 " in top and " conv1 " not in top
+    with pytest.raises(OptionError, match="top must be >= 1, found 0"):
+        load_perf(write_tiny(tmp_path)).to_text(top=0)
+    with pytest.raises(ArgumentTypeError):
+        load_perf(write_tiny(tmp_path)).to_text(top="3")  # type: ignore[arg-type]
+
+
+def test_names_with_control_characters_are_escaped(tmp_path: Path) -> None:
+    folder = write_tiny(tmp_path)
+    info = folder / "tempDir" / "tiny_tidl_net.bin.layer_info.txt"
+    info.write_text(info.read_text().replace("conv1", "c\x1b[31mv"))
+    text = load_perf(folder).to_text()
+    assert "\x1b" not in text and "c\\x1b[31mv" in text
+
+
+def test_od8220_text_totals_line() -> None:
+    path = REALDATA / "net" / "od-8220-yolox-10.0"
+    if not path.is_dir():
+        pytest.skip("../shared/realdata not present")
+    text = load_perf(path).to_text(top=3)
+    assert "total: 367462.84 µs = 367.46284 ms, DDR 187.58 MB (read 119.27, write 68.32), MSMC 143.54 MB, " \
+           "13.3203 GMACs" in text

@@ -1,0 +1,101 @@
+"""The 16-bit name lists against the compiled model's names (doctor's 16bit-names check)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tidl_io.doctor import diagnose
+from tidl_io.precision.names import check_16bit_names, parse_net_log, split_names
+
+from conftest import REALDATA
+
+NET = REALDATA / "net"
+OD = NET / "od-8220-yolox-10.0"
+
+
+def _need(p: Path) -> Path:
+    if not p.exists():
+        pytest.skip("../shared/realdata not present")
+    return p
+
+
+def _entries(param: Path) -> list[str]:
+    """The list as the YAML text spells it, joined over its wrapped lines (no YAML parser)."""
+    lines = param.read_text().splitlines()
+    i = next(k for k, s in enumerate(lines) if "output_feature_16bit_names_list:" in s)
+    text = lines[i].split("output_feature_16bit_names_list:")[1]
+    while lines[i + 1].startswith("      "):
+        i += 1
+        text += lines[i]
+    return [e.strip() for e in text.split(",") if e.strip()]
+
+
+def test_od_8220_all_nine(tmp_path: Path) -> None:
+    _need(OD)
+    entries = _entries(OD / "param.yaml")
+    assert len(entries) == 9
+    found = check_16bit_names(OD, OD / "artifacts")
+    assert [f.level for f in found] == ["error"] * 9
+    for f, entry in zip(found, entries):
+        assert repr(entry) in f.message and f.source.endswith("param.yaml") and f.where[0].startswith("line ")
+        line = int(f.where[0].split()[1])
+        assert entry in (OD / "param.yaml").read_text().splitlines()[line - 1]
+        assert "also in config.yaml" in f.message and "Invalid Layer Name" in f.message
+    # the names TIDL accepts: the netLog's Out Data Names
+    log = (OD / "artifacts" / "tempDir" / "subgraph_0_tidl_net.bin_netLog.txt").read_text()
+    names = [row.split("|")[2].strip() for row in log.splitlines() if re.match(r"^\s*\d+\|", row)]
+    assert [r[2] for r in parse_net_log(log)] == names
+    assert not set(entries) & set(names)
+
+
+def test_doctor_reports_them() -> None:
+    _need(OD)
+    d = diagnose(OD, check_library=False)
+    mine = [f for f in d.findings if f.check == "16bit-names"]
+    assert len(mine) == 9 and not d.ok
+
+
+@pytest.mark.parametrize("model", ["real-time-llve-zero-dce-10.0", "edgeai-tidl-east-9.0", "bbai64-deeplabv3-mnv2-8.2"])
+def test_folders_without_a_list_give_none(model: str) -> None:
+    folder = _need(NET / model)
+    d = diagnose(folder, check_library=False)
+    assert [f for f in d.findings if f.check == "16bit-names"] == []
+
+
+def test_a_valid_name_passes_and_a_near_miss_is_named(tmp_path: Path) -> None:
+    _need(OD)
+    art = tmp_path / "artifacts"
+    shutil.copytree(OD / "artifacts" / "tempDir", art / "tempDir", ignore=shutil.ignore_patterns("*.csv", "*.bin"))
+    (tmp_path / "param.yaml").write_text("session:\n  runtime_options:\n    advanced_options:"
+                                         "output_feature_16bit_names_list: '86, 8 6'\n"
+                                         "    advanced_options:params_16bit_names_list: ['161']\n")
+    found = check_16bit_names(tmp_path, art)
+    assert len(found) == 1 and "'8 6'" in found[0].message and "'86'" in found[0].message
+    assert found[0].where == ("line 3", "session.runtime_options.advanced_options:output_feature_16bit_names_list[1]")
+
+
+def test_no_names_to_check_is_a_note(tmp_path: Path) -> None:
+    (tmp_path / "param.yaml").write_text("session:\n  runtime_options:\n    advanced_options:"
+                                         "output_feature_16bit_names_list: a\n")
+    found = check_16bit_names(tmp_path, tmp_path)
+    assert [f.level for f in found] == ["note"]
+
+
+def test_split_names() -> None:
+    assert split_names(" a, b ,,c") == ["a", "b", "c"] and split_names(["x", " "]) == ["x"] and split_names("") == []
+    assert split_names(None) == []
+
+
+def test_layer_info_digits_are_ascii() -> None:
+    """"²".isdigit() is True but int("²") fails: a located FormatError, never a ValueError (issue 24)."""
+    from tidl_io import FormatError
+    from tidl_io.precision.names import read_layer_info
+
+    with pytest.raises(FormatError, match="line 2: expected"):
+        read_layer_info("0 0 a\n\u00b21 1 b\n", "info.txt")
+    with pytest.raises(FormatError, match="line 1: expected"):
+        read_layer_info("9" * 4300 + " 0 a\n", "info.txt")

@@ -1,0 +1,89 @@
+"""tidl_io.support.graphviz against TI's graphvizInfo.txt files, read literally here."""
+
+from __future__ import annotations
+
+import pytest
+
+from tidl_io import FormatError
+from tidl_io.support.graphviz import Status, parse_graphviz, split_diag
+
+from conftest import REALDATA
+
+NET = REALDATA / "net"
+FILES = ["od-8220-yolox-10.0/artifacts/tempDir/graphvizInfo.txt", "edgeai-tidl-east-9.0/tempDir/graphvizInfo.txt",
+         "real-time-llve-zero-dce-10.0/artifacts/tempDir/graphvizInfo.txt"]
+
+
+def _literal(text: str) -> list[tuple[int, str, str, str]]:
+    """(index, name, op, diag) per node line, by str.split / str.partition only."""
+    out = []
+    for line in text.splitlines()[1:]:
+        head, _, diag = line.partition(" diagInfo")
+        before = head.split(" outputAdjNodes ")[0].split(" ")
+        out.append((int(before[0]), " ".join(before[1:-1]), before[-1], diag.strip()))
+    return out
+
+
+@pytest.mark.parametrize("rel", FILES)
+def test_every_node_as_read_literally(rel: str) -> None:
+    path = NET / rel
+    if not path.is_file():
+        pytest.skip("../shared/realdata not present")
+    text = path.read_text()
+    nodes = parse_graphviz(text, str(path))
+    want = _literal(text)
+    assert int(text.splitlines()[0]) == len(nodes) == len(want)
+    assert [(n.index, n.name, n.op, n.diag) for n in nodes] == want
+    # supported: empty, "SUPPORTED" or "INFORMATION"; unsupported: "not supported"
+    literal_bad = [w for w in want if "not supported" in w[3].lower()]
+    assert [n.name for n in nodes if n.status is Status.UNSUPPORTED] == [w[1] for w in literal_bad]
+    assert all(n.status is Status.SUPPORTED for n in nodes if n.name not in {w[1] for w in literal_bad})
+
+
+def test_counts_of_the_real_files() -> None:
+    if not (NET / FILES[0]).is_file():
+        pytest.skip("../shared/realdata not present")
+    od = parse_graphviz((NET / FILES[0]).read_text())
+    info = [n for n in od if "INFORMATION: Not part of backbone network" in n.diag]
+    assert len(od) == 271 and len(info) == 82 and all(n.status is Status.SUPPORTED for n in info)
+    east = parse_graphviz((NET / FILES[1]).read_text())
+    bad = [n for n in east if n.status is Status.UNSUPPORTED]
+    assert [(n.index, n.name, n.op) for n in bad] == [(119, "Div_192", "Div")]
+    assert east[119].inputs == (118,) and east[119].outputs == (120,)
+    assert east[120].output_names == ("625",)
+
+
+def test_split_diag() -> None:
+    stage, reason, origin = split_diag("[PARSER] SUPPORTED: Layers type supported by TIDL --- layer type - Conv,  "
+                                       "Node name - 1 -- [tidl_onnxRtImport_core.cpp, 529]")
+    assert (stage, origin) == ("PARSER", "tidl_onnxRtImport_core.cpp:529")
+    assert reason == "SUPPORTED: Layers type supported by TIDL --- layer type - Conv,  Node name - 1"
+    assert split_diag("") == (None, "", None)
+
+
+HAND = """3
+0 a Conv outputAdjNodes 1 1 inputAdjNodes 0 input diagInfo
+1 b Div outputAdjNodes 1 2 inputAdjNodes 1 0 diagInfo [PARSER] UNSUPPORTED: Layer type not supported by TIDL
+2 c Relu outputAdjNodes 0 out inputAdjNodes 1 1 diagInfo something new
+"""
+
+
+def test_hand_made_statuses() -> None:
+    nodes = parse_graphviz(HAND)
+    assert [n.status for n in nodes] == [Status.SUPPORTED, Status.UNSUPPORTED, Status.UNKNOWN]
+    assert nodes[0].input_names == ("input",) and nodes[2].output_names == ("out",)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("", "empty"),
+    ("x\n", "line 1"),
+    (HAND.replace("3\n", "4\n", 1), "cut short"),
+    (HAND.replace("1 b Div", "5 b Div"), "line 3"),
+    (HAND.replace("outputAdjNodes 1 2", "outputAdjNodes 1 9"), "line 3"),
+    (HAND.replace("inputAdjNodes 1 0", "inputAdjNodes 3 0"), "line 3"),
+    (HAND.replace("0 a Conv outputAdjNodes", "0 a Conv"), "line 2"),
+])
+def test_malformed_is_located(text: str, where: str) -> None:
+    with pytest.raises(FormatError, match=where) as exc:
+        parse_graphviz(text, "g.txt")
+    assert str(exc.value).startswith("g.txt")

@@ -1,0 +1,171 @@
+"""tidl_io.load_support against the real model folders: counts read literally here (str.split of
+graphvizInfo.txt / allowedNode.txt, run.log's table), and hand-made folders."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import tidl_io
+from tidl_io import FormatError, PathNotFoundError
+from tidl_io.support import Status
+
+from conftest import REALDATA
+
+NET = REALDATA / "net"
+MODELS = {"od-8220-yolox-10.0": "artifacts", "edgeai-tidl-east-9.0": ".", "real-time-llve-zero-dce-10.0": "artifacts"}
+
+
+def _need(p: Path) -> Path:
+    if not p.exists():
+        pytest.skip("../shared/realdata not present")
+    return p
+
+
+def _allowed(path: Path) -> list[list[int]]:
+    values = [int(v) for v in path.read_text().split()]
+    groups, pos = [], 1
+    for _ in range(values[0]):
+        n = values[pos]
+        groups.append(values[pos + 1:pos + 1 + n])
+        pos += 1 + n
+    return groups
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_counts_equal_a_literal_reading(model: str) -> None:
+    folder = _need(NET / model)
+    art = folder / MODELS[model]
+    report = tidl_io.load_support(folder)
+    lines = (art / "tempDir" / "graphvizInfo.txt").read_text().splitlines()[1:]
+    diags = [line.partition(" diagInfo")[2].lower() for line in lines]
+    groups = _allowed(art / "allowedNode.txt")
+    taken = {v for g in groups for v in g}
+    c = report.counts
+    assert c["total"] == len(lines)
+    assert c["unsupported"] == sum("not supported" in d for d in diags)
+    assert c["supported"] == len(lines) - c["unsupported"]
+    assert c["on_tidl"] == len(taken) and c["on_arm"] == len(lines) - len(taken)
+    assert report.subgraphs is not None and [s.nodes for s in report.subgraphs] == [len(g) for g in groups]
+    for k, g in enumerate(groups):
+        assert {n.index for n in report.nodes if n.subgraph == k} == set(g)
+    doc = json.loads(json.dumps(report.to_dict(), allow_nan=False))
+    assert doc["schema_version"] == 1 and doc["counts"]["total"] == len(lines)
+    assert [n["name"] for n in doc["nodes"]] == [" ".join(x.split(" outputAdjNodes ")[0].split(" ")[1:-1])
+                                                 for x in lines]
+    assert {tuple(sorted(n["name"] for n in doc["nodes"] if n["subgraph"] == k)) for k in range(len(groups))} == {
+        tuple(sorted(doc["nodes"][i]["name"] for i in g)) for g in groups}
+
+
+def test_od_8220_agrees_with_run_log() -> None:
+    folder = _need(NET / "od-8220-yolox-10.0")
+    report = tidl_io.load_support(folder)
+    row = next(line for line in (folder / "run.log").read_text(errors="replace").splitlines()
+               if line.startswith("| C7x"))
+    nodes, subgraphs = (int(c) for c in row.strip("| \n").split("|")[1:3])
+    assert (nodes, subgraphs) == (271, 1)
+    assert report.counts["on_tidl"] == nodes and report.subgraphs is not None and len(report.subgraphs) == subgraphs
+    assert report.counts["supported"] == 271 and report.problems == () and report.ok
+    info = [g for g in report.groups if g.reason.startswith("INFORMATION: Not part of backbone")]
+    assert sum(g.count for g in info) == 82 and all(g.advice for g in info)
+
+
+def test_east_names_the_div_and_its_advice() -> None:
+    report = tidl_io.load_support(_need(NET / "edgeai-tidl-east-9.0"))
+    first = report.groups[0]
+    assert (first.status, first.op, first.nodes, first.on_arm) == (Status.UNSUPPORTED, "Div", ("Div_192",), 1)
+    assert first.advice and "Mul" in first.advice
+    assert report.node("Div_192").on_arm and not report.ok
+    assert report.subgraphs is not None and [s.name for s in report.subgraphs] == [
+        "onnx::Div_622onnx::Concat_616output", "625"]
+    text = report.to_text()
+    assert "1 node Div (unsupported) [1 on the ARM]" in text and "2 subgraph(s) (TIDL's limit 16)" in text
+    assert "runs on the ARM" in report.to_text(node="Div_192")
+    with pytest.raises(KeyError, match="closest: 'Div_192'"):
+        report.node("Div_19")
+    assert report.node("119").name == "Div_192"
+
+
+def _folder(tmp_path: Path, graph: str, allowed: str | None = None, log: str | None = None,
+            param: str | None = None) -> Path:
+    art = tmp_path / "artifacts"
+    (art / "tempDir").mkdir(parents=True)
+    (art / "tempDir" / "graphvizInfo.txt").write_text(graph)
+    if allowed is not None:
+        (art / "allowedNode.txt").write_text(allowed)
+    if log is not None:
+        (tmp_path / "run.log").write_text(log)
+    if param is not None:
+        (tmp_path / "param.yaml").write_text(param)
+    return tmp_path
+
+
+GRAPH = """3
+0 a Conv outputAdjNodes 1 1 inputAdjNodes 0 input diagInfo
+1 b Div outputAdjNodes 1 2 inputAdjNodes 1 0 diagInfo Layer type not supported by TIDL --- layer type - Div
+2 c Relu outputAdjNodes 0 out inputAdjNodes 1 1 diagInfo
+"""
+LOG = """------------------------- Subgraph Information Summary -------------------------
+| C7x                     |                     2 |                       2 |
+| CPU                     |                     1 |                       x |
+"""
+
+
+def test_hand_made_folder(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, GRAPH, "2\n1\n0\n1\n2\n", LOG, "session:\n  runtime_options:\n    max_num_subgraphs: 1\n")
+    r = tidl_io.load_support(folder)
+    assert [(n.name, n.status.value, n.subgraph) for n in r.nodes] == [
+        ("a", "supported", 0), ("b", "unsupported", None), ("c", "supported", 1)]
+    assert r.max_subgraphs == 1 and r.problems == () and not r.ok
+    assert "2 subgraphs, but TIDL offloads at most 1" in r.to_text()
+    # the same from tempDir and from the file itself
+    assert tidl_io.load_support(folder / "artifacts" / "tempDir").counts == r.counts
+    assert tidl_io.load_support(folder / "artifacts" / "tempDir" / "graphvizInfo.txt").counts == r.counts
+
+
+def test_disagreeing_run_log_is_a_problem(tmp_path: Path) -> None:
+    r = tidl_io.load_support(_folder(tmp_path, GRAPH, "1\n2\n0\n2\n", LOG))
+    assert any("C7x 2 subgraph(s), but allowedNode.txt has 1" in p for p in r.problems)
+    assert any("run.log: line 2" in p for p in r.problems)
+
+
+def test_without_allowed_nodes(tmp_path: Path) -> None:
+    r = tidl_io.load_support(_folder(tmp_path, GRAPH))
+    assert r.subgraphs is None and all(n.subgraph is None for n in r.nodes)
+    assert "on_arm" not in r.counts and any("no allowedNode.txt" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("allowed, match", [("2\n1\n0\n", "allowedNode.txt"), ("x\n", "line 1")])
+def test_malformed_sidecar_is_located(tmp_path: Path, allowed: str, match: str) -> None:
+    with pytest.raises(FormatError, match=match):
+        tidl_io.load_support(_folder(tmp_path, GRAPH, allowed))
+
+
+def test_missing(tmp_path: Path) -> None:
+    with pytest.raises(PathNotFoundError, match="no graphvizInfo.txt"):
+        tidl_io.load_support(tmp_path)
+    with pytest.raises(PathNotFoundError):
+        tidl_io.load_support(tmp_path / "nope")
+
+
+def test_real_tempdir_copy_cut_short(tmp_path: Path) -> None:
+    src = _need(NET / "edgeai-tidl-east-9.0" / "tempDir" / "graphvizInfo.txt")
+    (tmp_path / "tempDir").mkdir()
+    data = src.read_bytes()
+    (tmp_path / "tempDir" / "graphvizInfo.txt").write_bytes(data[:len(data) // 2])
+    shutil.copy(src.parent.parent / "allowedNode.txt", tmp_path)
+    with pytest.raises(FormatError, match=r"graphvizInfo.txt.*(cut short|line \d+)"):
+        tidl_io.load_support(tmp_path)
+
+
+@pytest.mark.parametrize("param", ["[" * 5000 + "]" * 5000,
+                                   "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+                                       f"{k}: &{k} [{', '.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))])
+def test_hostile_param_yaml_is_a_note(tmp_path: Path, param: str) -> None:
+    """param.yaml through the one bounded YAML reader (issue 24): 5 000 brackets were a
+    RecursionError traceback; an alias bomb is refused before it is built."""
+    r = tidl_io.load_support(_folder(tmp_path, GRAPH, "2\n1\n0\n1\n2\n", LOG, param))
+    assert any("param.yaml: not read" in n and "default limit" in n for n in r.notes), r.notes

@@ -1,0 +1,44 @@
+"""tidl_io._text: names escaped for terminals, cut for tables, values bounded in messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from tidl_io._text import escape, escape_lines, short, short_repr
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("plain/name:0", "plain/name:0"),
+    ("a\x1b[2Jb", "a\\x1b[2Jb"),  # ESC: would clear the screen
+    ("one\ntwo", "one\\ntwo"),  # a newline would split a one-line finding
+    ("tab\there", "tab\\there"),
+    ("bell\x07", "bell\\x07"),
+    ("line\u2028sep", "line\\u2028sep"),
+    ("Ünïcødé 名前", "Ünïcødé 名前"),  # printable text of any script stays
+    ("\x9b31m", "\\x9b31m"),  # the 8-bit CSI
+])
+def test_escape_writes_every_control_character_as_an_escape(name: str, shown: str) -> None:
+    assert escape(name) == shown
+    assert all(c.isprintable() for c in escape(name))
+
+
+def test_escape_lines_keeps_the_line_breaks_between_lines() -> None:
+    assert escape_lines("a\x1b\nb\tc") == "a\\x1b\nb\\tc"
+
+
+def test_short_cuts_in_the_middle_after_escaping() -> None:
+    assert short("x" * 10, 10) == "x" * 10
+    assert short("abcdefghijklmnop", 9) == "abcd…mnop"
+    assert short("a\x1bbcdefghijklmnop", 0) == "a\\x1bbcdefghijklmnop"  # 0: whole
+    assert len(short("y" * 500, 40)) == 40
+
+
+def test_short_repr_never_builds_a_huge_repr() -> None:
+    nested: list[object] = []
+    for _ in range(5000):  # deeper than repr() can go
+        nested = [nested]
+    big = ["lol"] * 10**6
+    for value in ("x" * 10**7, big, nested, {i: i for i in range(10**5)}, 10**5000):
+        text = short_repr(value)
+        assert len(text) <= 60, (type(value), len(text))
+    assert short_repr("abc") == "'abc'" and short_repr([1, 2]) == "[1, 2]"

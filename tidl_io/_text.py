@@ -1,0 +1,54 @@
+"""Text for terminals and messages, shared by every report: escaping and short values.
+
+- :func:`escape`: a file or folder name (or any text from a file) with the characters that
+  would drive a terminal or break a one-line report (ESC, newline, tab, other controls, the
+  Unicode line and paragraph separators) written as Python escapes: ``"a\\x1b[2Jb"``;
+- :func:`escape_lines`: the same for a report of several lines, each line escaped alone;
+- :func:`short`: a name for a table cell, at most ``width`` characters, cut in the middle;
+- :func:`short_repr`: a value for an error message, never longer than ``limit`` characters
+  (a 25 MB YAML value must not become a 25 MB error line).
+"""
+
+from __future__ import annotations
+
+import reprlib
+
+__all__ = ["escape", "escape_lines", "short", "short_repr"]
+
+
+def escape(text: str) -> str:
+    """``text`` with every non-printable character (controls, ``\\n``, ``\\t``, ESC, U+2028...)
+    as its Python escape; printable text, other scripts included, is unchanged."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
+def escape_lines(text: str) -> str:
+    """A report of several lines with each line escaped (the line breaks between them kept)."""
+    return "\n".join(escape(line) for line in text.split("\n"))
+
+
+def short(name: str, width: int = 40) -> str:
+    """``name`` escaped (:func:`escape`) and, when longer than ``width``, cut in the middle
+    with "…" so that its start and end both show."""
+    name = escape(name)
+    if width <= 0 or len(name) <= width:
+        return name
+    keep = width - 1
+    return name[: keep // 2] + "…" + name[len(name) - (keep - keep // 2):]
+
+
+def short_repr(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for a message, at most ``limit`` characters ("..." where cut). Built
+    with :mod:`reprlib`, so the repr of a huge or deeply nested value is never made whole."""
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an int past Python's 4300-digit str() limit
+        text = f"an int of {len(format(value, 'x')) if isinstance(value, int) else '?'} hex digits"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 80, 80, 40
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxfrozenset = 8

@@ -1,0 +1,200 @@
+"""The 16-bit name lists (``advanced_options:output_feature_16bit_names_list`` and
+``advanced_options:params_16bit_names_list``) against the names of the compiled model.
+
+TIDL matches each entry against its layers' names — the "Out Data Name" column of the
+``*_tidl_net.bin_netLog.txt`` it writes (also ``layer_info.txt``'s third column) — and ignores
+an entry that names none (its compile log says "Invalid Layer Name" deep in the parser output).
+:func:`check_16bit_names` reports each such entry as a located :class:`DoctorFinding` with the
+closest real names; ``tidl-io doctor`` calls it.
+
+Lists are read from ``param.yaml`` (``session.runtime_options``) and edgeai's ``config.yaml``
+(the same keys), beside the artifacts folder or in it; an entry in both is reported once, at
+the first file, naming the other.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .._errors import FormatError, TidlIoError
+from .._findings import ERROR, NOTE, DoctorFinding, read_text, reason
+
+__all__ = ["KEYS", "check_16bit_names", "model_names", "parse_net_log", "read_layer_info", "split_names"]
+
+KEYS = ("output_feature_16bit_names_list", "params_16bit_names_list")
+_CHECK = "16bit-names"
+_ID = re.compile(r"-?[0-9]{1,10}")
+_ROW = re.compile(r"^\s*(\d+)\|([^|]*)\|([^|]*)\|(?:[^|]*\|){4}\s*(-?\d+)?")
+
+
+def read_layer_info(text: str, source: str) -> list[tuple[int, int, str]]:
+    """(layer index, dataId, name) per line of a ``*_tidl_net.bin.layer_info.txt``."""
+    out = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split(maxsplit=2)
+        if not parts:
+            continue
+        if len(parts) < 3 or not _ID.fullmatch(parts[0]) or not _ID.fullmatch(parts[1]):  # ASCII digits: "²" is none
+            raise FormatError(source, f"line {lineno}: expected '<layer> <dataId> <name>', found {line[:60]!r}")
+        out.append((int(parts[0]), int(parts[1]), parts[2].strip()))
+    return out
+
+
+def parse_net_log(text: str, source: str = "netLog.txt") -> list[tuple[int, str, str, int | None]]:
+    """(layer index, TIDL layer type, Out Data Name, Outbuf Id or None) per layer row of a
+    ``*_netLog.txt``; a FormatError when the table has no "Out Data Name" header."""
+    rows = []
+    header = False
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if "Out Data Name" in line:
+            header = True
+            continue
+        m = _ROW.match(line)
+        if m and header:
+            data_id = int(m.group(4)) if m.group(4) is not None else None
+            rows.append((int(m.group(1)), m.group(2).strip(), m.group(3).strip(), data_id))
+    if not header:
+        raise FormatError(source, "no 'Out Data Name' column: not a TIDL netLog.txt")
+    return rows
+
+
+def model_names(art: Path) -> tuple[list[str], list[str]]:
+    """(names TIDL accepts, the files they came from) for the artifacts folder ``art``: every
+    netLog's Out Data Names, else every layer_info.txt's names (in ``art`` and ``art/tempDir``)."""
+    names: list[str] = []
+    used: list[str] = []
+    for pattern, read in (("*_tidl_net.bin_netLog.txt", _log_names), ("*_tidl_net.bin.layer_info.txt", _info_names)):
+        files = sorted({*art.glob(pattern), *art.glob(f"tempDir/{pattern}")})
+        for f in files:
+            names += read(f)
+            used.append(str(f))
+        if used:
+            break
+    return list(dict.fromkeys(names)), used
+
+
+def _log_names(path: Path) -> list[str]:
+    return [row[2] for row in parse_net_log(read_text(path), str(path))]
+
+
+def _info_names(path: Path) -> list[str]:
+    return [name for _, _, name in read_layer_info(read_text(path), str(path))]
+
+
+def split_names(value: Any) -> list[str]:
+    """A 16-bit list as TIDL reads it: a comma-separated string (or a YAML list), blanks dropped."""
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else str(value).split(",")
+    return [str(v).strip() for v in items if str(v).strip()]
+
+
+def _options(path: Path) -> tuple[dict[str, list[str]], str]:
+    """{key: entries} of ``session.runtime_options`` in a param.yaml / config.yaml, and its text."""
+    from .._yaml import load_yaml
+
+    text = read_text(path)
+    doc = load_yaml(text, str(path))  # the one bounded YAML reader: size, depth, aliases
+    sess = doc.get("session") if isinstance(doc, dict) else None
+    opts = sess.get("runtime_options") if isinstance(sess, dict) else None
+    out: dict[str, list[str]] = {}
+    if isinstance(opts, dict):
+        nested = opts.get("advanced_options")
+        for key in KEYS:
+            value = opts.get(f"advanced_options:{key}")
+            if value is None and isinstance(nested, dict):
+                value = nested.get(key)
+            if split_names(value):
+                out[key] = split_names(value)
+    return out, text
+
+
+def _line_of(text: str, key: str, entry: str) -> int | None:
+    """The line of ``entry`` in the value of ``key`` (the YAML may wrap it over several)."""
+    lines = text.splitlines()
+    start = next((i for i, s in enumerate(lines) if key in s), None)
+    if start is None:
+        return None
+    for i in range(start, min(len(lines), start + 200)):
+        if entry in lines[i]:
+            return i + 1
+    return start + 1
+
+
+def _invalid_lines(art: Path) -> dict[str, int]:
+    """Entries TI's compile log calls "Invalid Layer Name", with the first line saying so."""
+    for log in (art / "run.log", art.parent / "run.log"):
+        if log.is_file():
+            out: dict[str, int] = {}
+            for lineno, line in enumerate(read_text(log).splitlines(), 1):
+                if line.startswith("Invalid Layer Name"):
+                    out.setdefault(line[len("Invalid Layer Name"):].strip(), lineno)
+            return out
+    return {}
+
+
+def check_16bit_names(given: Path, folder: Path) -> list[DoctorFinding]:
+    """One ERROR finding per 16-bit list entry that names no layer of the compiled model in
+    ``folder`` (the artifacts folder; ``given`` is what the user named). Files without such a
+    list give none; lists without a netLog or layer_info to check against give one NOTE."""
+    sources = [f for f in dict.fromkeys(c for d in (folder, folder.parent, given) for c in
+                                         (d / "param.yaml", d / "config.yaml")) if f.is_file()]
+    found: list[tuple[Path, str, dict[str, list[str]]]] = []
+    out: list[DoctorFinding] = []
+    for f in sources:
+        try:
+            opts, text = _options(f)
+        except (TidlIoError, OSError) as exc:
+            if f.name == "config.yaml":  # param.yaml's own errors are the param check's
+                out.append(DoctorFinding(NOTE, _CHECK, str(f), f"not read: {reason(exc, str(f))}"))
+            continue
+        if opts:
+            found.append((f, text, opts))
+    if not found:
+        return out
+    try:
+        names, used = model_names(folder)
+    except (TidlIoError, OSError) as exc:
+        names, used = [], []
+        out.append(DoctorFinding(NOTE, _CHECK, str(folder), f"layer names not read: {reason(exc, str(folder))}"))
+    if not names:
+        f = found[0][0]
+        out.append(DoctorFinding(NOTE, _CHECK, str(f), "16-bit name list(s) not checked: no *_netLog.txt or "
+                                                       "layer_info.txt in the artifacts (keep tempDir)"))
+        return out
+    known = set(names)
+    invalid = _invalid_lines(folder)
+    seen: dict[tuple[str, str], tuple[Path, int | None]] = {}
+    for f, text, opts in found:
+        for key, entries in opts.items():
+            for i, entry in enumerate(entries):
+                if entry in known:
+                    continue
+                line = _line_of(text, key, entry)
+                if (key, entry) in seen:
+                    continue
+                seen[(key, entry)] = (f, line)
+                also = [f"{g.name} line {_line_of(t, key, entry)}" for g, t, o in found
+                        if g != f and entry in o.get(key, [])]
+                out.append(_finding(f, key, i, line, entry, names, used, also, invalid.get(entry)))
+    return out
+
+
+def _finding(f: Path, key: str, i: int, line: int | None, entry: str, names: Sequence[str], used: Sequence[str],
+             also: list[str], invalid: int | None) -> DoctorFinding:
+    close = sorted(names, key=lambda n: -difflib.SequenceMatcher(None, entry, n).ratio())[:3]
+    where = (f"line {line}",) if line is not None else ()
+    kind = "activations" if key.startswith("output") else "parameters"
+    what = (f"{entry!r} names no layer of the compiled model: TIDL ignores it (no layer's {kind} get 16 bits "
+            f"from it; every layer keeps tensor_bits)")
+    what += f"; closest names TIDL accepts: {', '.join(repr(c) for c in close)}"
+    what += f" (all {len(names)}: Out Data Names in {Path(used[0]).name}{' …' if len(used) > 1 else ''})"
+    if invalid is not None:
+        what += f"; TI's run.log line {invalid} says 'Invalid Layer Name'"
+    if also:
+        what += f"; also in {', '.join(also)}"
+    return DoctorFinding(ERROR, _CHECK, str(f), what, (*where, f"session.runtime_options.advanced_options:{key}[{i}]"))

@@ -1,0 +1,164 @@
+"""``tempDir/graphvizInfo.txt``: one line per node of the original ONNX / TFLite model, with its
+adjacency and TI's verdict (``diagInfo``), as TI's importer writes it.
+
+Line 1 is the node count; then, per node::
+
+    <index> <name> <op> outputAdjNodes <n> <ids…> [names…] inputAdjNodes <n> <ids…> [names…]
+        [additionalOutput <n> …] diagInfo <TI's text>
+
+The ids are node indices; a count of 0 is followed by the model's own input or output name.
+TI's text is empty (8.x/9.x: supported), ``[PARSER] SUPPORTED: …``, ``[PARSER] INFORMATION:
+…`` or ``INFORMATION -- …`` (a note: the node still runs on TIDL), or the reason it is not
+supported (``Layer type not supported by TIDL --- layer type - Div, Node name -Div_192``);
+10.x ends it with the importer's source line (``-- [tidl_onnxRtImport_core.cpp, 529]``).
+
+:func:`parse_graphviz` is a pure function of the text; :class:`Status` is decided once here.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from .._errors import FormatError
+
+__all__ = ["GraphNode", "Status", "parse_graphviz", "split_diag", "status_of"]
+
+_MAX_NODES = 1 << 20
+_LINE = re.compile(r"^(\d+) (.*) (\S+) outputAdjNodes (.*?) inputAdjNodes (.*?)"
+                   r"(?: additionalOutput (.*?))?(?: diagInfo(?: (.*))?)?$")
+_STAGE = re.compile(r"^\[([A-Za-z_ ]+)\]\s*")
+_ORIGIN = re.compile(r"\s*--\s*\[([^\[\]]+?),\s*(\d+)\]\s*$")
+
+
+class Status(str, enum.Enum):
+    """TI's verdict on one node, decided from its diagInfo by :func:`status_of`."""
+
+    SUPPORTED = "supported"  # empty, "SUPPORTED: …" or an "INFORMATION" note
+    UNSUPPORTED = "unsupported"  # a type TIDL does not support, or an allow-listing check that failed
+    UNKNOWN = "unknown"  # text tidl-io does not recognise (shown verbatim)
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """One node line. ``diag`` is TI's text verbatim (trailing blanks removed)."""
+
+    index: int
+    name: str
+    op: str
+    outputs: tuple[int, ...]  # indices of the nodes reading this one
+    inputs: tuple[int, ...]  # indices of the nodes it reads
+    output_names: tuple[str, ...]  # the model's own outputs it writes (TI lists them when count is 0)
+    input_names: tuple[str, ...]  # the model's own inputs it reads
+    diag: str
+    line: int
+
+    @property
+    def status(self) -> Status:
+        return status_of(self.diag)
+
+    @property
+    def stage(self) -> str | None:
+        """TI's bracketed prefix (``PARSER``), or None."""
+        return split_diag(self.diag)[0]
+
+    @property
+    def reason(self) -> str:
+        """TI's words without the stage prefix and the source-line suffix."""
+        return split_diag(self.diag)[1]
+
+    @property
+    def origin(self) -> str | None:
+        """The importer's source line TI names (``tidl_onnxRtImport_core.cpp:529``), or None."""
+        return split_diag(self.diag)[2]
+
+
+def split_diag(diag: str) -> tuple[str | None, str, str | None]:
+    """(stage, reason, origin) of a diagInfo text: ``[PARSER] SUPPORTED: x -- [f.cpp, 529]`` is
+    ``("PARSER", "SUPPORTED: x", "f.cpp:529")``."""
+    text = diag.strip()
+    stage = None
+    m = _STAGE.match(text)
+    if m:
+        stage, text = m.group(1).strip(), text[m.end():]
+    origin = None
+    m = _ORIGIN.search(text)
+    if m:
+        origin, text = f"{m.group(1).strip()}:{m.group(2)}", text[:m.start()]
+    return stage, text.strip(), origin
+
+
+def status_of(diag: str) -> Status:
+    """The one place TI's diagInfo becomes a :class:`Status` (see the module docstring)."""
+    reason = split_diag(diag)[1]
+    if not reason:
+        return Status.SUPPORTED
+    low = reason.lower()
+    if "not supported" in low or "unsupported" in low or "not allowed" in low:
+        return Status.UNSUPPORTED
+    if re.search(r"allow[- ]?list", low) and re.search(r"fail|not|denied|reject", low):
+        return Status.UNSUPPORTED
+    if low.startswith(("supported", "information")):
+        return Status.SUPPORTED
+    return Status.UNKNOWN
+
+
+def _adjacency(text: str, source: str, lineno: int, what: str, count: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    tokens = text.split()
+    if not tokens:
+        raise FormatError(source, f"line {lineno}: {what}: expected a count, found nothing")
+    try:
+        n = int(tokens[0])
+    except ValueError:
+        raise FormatError(source, f"line {lineno}: {what}: expected a count, found {tokens[0]!r}") from None
+    if not 0 <= n <= len(tokens) - 1:
+        raise FormatError(source, f"line {lineno}: {what}: count {n}, but {len(tokens) - 1} value(s) follow")
+    ids = []
+    for tok in tokens[1:1 + n]:
+        try:
+            v = int(tok)
+        except ValueError:
+            raise FormatError(source, f"line {lineno}: {what}: expected a node index, found {tok!r}") from None
+        if not 0 <= v < count:
+            raise FormatError(source, f"line {lineno}: {what}: node {v} is outside the file's {count} nodes")
+        ids.append(v)
+    return tuple(ids), tuple(tokens[1 + n:])
+
+
+def parse_graphviz(text: str, source: str = "graphvizInfo.txt") -> tuple[GraphNode, ...]:
+    """Every node line of a graphvizInfo.txt, in file order; a :class:`~tidl_io.FormatError`
+    naming the line for a malformed or cut file (fewer node lines than line 1 says)."""
+    lines = text.splitlines()
+    first = next((i for i, s in enumerate(lines) if s.strip()), None)
+    if first is None:
+        raise FormatError(source, "empty; expected the node count on line 1")
+    try:
+        count = int(lines[first].strip())
+    except ValueError:
+        raise FormatError(source, f"line {first + 1}: expected the node count, found {lines[first].strip()[:60]!r}") \
+            from None
+    if not 0 <= count <= _MAX_NODES:
+        raise FormatError(source, f"line {first + 1}: node count must be 0..{_MAX_NODES}, found {count}")
+    nodes: list[GraphNode] = []
+    for i, raw in enumerate(lines[first + 1:], first + 2):
+        line = raw.rstrip()
+        if not line:
+            continue
+        m = _LINE.match(line)
+        if m is None:
+            raise FormatError(source, f"line {i}: expected '<index> <name> <op> outputAdjNodes … inputAdjNodes … "
+                                      f"diagInfo …', found {line[:80]!r}")
+        index = int(m.group(1))
+        if index != len(nodes):
+            raise FormatError(source, f"line {i}: expected node {len(nodes)}, found node {index}")
+        if index >= count:
+            raise FormatError(source, f"line {i}: node {index}, but line {first + 1} says {count} nodes")
+        outs, out_names = _adjacency(m.group(4), source, i, "outputAdjNodes", count)
+        ins, in_names = _adjacency(m.group(5), source, i, "inputAdjNodes", count)
+        nodes.append(GraphNode(index, m.group(2), m.group(3), outs, ins, out_names, in_names,
+                               (m.group(7) or "").strip(), i))
+    if len(nodes) != count:
+        raise FormatError(source, f"line {first + 1} says {count} nodes, but the file has {len(nodes)} "
+                                  f"(cut short?)")
+    return tuple(nodes)

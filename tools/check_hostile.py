@@ -1,0 +1,134 @@
+"""Measure each hostile input of issue 24 through the library and the CLI: peak Python memory
+(tracemalloc), CPU time, and what the user sees. Exit 1 if any input raises something other
+than a ``TidlIoError`` (or makes the CLI print a traceback) or exceeds 200 MB or 2 s.
+
+    python tools/check_hostile.py            # a table, one row per input
+
+Inputs are made in a temporary folder: a ``layer_info.txt`` with ``²`` digits, a 4 300-digit
+id, 25 MB of lines; ``param.yaml`` with 5 000 nested brackets, a 342-byte alias bomb, 17 MB;
+``--explain`` with 5 000 digits and ``-1``; a 300-byte name and a path over PATH_MAX; the
+8.2 DeepLab net cut to 3 000 000 bytes (when ``../shared/realdata`` is there).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+LIMIT_BYTES, LIMIT_S = 200 << 20, 2.0
+BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{k}: &{k} [{', '.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
+
+
+def _measure(fn: Callable[[], Any]) -> tuple[str, float, int, bool]:
+    """(what happened, CPU seconds, peak bytes, acceptable)."""
+    import tidl_io
+
+    tracemalloc.start()
+    start = time.process_time()
+    try:
+        value = fn()
+        what, ok = f"ok: {str(value)[:90]}", True
+    except tidl_io.TidlIoError as exc:
+        what, ok = f"{type(exc).__name__}: {str(exc)[-90:]}", True
+    except Exception as exc:  # noqa: BLE001 - what this tool looks for
+        what, ok = f"UNEXPECTED {type(exc).__name__}: {str(exc)[:80]}", False
+    spent = time.process_time() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return what, spent, peak, ok and spent < LIMIT_S and peak < LIMIT_BYTES
+
+
+def _cli(*argv: str) -> str:
+    from tidl_io.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    text = out.getvalue() + err.getvalue()
+    if "Traceback" in text:
+        raise RuntimeError("the CLI printed a traceback")
+    last = [line for line in text.splitlines() if line.startswith(("error", "tidl-io"))] or text.splitlines()[-1:]
+    return f"exit {code}: {last[0][-80:] if last else ''}"
+
+
+def _inputs(tmp: Path) -> list[tuple[str, Callable[[], Any]]]:
+    import tidl_io
+    from tidl_io.artifacts import load_param_yaml
+    from tidl_io.doctor import parse_explain
+
+    examples = ROOT / "tidl_io" / "examples"
+    out: list[tuple[str, Callable[[], Any]]] = []
+
+    def net_with_info(name: str, text: str) -> Path:
+        folder = tmp / name
+        folder.mkdir()
+        shutil.copy(examples / "detector_tidl_net.bin", folder)
+        (folder / "detector_tidl_net.bin.layer_info.txt").write_text(text)
+        return folder
+
+    for label, text in (("layer_info '²' line", "0 0 a\n\u00b21 1 b\n"),
+                        ("layer_info 4300-digit id", "9" * 4300 + " 0 x\n")):
+        folder = net_with_info(label.split()[1].strip("'"), text)
+        out.append((f"{label}: load_net", lambda f=folder: tidl_io.load_net(f / "detector_tidl_net.bin")
+                    .layer_info_error))
+        out.append((f"{label}: inspect", lambda f=folder: _cli("inspect", str(f / "detector_tidl_net.bin"))))
+    big = net_with_info("big", "")
+    with open(big / "detector_tidl_net.bin.layer_info.txt", "w") as fh:
+        line = "1 1 " + "x" * 250 + "\n"
+        fh.write(line * (25_000_000 // len(line)))
+    out.append(("layer_info 25 MB: load_net", lambda: tidl_io.load_net(big / "detector_tidl_net.bin")
+                .layer_info_error))
+    for label, text in (("param.yaml 5000 brackets", "[" * 5000 + "]" * 5000), ("param.yaml alias bomb", BOMB),
+                        ("param.yaml 17 MB", "k: " + "x" * 17_000_000)):
+        folder = tmp / label.replace(" ", "_")
+        shutil.copytree(examples, folder)
+        (folder / "param.yaml").write_text(text)
+        out.append((f"{label}: load_param_yaml", lambda f=folder: load_param_yaml(f / "param.yaml")))
+        out.append((f"{label}: doctor", lambda f=folder: _cli("doctor", "--no-library", str(f))))
+    for text in ("Tensor " + "9" * 5000, "Tensor -1"):
+        out.append((f"--explain {text[:12]!r}: parse_explain", lambda t=text: parse_explain(t)))
+        out.append((f"--explain {text[:12]!r}: doctor", lambda t=text: _cli("doctor", "--explain", t, str(examples))))
+    long_name, deep = tmp / ("a" * 300), tmp / "/".join(["b" * 200] * 25)
+    net = tidl_io.load_net(examples / "detector_tidl_net.bin")
+    for label, path in (("300-byte name", long_name), ("path over PATH_MAX", deep)):
+        out.append((f"{label}: diagnose", lambda p=path: tidl_io.diagnose(p, check_library=False).findings[0].message))
+        out.append((f"{label}: doctor", lambda p=path: _cli("doctor", "--no-library", str(p))))
+        out.append((f"{label}: inspect", lambda p=path: _cli("inspect", str(p))))
+        out.append((f"{label}: load_traces", lambda p=path: tidl_io.load_traces(p, net)))
+        out.append((f"{label}: load_calibration", lambda p=path: tidl_io.load_calibration(p)))
+    deeplab = ROOT.parent / "shared" / "realdata" / "net" / "bbai64-deeplabv3-mnv2-8.2"
+    if (deeplab / "201_tidl_net.bin").is_file():
+        cut = tmp / "cut"
+        cut.mkdir()
+        shutil.copy(deeplab / "201_tidl_io_1.bin", cut)
+        (cut / "201_tidl_net.bin").write_bytes((deeplab / "201_tidl_net.bin").read_bytes()[:3000000])
+        out.append(("8.2 net cut to 3000000: doctor", lambda: _cli("doctor", "--no-library", str(cut))))
+    return out
+
+
+def main() -> int:
+    bad = 0
+    with tempfile.TemporaryDirectory(prefix="tidl-io-hostile-") as name:
+        rows = [(label, *_measure(fn)) for label, fn in _inputs(Path(name))]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'input':<{width}}  {'CPU s':>6}  {'peak MB':>8}  result")
+    for label, what, spent, peak, ok in rows:
+        bad += not ok
+        print(f"{label:<{width}}  {spent:6.3f}  {peak / 1e6:8.2f}  {'' if ok else '!! '}{what}")
+    print(f"{len(rows)} inputs, {bad} over {LIMIT_BYTES >> 20} MB / {LIMIT_S} s or not a TidlIoError")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
