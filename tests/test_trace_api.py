@@ -108,5 +108,7 @@ def test_api_options_are_checked(realdata: Path, tmp_path: Path) -> None:
         tidl_io.compare_traces(t, artifacts=art)
     with pytest.raises(tidl_io.OptionError, match="give one reference"):
         tidl_io.compare_traces(t, artifacts=art, golden={}, ref=r)
-    with pytest.raises(tidl_io.OptionError, match="subgraph: expected TIDL's subgraph number"):
+    with pytest.raises(tidl_io.ArgumentTypeError, match="compare_traces: subgraph: expected TIDL's subgraph number"):
         tidl_io.compare_traces(t, artifacts=art, ref=r, subgraph=2.0)  # type: ignore[arg-type]
+    with pytest.raises(tidl_io.OptionError, match="golden_layout must be one of 'NCHW', 'NHWC'"):
+        tidl_io.compare_traces(t, artifacts=art, ref=r, golden_layout="CHW")

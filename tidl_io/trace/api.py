@@ -13,6 +13,7 @@ folder's order by name), or the subgraph's name (``625`` for ``625_tidl_io_1.bin
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._check import check_flag, check_int, check_path, wrong_kind
 from .._errors import FormatError, OptionError, TidlIoError
 from ..artifacts import Artifacts, find_artifacts, parse_onnxrt_metadata
 from .calibration import Calibration, load_calibration
@@ -112,10 +114,50 @@ def pick_subgraph(subs: Sequence[Subgraph], value: int | str | None, seen: Seque
     return next(iter(hits.values()))
 
 
-def _subgraph_value(value: int | str | None) -> int | str | None:
-    if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+def _subgraph_value(value: object, func: str) -> int | str | None:
+    if value is None or isinstance(value, str):
         return value
-    raise OptionError(f"subgraph: expected TIDL's subgraph number (int) or its name (str), found {value!r}")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise wrong_kind(func, "subgraph", value, "TIDL's subgraph number (int), its name (str) or None")
+
+
+def _path_or_none(value: object, func: str, arg: str) -> str | None:
+    return None if value is None else check_path(value, func, arg)
+
+
+def _layout(value: object, func: str) -> str | None:
+    """``golden_layout``: None, or "NCHW" / "NHWC" in any case."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise wrong_kind(func, "golden_layout", value, "'NCHW', 'NHWC' (any case) or None")
+    if value.upper() not in ("NCHW", "NHWC"):
+        raise OptionError(f"{func}: golden_layout must be one of 'NCHW', 'NHWC' (any case), found {value!r}")
+    return value.upper()
+
+
+def _golden(value: object, func: str, required: bool) -> PathLike | Mapping[str, np.ndarray] | None:
+    if value is None and not required or isinstance(value, Mapping):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return check_path(value, func, "golden")
+    raise wrong_kind(func, "golden", value, "a golden .npz or .onnx/.tflite path, or a mapping name -> array"
+                     + ("" if required else ", or None"))
+
+
+def _threshold(value: object, func: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise wrong_kind(func, "min_snr_db", value, "a number of dB")
+    if not math.isfinite(float(value)):
+        raise OptionError(f"{func}: min_snr_db must be a finite number of dB, found {value!r}")
+    return float(value)
+
+
+def _inputs(value: object, func: str) -> tuple[str, ...]:
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, os.PathLike)) for v in value):
+        return tuple(os.fspath(v) for v in value)
+    raise wrong_kind(func, "inputs", value, "a list of input files ([NAME=]X: .npy, .npz or pictures)")
 
 
 def _trace_subgraphs(folder: Path) -> list[int]:
@@ -208,11 +250,23 @@ def compare_traces(traces: PathLike, *, artifacts: PathLike, golden: PathLike | 
     Raises :class:`~tidl_io.OptionError` for a missing or doubled reference or an unknown
     subgraph, and the readers' errors (:class:`~tidl_io.PathError`, :class:`~tidl_io.FormatError`)
     for inputs that cannot be compared."""
+    func = "compare_traces"
+    folder = Path(check_path(traces, func, "traces"))
+    artifacts = check_path(artifacts, func, "artifacts")
+    golden = _golden(golden, func, False)
+    ref = _path_or_none(ref, func, "ref")
+    inputs = _inputs(inputs, func)
+    params = _path_or_none(params, func, "params")
+    golden_layout = _layout(golden_layout, func)
+    subgraph = _subgraph_value(subgraph, func)
+    if core is not None:
+        core = check_int(core, func, "core", 0, "a core number (int) or None")
+    min_snr_db = _threshold(min_snr_db, func)
+    histograms = check_flag(histograms, func, "histograms")
     if (golden is None) == (ref is None):
-        raise OptionError("compare_traces: give one reference: golden= (an .npz, a model with inputs=, or arrays) "
+        raise OptionError(f"{func}: give one reference: golden= (an .npz, a model with inputs=, or arrays) "
                           "or ref= (a second trace folder)")
-    folder = Path(traces)
-    net, pick = _net_of(artifacts, _subgraph_value(subgraph), folder)
+    net, pick = _net_of(artifacts, subgraph, folder)
     tested = load_traces(folder, net, subgraph=pick, core=core)
     reference: Reference
     if ref is not None:
@@ -235,11 +289,20 @@ def compare_calibration(artifacts: PathLike, *, golden: PathLike | Mapping[str, 
     dumps. Raises as :func:`compare_traces` does."""
     from .. import load_net
 
+    func = "compare_calibration"
+    artifacts = check_path(artifacts, func, "artifacts")
+    checked = _golden(golden, func, True)
+    assert checked is not None
+    golden = checked
+    subgraph = _subgraph_value(subgraph, func)
+    golden_layout = _layout(golden_layout, func)
+    min_snr_db = _threshold(min_snr_db, func)
+    histograms = check_flag(histograms, func, "histograms")
     arts = find_artifacts(artifacts)
     name = None
     subs = subgraphs(arts)
     if subgraph is not None:
-        name = pick_subgraph(subs, _subgraph_value(subgraph), (), str(artifacts)).name
+        name = pick_subgraph(subs, subgraph, (), str(artifacts)).name
     calib = load_calibration(artifacts, name)
     sub = next((s for s in subs if s.name == calib.subgraph), None)
     net = None
