@@ -97,3 +97,12 @@ def test_html_in_chromium(tmp_path: Path) -> None:
         assert (found["scripts"], found["resources"]) == (0, 0)
         assert len(found["svgs"]) == 3 and all(w > 300 and h > 150 for w, h in found["svgs"])
         assert distinct_colours(b.screenshot()) > 8
+
+
+def test_names_from_files_never_drive_the_terminal() -> None:
+    """Issue 24 item 16 in compare's text: a name holding ESC or a newline is printed escaped."""
+    rep = _report()
+    rep.notes.append("1 file(s) with no trace name ignored: x\x1b[2J\ny.txt")
+    rep.rows[2].name = "evil\x1b[2Jname\nsecond"
+    text = format_report(rep)
+    assert "\x1b" not in text and "x\\x1b[2J\\ny.txt" in text and "evil\\x1b[2Jname\\nsecond" in text

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .._errors import TidlIoError
+from .._text import escape
 
 if TYPE_CHECKING:
     from .report import CompareReport
@@ -72,12 +73,12 @@ def _guarded(run: Callable[[argparse.Namespace, TextIO, TextIO], int], failed: i
         try:
             return int(run(args, out, err))
         except TidlIoError as exc:
-            print(f"tidl-io {args.command}: error: {exc}", file=err)
+            print(f"tidl-io {args.command}: error: {escape(str(exc))}", file=err)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
-            print(f"tidl-io {args.command}: error: {where}{exc.strerror or exc}", file=err)
+            print(f"tidl-io {args.command}: error: {escape(f'{where}{exc.strerror or exc}')}", file=err)
         except ValueError as exc:  # np.load of a file that is no array, a model the runtime refuses
-            print(f"tidl-io {args.command}: error: {exc}", file=err)
+            print(f"tidl-io {args.command}: error: {escape(str(exc))}", file=err)
         return failed
 
     return guarded
@@ -98,7 +99,7 @@ def cmd_golden(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _usage(err: TextIO, message: str) -> int:
-    print(f"tidl-io compare: error: {message}", file=err)
+    print(f"tidl-io compare: error: {escape(message)}", file=err)
     return EXIT_USAGE
 
 

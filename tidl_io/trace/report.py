@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from .._format import _short, document, dumps_json
+from .._format import document, dumps_json
+from .._text import escape, short
 from ..picture import esc
 from .metrics import Metrics
 
@@ -207,7 +208,7 @@ def _cells(r: Row) -> list[str]:
     m = r.metrics
     sat = "-" if m is None or m.saturated is None else f"{100 * m.saturated:.2f}%"
     return [str(r.index), str(r.data_id), (r.type or "").removeprefix("TIDL_").removesuffix("Layer"),
-            _short(r.name or "-", 36), "x".join(map(str, r.shape or ())),
+            short(r.name or "-", 36), "x".join(map(str, r.shape or ())),
             _f(m.snr_db, ".1f") if m else r.status.value, _worst_text(r), _f(m.cosine, ".5f") if m else "",
             _f(m.max_abs, ".4g") if m else "", _f(m.mean_abs, ".4g") if m else "", sat,
             "BAD" if r.bad else ""]
@@ -249,7 +250,7 @@ def format_report(report: CompareReport) -> str:
         lines.append(f"not compared: layer {r.index} (dataId {r.data_id}) {r.name!r}: {r.note}")
     lines += [f"warning: {w}" for w in report.warnings]
     lines += [f"note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return "\n".join(escape(line) for line in lines)  # names from files never drive the terminal
 
 
 # ---- HTML -------------------------------------------------------------------------------
