@@ -30,7 +30,7 @@ TARGETS = (
     perf_bufinfo,     # raw bytes: a bufinfolog(_0).csv instead (index % 64 == 31)
     perf_netlog,      # raw bytes: a netLog.txt instead (index % 64 == 47)
     perf_board,       # raw bytes: TIDL-RT's tidl_trace_subgraph_<N>_perf.csv instead (index % 64 == 63)
-    golden_npz,  # raw bytes: a mutated golden .npz instead (index % 16 == 1), NpzArrays and the golden reference
+    golden_npz,  # raw bytes: a mutated golden .npz instead (index % 32 == 17), NpzArrays and the golden reference
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )
