@@ -117,6 +117,16 @@ WRONG: dict[str, Any] = {
                         st.lists(st.integers(), max_size=2)),
     "feeds": st.one_of(st.none(), st.text(max_size=3), st.just(_Opaque()), st.just(DESC), st.just(T_IN),
                        st.frozensets(st.integers(), max_size=2)),
+    "golden": _ANYTHING.filter(lambda v: not isinstance(v, (str, os.PathLike, dict))),
+    "golden_or_none": _ANYTHING.filter(lambda v: v is not None and not isinstance(v, (str, os.PathLike, dict))),
+    "path_or_none": _ANYTHING.filter(lambda v: v is not None and not isinstance(v, (str, os.PathLike))),
+    "subgraph": _ANYTHING.filter(lambda v: v is not None and not isinstance(v, str)
+                                 and (not isinstance(v, int) or isinstance(v, bool))),
+    "inputs": _ANYTHING.filter(lambda v: not (isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v))),
+    "golden_layout": _ANYTHING.filter(lambda v: v is not None and not (isinstance(v, str)
+                                                                       and v.upper() in ("NCHW", "NHWC"))),
+    "db": st.one_of(st.none(), st.booleans(), st.text(max_size=3), st.just(_Opaque()), st.just(DESC),
+                    st.lists(st.integers(), max_size=2)),
     "tensors": st.one_of(st.none(), st.integers(), st.floats(), st.text(min_size=1, max_size=3), st.just(_Opaque()),
                          st.just(DESC), st.just([np.zeros(3)])),
 }
@@ -146,6 +156,19 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "dequantize": (tidl_io.dequantize, {"tensor": T_OUT, "q": np.zeros(3, T_OUT.dtype)},
                    {"tensor": ("tensor", ("tensor",)), "q": ("array", ("q",)),
                     "max_bytes": ("bytes_count", ("max_bytes",))}),
+    "compare_traces": (tidl_io.compare_traces, {"traces": TRACES, "artifacts": EXAMPLES, "ref": TRACES},
+                       {"traces": ("path", ("traces",)), "artifacts": ("path", ("artifacts",)),
+                        "golden": ("golden_or_none", ("golden",)), "ref": ("path_or_none", ("ref",)),
+                        "inputs": ("inputs", ("inputs",)), "params": ("path_or_none", ("params",)),
+                        "golden_layout": ("golden_layout", ("golden_layout",)), "subgraph": ("subgraph", ("subgraph",)),
+                        "core": ("int_or_none", ("core",)), "min_snr_db": ("db", ("min_snr_db",)),
+                        "histograms": ("flag", ("histograms",))}),
+    "compare_calibration": (tidl_io.compare_calibration,
+                            {"artifacts": CALIBRATION, "golden": {DESC.output(0).name: np.zeros((1, 1, 1, 1, 145))}},
+                            {"artifacts": ("path", ("artifacts",)), "golden": ("golden", ("golden",)),
+                             "subgraph": ("subgraph", ("subgraph",)),
+                             "golden_layout": ("golden_layout", ("golden_layout",)),
+                             "min_snr_db": ("db", ("min_snr_db",)), "histograms": ("flag", ("histograms",))}),
     "diagnose": (tidl_io.diagnose, {"path": EXAMPLES, "check_library": False},
                  {"path": ("path", ("path",)), "check_library": ("flag", ("check_library",))}),
     "emulate": (tidl_io.emulate, {"net": TINY_NET, "inputs": np.zeros((2, 8, 12), np.float32)},
@@ -240,7 +263,7 @@ LABEL = {"RtTensor": "RtTensor.from_array", "Descriptor.input": "input", "Descri
 
 # Kinds whose argument is a name among a few: a string that is none of them is a value the option does not
 # take (an OptionError, a ValueError); any other kind of value is an ArgumentTypeError.
-CHOICES = {"layout", "layout_or_none", "rounding", "nan", "mode", "input_pads", "runtime"}
+CHOICES = {"layout", "layout_or_none", "rounding", "nan", "mode", "input_pads", "runtime", "golden_layout"}
 
 # Not fed wrong arguments here, and why.
 EXCLUDED = {
@@ -266,6 +289,7 @@ EXCLUDED = {
     "QuantReport": "the report load_quant returns",
     "QuantParams": "built by load_quant_params",
     "Emulation": "the result emulate returns",
+    "CompareReport": "the report compare_traces / compare_calibration return",
 }
 
 

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import tidl_io
 from tidl_io.cli import main
@@ -63,12 +64,14 @@ def test_subgraph_is_picked_or_asked(realdata: Path, tmp_path: Path) -> None:
         for sg in (0, 1):
             q.tofile(tmp_path / folder / f"tidl_trace_subgraph_{sg}_0001_0001_0001_00001_00003_000600x00400.y")
     rc, _, err = _run("compare", str(tmp_path / "t"), "--artifacts", str(art), "--ref", str(tmp_path / "r"))
-    assert rc == 1 and "2 subgraphs (a, b): say which one the traces are of with --subgraph N" in err
+    # issue 24 item 2: an input that cannot be compared as given exits 2 (was 1, the code of a bad layer)
+    assert rc == 2 and "2 subgraphs (a, b): say which one the traces are of with --subgraph N" in err
     rc, out, err = _run("compare", str(tmp_path / "t"), "--artifacts", str(art), "--ref", str(tmp_path / "r"),
                         "--subgraph", "1", "--json")
     doc = json.loads(out)
     assert rc == 0, err
-    assert "b_tidl_net.bin" in doc["test"] and [r["snr_db"] for r in doc["layers"]] == ["inf"]
+    # issue 24 item 3: an infinite SNR is null in JSON, with "identical" saying why (was the string "inf")
+    assert "b_tidl_net.bin" in doc["test"] and [(r["snr_db"], r["identical"]) for r in doc["layers"]] == [(None, True)]
 
 
 def test_nothing_compared_is_an_error(realdata: Path, tmp_path: Path) -> None:
@@ -79,10 +82,11 @@ def test_nothing_compared_is_an_error(realdata: Path, tmp_path: Path) -> None:
     np.savez(tmp_path / "g.npz", other=np.zeros(3))
     rc, out, err = _run("compare", str(tmp_path / "t"), "--artifacts", str(realdata / ZERO_DCE / "artifacts"),
                         "--golden", str(tmp_path / "g.npz"))
-    assert rc == 1 and "no layer could be compared" in err and "not compared: layer 2" in out
+    # issue 24 item 2: nothing compared, or no traces, is "could not compare": 2 (was 1)
+    assert rc == 2 and "no layer could be compared" in err and "not compared: layer 2" in out
     rc, _, err = _run("compare", str(tmp_path / "empty"), "--artifacts", str(realdata / ZERO_DCE / "artifacts"),
                       "--golden", str(tmp_path / "g.npz"))
-    assert rc == 1 and "expected a folder of TIDL trace files" in err
+    assert rc == 2 and "expected a folder of TIDL trace files" in err
 
 
 def test_golden_usage() -> None:
@@ -101,4 +105,39 @@ def test_missing_files_are_one_line(realdata: Path, tmp_path: Path) -> None:
             (["golden", str(tmp_path / "nope.onnx"), "--input", "x.npy", "-o", str(tmp_path / "g.npz")],
              "nope.onnx: no such model file")]:
         rc, _out, err = _run(*argv)
-        assert rc == 1 and says in err and "Traceback" not in err and err.count("\n") == 1, argv
+        # issue 24 item 2: compare exits 2 when it cannot compare (was 1); golden keeps 1
+        assert rc == (2 if argv[0] == "compare" else 1) and says in err, argv
+        assert "Traceback" not in err and err.count("\n") == 1, argv
+
+
+def test_inputs_that_cannot_be_compared_exit_2(realdata: Path, tmp_path: Path) -> None:
+    """Issue 24 item 2: like diff, 2 = could not compare (was 1, the code of a bad layer): an --html
+    path in a missing folder (checked before any work; the message names the user's path), traces of
+    two runs in one folder, a golden that is not there."""
+    art = str(realdata / ZERO_DCE / "artifacts")
+    net = tidl_io.load_net(realdata / ZERO_DCE / "artifacts" / "74_tidl_net.bin")
+    layer = net.layer_by_data_id(2)
+    (tmp_path / "t").mkdir()
+    for sg in (0, 1):
+        np.zeros(layer.shape, np.int8).tofile(
+            tmp_path / "t" / f"tidl_trace_subgraph_{sg}_0002_0001_0001_00001_00003_000600x00400.y")
+    np.savez(tmp_path / "g.npz", other=np.zeros(3))
+    html = tmp_path / "no such folder" / "r.html"
+    for argv, says in [
+            (["--golden", str(tmp_path / "g.npz"), "--html", str(html)], f"--html {html}: the folder"),
+            (["--golden", str(tmp_path / "g.npz")], "traces of several runs here"),
+            (["--golden", str(tmp_path / "missing.npz"), "--subgraph", "0"], "missing.npz: no such file")]:
+        rc, _, err = _run("compare", str(tmp_path / "t"), "--artifacts", art, *argv)
+        assert rc == 2 and says in err and err.count("\n") == 1, (argv, err)
+    assert not html.parent.exists()
+
+
+def test_output_to_a_missing_folder_names_the_users_path(tmp_path: Path) -> None:
+    """Issue 24 item 15: the error names the path asked for, not the temporary file's name."""
+    from tidl_io.trace.golden import GoldenRun, save_golden
+
+    target = tmp_path / "nope" / "x.npz"
+    with pytest.raises(tidl_io.PathNotFoundError) as info:
+        save_golden(target, GoldenRun("m.onnx", "NCHW", {"a": np.zeros(2)}, ()))
+    assert str(info.value).startswith(f"{target}: cannot write it: the folder") and ".tmp" not in str(info.value)
+    assert info.value.filename == str(target)

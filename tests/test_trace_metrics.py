@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -182,10 +183,16 @@ def _sums(ref: M.Source, test: M.Source, axis: int) -> M.Accumulator:
 
 def _check_sums(ref: M.Source, test: M.Source, axis: int = 1) -> M.Accumulator:
     acc = _sums(ref, test, axis)
+    # the largest |ref - test| of each channel (NaN differences skipped), from the float32 values
+    r, t = (np.moveaxis(_values(x), axis, 0).reshape(M._shape(ref)[axis], -1) for x in (ref, test))
+    diff = np.abs(r - t)
+    peaks = [float(np.nanmax(row, initial=0.0)) if row.size else 0.0 for row in diff]
     if M._integer_route(ref, test) is not None:  # both 8-bit codes of one quantization
         assert isinstance(ref, M.Quantized) and isinstance(test, M.Quantized)
         _check_integer(acc, ref, test, axis)
+        assert np.allclose(acc.result().channel_max_abs, peaks, rtol=1e-6, atol=0)  # exact reals vs float32 ones
         return acc
+    assert list(acc.result().channel_max_abs) == peaks  # exact: a max does not depend on the order
     exact, mags, big, n = _oracle(ref, test, axis)
     bound = max(n, 1) * 2.0 ** -52
     assert np.all(np.abs(acc._sums - exact[:4]) <= mags[:4] * bound), (acc._sums - exact[:4], mags[:4] * bound)
@@ -393,3 +400,25 @@ def test_dequantizing_rows_with_and_without_fma(simd: bool, dtype: type) -> None
         for scale, zp in ((0.37, 3), (1 / 3, -5), (123.456, 0), (3.0e-5, 7)):
             _check_sums(M.Quantized(ref, scale, zp), M.Quantized(test, scale, zp), 1)
             _check_sums(M.Quantized(ref, scale, zp), M.Quantized(test, scale, zp + 1), 1)  # 8-bit: the float rows
+
+
+def test_the_sums_block_is_named_once_in_python_and_c() -> None:
+    """Issue 23 item 5: the comparison sums' block (six sums per channel, then the limit count) is
+    tidl_io._native.SUMS in Python and enum tio_sum / TIO_SUMS_BLOCK in the C header: the header,
+    read literally here, must name the same sums in the same order."""
+    import re
+
+    from tidl_io import _native
+
+    header = (Path(_native.__file__).parent / "tidl_io_native.h").read_text()
+    body = re.search(r"enum tio_sum\s*\{([^}]*)\}", header)
+    assert body is not None
+    names = [m.split("=")[0].strip() for m in body.group(1).split(",")]
+    assert names[-1] == "TIO_SUMS"
+    assert [n.removeprefix("TIO_SUM_").lower() for n in names[:-1]] == list(_native.SUMS)
+    assert _native.SUMS_PER_CHANNEL == len(names) - 1 == 6
+    block = re.search(r"#define TIO_SUMS_BLOCK\((\w+)\)\s*\(TIO_SUMS \* \((\w+)\) \+ 1\)", header)
+    assert block is not None and block.group(1) == block.group(2)
+    assert [_native.sums_block(c) for c in (1, 5)] == [len(names) - 1 + 1, 5 * (len(names) - 1) + 1]
+    stats = (Path(_native.__file__).parent / "stats.c").read_text()
+    assert not re.search(r"\b6 \* (c|job->shape)", stats)  # no block size written as a bare number

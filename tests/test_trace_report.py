@@ -4,7 +4,6 @@ checked as data and, in headless Chromium, as a rendered page."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -44,13 +43,16 @@ def test_json_document() -> None:
     doc = json.loads(dumps_json(report_to_dict(_report())))
     assert doc["first_bad"] == {"index": 1, "data_id": 7, "name": NASTY}
     first, second, third = doc["layers"]
-    assert first["snr_db"] == "inf" and first["worst_channel_snr_db"] == "inf" and first["cosine"] == 1.0
+    # issue 24 item 3: +inf is null, never the string "inf"; "identical" tells +inf from -inf / NaN
+    assert first["snr_db"] is None and first["worst_channel_snr_db"] is None and first["cosine"] == 1.0
+    assert first["identical"] is True and first["identical_channels"] == [0, 1, 2, 3]
+    assert second["identical"] is False and second["identical_channels"] == []
     assert second["worst_channel"] == 2 and second["worst_channel_snr_db"] == 0.0 and second["below_min_snr"]
     assert third["status"] == "no reference" and third["snr_db"] is None
     assert doc["unmatched"] == [{"index": 2, "data_id": 8, "name": "missing", "status": "no reference",
                                  "note": "no reference: no golden tensor named 'missing'"}]
     assert doc["warnings"] and doc["min_snr_db"] == 20.0
-    assert math.isinf(float(first["snr_db"]))
+    json.dumps(doc, allow_nan=False)  # strict JSON
 
 
 def test_text() -> None:
@@ -95,3 +97,12 @@ def test_html_in_chromium(tmp_path: Path) -> None:
         assert (found["scripts"], found["resources"]) == (0, 0)
         assert len(found["svgs"]) == 3 and all(w > 300 and h > 150 for w, h in found["svgs"])
         assert distinct_colours(b.screenshot()) > 8
+
+
+def test_names_from_files_never_drive_the_terminal() -> None:
+    """Issue 24 item 16 in compare's text: a name holding ESC or a newline is printed escaped."""
+    rep = _report()
+    rep.notes.append("1 file(s) with no trace name ignored: x\x1b[2J\ny.txt")
+    rep.rows[2].name = "evil\x1b[2Jname\nsecond"
+    text = format_report(rep)
+    assert "\x1b" not in text and "x\\x1b[2J\\ny.txt" in text and "evil\\x1b[2Jname\\nsecond" in text

@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .runtime.tidlrt import TidlRtRuntime
     from .session import Session
     from .support import SupportReport, load_support
-    from .trace import load_calibration, load_traces
+    from .trace import CompareReport, compare_calibration, compare_traces, load_calibration, load_traces
 
 __version__ = "0.1.0"
 
@@ -68,6 +68,7 @@ __all__ = [
     "AllocationLimitError",
     "ArgumentTypeError",
     "BufferMismatchError",
+    "CompareReport",
     "Descriptor",
     "Diagnosis",
     "ElementType",
@@ -109,6 +110,8 @@ __all__ = [
     "as_buffer",
     "build",
     "check_padding",
+    "compare_calibration",
+    "compare_traces",
     "dequantize",
     "diagnose",
     "emulate",
@@ -153,6 +156,7 @@ _LAZY = {
     "parse_od": "detection", "rows_from_outputs": "detection",
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
     "load_calibration": "trace", "load_traces": "trace",
+    "CompareReport": "trace", "compare_calibration": "trace", "compare_traces": "trace",
     "Diagnosis": "doctor", "diagnose": "doctor",
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",

@@ -32,7 +32,11 @@ def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     an exception (and is removed when it raises): for writers that stream, e.g. ``np.savez``.
     Same mode and durability as :func:`write_bytes_atomic`."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except (FileNotFoundError, NotADirectoryError) as exc:  # name the user's path, not the temporary's
+        raise FileNotFoundError(exc.errno, f"cannot write it: the folder {os.fspath(target.parent)!r} does not "
+                                "exist", os.fspath(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):  # POSIX

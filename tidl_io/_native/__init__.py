@@ -370,13 +370,23 @@ def square_inplace(a: np.ndarray) -> bool:
 
 _COMPARE_TYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16))
 
+# The comparison sums' block (tidl_io_native.h's enum tio_sum, in its order): a row of `channels` values
+# per sum, then one count of test codes at their type's limit.
+SUMS = ("err2", "ref2", "test2", "cross", "abs", "max")
+SUMS_PER_CHANNEL = len(SUMS)
+
+
+def sums_block(channels: int) -> int:
+    """Values in one block of comparison sums of ``channels`` channels (TIO_SUMS_BLOCK)."""
+    return SUMS_PER_CHANNEL * channels + 1
+
 
 def compare_sums(ref: np.ndarray, ref_q: tuple[float, int] | None, test: np.ndarray,
                  test_q: tuple[float, int] | None) -> np.ndarray | None:
     """The comparison sums of two (outer, channels, inner) arrays of one shape, any strides: each float32
     values (``*_q`` None) or 8/16-bit codes with ``(scale, zero_point)``, read as
-    ``float32(q - zero_point) / float32(scale)``. A (blocks, 6 * channels + 1) float64 array to be summed
-    over its blocks: ``[err2, ref2, test2, cross, abs, max][channel]`` (max over the blocks for max;
+    ``float32(q - zero_point) / float32(scale)``. A (blocks, :func:`sums_block` (channels)) float64 array to be
+    summed over its blocks: ``[err2, ref2, test2, cross, abs, max][channel]`` (:data:`SUMS`; max over the blocks for max;
     NaN differences do not win it) and the count of test codes at their type's limit; None when not
     handled (a dtype, a scale that is no positive float32, |zero point| > 2**23, no channel)."""
     lib = active()
@@ -396,7 +406,7 @@ def compare_sums(ref: np.ndarray, ref_q: tuple[float, int] | None, test: np.ndar
             return None
         sides.append((_CODES[a.dtype], scale, zp))
     threads = THREADS
-    out = np.zeros((threads, 6 * ref.shape[1] + 1))
+    out = np.zeros((threads, sums_block(ref.shape[1])))
     if ref.size == 0:
         return out
     shape = (ctypes.c_int64 * 3)(*ref.shape)
@@ -409,7 +419,7 @@ def compare_sums(ref: np.ndarray, ref_q: tuple[float, int] | None, test: np.ndar
 def compare_codes(ref: np.ndarray, test: np.ndarray, zero_point: int) -> np.ndarray | None:
     """The comparison sums, exact in int64, of two (outer, channels, inner) arrays of 8-bit codes of one
     dtype (any strides) with one zero point within the dtype's range, over the centred codes
-    ``q - zero_point``: a (blocks, 6 * channels + 1) int64 array to be summed over its blocks, laid out as
+    ``q - zero_point``: a (blocks, :func:`sums_block` (channels)) int64 array to be summed over its blocks, laid out as
     :func:`compare_sums`'s (max over the blocks for max); None when not handled."""
     lib = active()
     if (lib is None or ref.ndim != 3 or ref.shape != test.shape or ref.shape[1] < 1 or ref.dtype != test.dtype
@@ -419,7 +429,7 @@ def compare_codes(ref: np.ndarray, test: np.ndarray, zero_point: int) -> np.ndar
     if not info.min <= zero_point <= info.max:
         return None
     threads = THREADS
-    out = np.zeros((threads, 6 * ref.shape[1] + 1), np.int64)
+    out = np.zeros((threads, sums_block(ref.shape[1])), np.int64)
     if ref.size == 0:
         return out
     shape = (ctypes.c_int64 * 3)(*ref.shape)

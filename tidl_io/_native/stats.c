@@ -11,8 +11,9 @@
  * the additions differs from NumPy's (8 lanes per row, rows per channel in walk order, one block of
  * sums per thread): the caller states the tolerance.
  *
- * Output: `threads` blocks of 6 * channels + 1 doubles, zeroed by the caller; block t holds thread t's
- * sums as [err2, ref2, test2, cross, abs, max][channel], then the count of test codes at a limit.
+ * Output: `threads` blocks of TIO_SUMS_BLOCK(channels) doubles (tidl_io_native.h), zeroed by the caller;
+ * block t holds thread t's sums as [err2, ref2, test2, cross, abs, max][channel] (enum tio_sum), then the
+ * count of test codes at a limit.
  * Work items: along `inner` (inner != 1), pieces of rows, every channel's piece before the next piece
  * (64 K elements when both sides' rows are contiguous; 1 K when one side's elements are apart, e.g. an
  * NHWC golden read in NCHW order: its tile of all channels then stays in the cache); with inner == 1,
@@ -174,13 +175,14 @@ typedef double tio_v8d __attribute__((vector_size(64)));
 typedef float tio_v8f __attribute__((vector_size(32)));
 typedef int64_t tio_v8l __attribute__((vector_size(64)));
 typedef struct {
-    tio_v8d v[6];
+    tio_v8d v[TIO_SUMS]; /* enum tio_sum's order */
 } tio_lanes;
 
 TIO_CMP_CLONES static void tio_cmp_row(tio_lanes *restrict acc, const float *restrict r, const float *restrict t,
                                        int64_t n)
 {
-    tio_v8d e2 = acc->v[0], r2 = acc->v[1], t2 = acc->v[2], rt = acc->v[3], ab = acc->v[4], mx = acc->v[5];
+    tio_v8d e2 = acc->v[TIO_SUM_ERR2], r2 = acc->v[TIO_SUM_REF2], t2 = acc->v[TIO_SUM_TEST2];
+    tio_v8d rt = acc->v[TIO_SUM_CROSS], ab = acc->v[TIO_SUM_ABS], mx = acc->v[TIO_SUM_MAX];
     const tio_v8l magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,
                                INT64_MAX};
     tio_v8d e2b = {0}, r2b = {0}, t2b = {0}, rtb = {0}, abb = {0}, mxb = mx; /* a second set: 2 chains */
@@ -212,15 +214,16 @@ TIO_CMP_CLONES static void tio_cmp_row(tio_lanes *restrict acc, const float *res
         tio_v8l more = mxb > mx;
         mx = (tio_v8d)(((tio_v8l)mxb & more) | ((tio_v8l)mx & ~more));
     }
-    acc->v[0] = e2, acc->v[1] = r2, acc->v[2] = t2, acc->v[3] = rt, acc->v[4] = ab, acc->v[5] = mx;
+    acc->v[TIO_SUM_ERR2] = e2, acc->v[TIO_SUM_REF2] = r2, acc->v[TIO_SUM_TEST2] = t2;
+    acc->v[TIO_SUM_CROSS] = rt, acc->v[TIO_SUM_ABS] = ab, acc->v[TIO_SUM_MAX] = mx;
     for (int j = 0; i < n; i++, j++) { /* the tail: lanes 0.. in order */
         double a = (double)r[i], b = (double)t[i], d = a - b, e = fabs(d);
-        acc->v[0][j] += d * d;
-        acc->v[1][j] += a * a;
-        acc->v[2][j] += b * b;
-        acc->v[3][j] += a * b;
-        acc->v[4][j] += e;
-        acc->v[5][j] = e > acc->v[5][j] ? e : acc->v[5][j];
+        acc->v[TIO_SUM_ERR2][j] += d * d;
+        acc->v[TIO_SUM_REF2][j] += a * a;
+        acc->v[TIO_SUM_TEST2][j] += b * b;
+        acc->v[TIO_SUM_CROSS][j] += a * b;
+        acc->v[TIO_SUM_ABS][j] += e;
+        acc->v[TIO_SUM_MAX][j] = e > acc->v[TIO_SUM_MAX][j] ? e : acc->v[TIO_SUM_MAX][j];
     }
 }
 
@@ -228,8 +231,10 @@ TIO_CMP_CLONES static void tio_cmp_row(tio_lanes *restrict acc, const float *res
 TIO_CMP_CLONES static void tio_cmp_channels(double *restrict sums, int64_t c, int64_t at, const float *restrict r,
                                         const float *restrict t, int64_t n)
 {
-    double *restrict s0 = sums + at, *restrict s1 = sums + c + at, *restrict s2 = sums + 2 * c + at;
-    double *restrict s3 = sums + 3 * c + at, *restrict s4 = sums + 4 * c + at, *restrict s5 = sums + 5 * c + at;
+    double *restrict s0 = sums + TIO_SUM_ERR2 * c + at, *restrict s1 = sums + TIO_SUM_REF2 * c + at;
+    double *restrict s2 = sums + TIO_SUM_TEST2 * c + at;
+    double *restrict s3 = sums + TIO_SUM_CROSS * c + at, *restrict s4 = sums + TIO_SUM_ABS * c + at;
+    double *restrict s5 = sums + TIO_SUM_MAX * c + at;
     for (int64_t i = 0; i < n; i++) {
         double a = (double)r[i], b = (double)t[i], d = a - b, e = fabs(d);
         s0[i] += d * d;
@@ -274,16 +279,16 @@ static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double 
                 const float *b = tio_cmp_values(tbuf, tp + k * T->strides[2], m, T->strides[2], T, &limits);
                 tio_cmp_row(&acc, a, b, m);
             }
-            for (int s = 0; s < 5; s++) {
+            for (int s = 0; s < TIO_SUM_MAX; s++) { /* the sums; the max below */
                 double total = 0.0;
                 for (int j = 0; j < TIO_CMP_LANES; j++)
                     total += acc.v[s][j];
                 sums[s * c + ch] += total;
             }
-            double mx = sums[5 * c + ch];
+            double mx = sums[TIO_SUM_MAX * c + ch];
             for (int j = 0; j < TIO_CMP_LANES; j++)
-                mx = acc.v[5][j] > mx ? acc.v[5][j] : mx;
-            sums[5 * c + ch] = mx;
+                mx = acc.v[TIO_SUM_MAX][j] > mx ? acc.v[TIO_SUM_MAX][j] : mx;
+            sums[TIO_SUM_MAX * c + ch] = mx;
         }
     } else {
         for (int64_t i = lo; i < hi; i++) {
@@ -296,7 +301,7 @@ static void tio_cmp_slab(const tio_cmp_job *job, int64_t lo, int64_t hi, double 
             }
         }
     }
-    sums[6 * c] += (double)limits;
+    sums[TIO_SUMS * c] += (double)limits;
 }
 
 /* threads.c runs items 0 .. threads-1 (one per output block), all in this thread when it is not worth more */
@@ -306,7 +311,7 @@ static void tio_cmp_range(void *ctx, int64_t lo, int64_t hi)
     int64_t items = job->rowmode ? job->shape[0] * job->shape[1] * job->pieces : job->shape[0];
     for (int64_t t = lo; t < hi; t++)
         tio_cmp_slab(job, items * t / job->threads, items * (t + 1) / job->threads,
-                     job->out + t * (6 * job->shape[1] + 1));
+                     job->out + t * TIO_SUMS_BLOCK(job->shape[1]));
 }
 
 static int tio_cmp_side(tio_side *s, const void *base, int type, float scale, int64_t zero_point,
@@ -410,7 +415,7 @@ int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero
 TIO_ICMP_LOAD(tio_icmp_u8, uint8_t)
 TIO_ICMP_LOAD(tio_icmp_i8, int8_t)
 
-/* the six sums of n <= TIO_ICMP_CHUNK pairs into acc[0..5] (acc[5]: the max) */
+/* the TIO_SUMS sums of n <= TIO_ICMP_CHUNK pairs into acc[], indexed by enum tio_sum */
 TIO_CMP_CLONES static void tio_icmp_row(int64_t *restrict acc, const int16_t *restrict x, const int16_t *restrict y,
                                         int64_t n)
 {
@@ -425,16 +430,19 @@ TIO_CMP_CLONES static void tio_icmp_row(int64_t *restrict acc, const int16_t *re
         ab += e;
         mx = e > mx ? e : mx;
     }
-    acc[0] += e2, acc[1] += x2, acc[2] += y2, acc[3] += xy, acc[4] += ab;
-    acc[5] = mx > acc[5] ? mx : acc[5];
+    acc[TIO_SUM_ERR2] += e2, acc[TIO_SUM_REF2] += x2, acc[TIO_SUM_TEST2] += y2, acc[TIO_SUM_CROSS] += xy;
+    acc[TIO_SUM_ABS] += ab;
+    acc[TIO_SUM_MAX] = mx > acc[TIO_SUM_MAX] ? mx : acc[TIO_SUM_MAX];
 }
 
 /* elementwise into per-channel sums (rows along the channels) */
 TIO_CMP_CLONES static void tio_icmp_channels(int64_t *restrict sums, int64_t c, int64_t at, const int16_t *restrict x,
                                              const int16_t *restrict y, int64_t n)
 {
-    int64_t *restrict s0 = sums + at, *restrict s1 = sums + c + at, *restrict s2 = sums + 2 * c + at;
-    int64_t *restrict s3 = sums + 3 * c + at, *restrict s4 = sums + 4 * c + at, *restrict s5 = sums + 5 * c + at;
+    int64_t *restrict s0 = sums + TIO_SUM_ERR2 * c + at, *restrict s1 = sums + TIO_SUM_REF2 * c + at;
+    int64_t *restrict s2 = sums + TIO_SUM_TEST2 * c + at;
+    int64_t *restrict s3 = sums + TIO_SUM_CROSS * c + at, *restrict s4 = sums + TIO_SUM_ABS * c + at;
+    int64_t *restrict s5 = sums + TIO_SUM_MAX * c + at;
     for (int64_t i = 0; i < n; i++) {
         int32_t a = x[i], b = y[i], d = a - b, e = d < 0 ? -d : d;
         s0[i] += d * d;
@@ -464,8 +472,9 @@ TIO_CMP_CLONES static void tio_icmp_channels(int64_t *restrict sums, int64_t c, 
             mx = e > mx ? e : mx;                                                                          \
             at += (v == hi) | (v == lo);                                                                   \
         }                                                                                                  \
-        acc[0] += (int64_t)x2 + y2 - 2 * (int64_t)xy, acc[1] += x2, acc[2] += y2, acc[3] += xy, acc[4] += ab; \
-        acc[5] = mx > acc[5] ? mx : acc[5];                                                                \
+        acc[TIO_SUM_ERR2] += (int64_t)x2 + y2 - 2 * (int64_t)xy, acc[TIO_SUM_REF2] += x2;                 \
+        acc[TIO_SUM_TEST2] += y2, acc[TIO_SUM_CROSS] += xy, acc[TIO_SUM_ABS] += ab;                        \
+        acc[TIO_SUM_MAX] = mx > acc[TIO_SUM_MAX] ? mx : acc[TIO_SUM_MAX];                                  \
         return at;                                                                                         \
     }
 TIO_ICMP_DIRECT(tio_icmp_direct_u8, uint8_t)
@@ -498,7 +507,7 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
             tio_cmp_item(item, c, job->pieces, job->piece, n, &i, &ch, &start, &stop);
             const char *rp = job->ref + i * job->rs[0] + ch * job->rs[1];
             const char *tp = job->test + i * job->ts[0] + ch * job->ts[1];
-            int64_t acc[6] = {0, 0, 0, 0, 0, 0};
+            int64_t acc[TIO_SUMS] = {0};
             for (int64_t k = start; k < stop; k += TIO_ICMP_CHUNK) {
                 int64_t m = stop - k < TIO_ICMP_CHUNK ? stop - k : TIO_ICMP_CHUNK;
                 if (job->rs[2] == 1 && job->ts[2] == 1) {
@@ -513,9 +522,10 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
                 limits += tio_icmp_load(ybuf, tp + k * job->ts[2], m, job->ts[2], job);
                 tio_icmp_row(acc, xbuf, ybuf, m);
             }
-            for (int s = 0; s < 5; s++)
+            for (int s = 0; s < TIO_SUM_MAX; s++) /* the sums; the max below */
                 sums[s * c + ch] += acc[s];
-            sums[5 * c + ch] = acc[5] > sums[5 * c + ch] ? acc[5] : sums[5 * c + ch];
+            sums[TIO_SUM_MAX * c + ch] =
+                acc[TIO_SUM_MAX] > sums[TIO_SUM_MAX * c + ch] ? acc[TIO_SUM_MAX] : sums[TIO_SUM_MAX * c + ch];
         }
     } else {
         for (int64_t i = lo; i < hi; i++) {
@@ -528,7 +538,7 @@ static void tio_icmp_slab(const tio_icmp_job *job, int64_t lo, int64_t hi, int64
             }
         }
     }
-    sums[6 * c] += limits;
+    sums[TIO_SUMS * c] += limits;
 }
 
 static void tio_icmp_range(void *ctx, int64_t lo, int64_t hi)
@@ -537,7 +547,7 @@ static void tio_icmp_range(void *ctx, int64_t lo, int64_t hi)
     int64_t items = job->rowmode ? job->shape[0] * job->shape[1] * job->pieces : job->shape[0];
     for (int64_t t = lo; t < hi; t++)
         tio_icmp_slab(job, items * t / job->threads, items * (t + 1) / job->threads,
-                      job->out + t * (6 * job->shape[1] + 1));
+                      job->out + t * TIO_SUMS_BLOCK(job->shape[1]));
 }
 
 int tio_compare_codes(const void *ref, const int64_t *ref_strides, const void *test, const int64_t *test_strides,

@@ -139,15 +139,21 @@ TIO_EXPORT int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, 
                         const int64_t *dst_strides, const int64_t *src_strides, int threads);
 TIO_EXPORT int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n, int threads);
 
+/* The comparison sums of one block: TIO_SUMS rows of `channels` values, in this order, then the count
+ * of test codes at their type's limit: TIO_SUMS_BLOCK(channels) values (Python: tidl_io._native.SUMS,
+ * pinned to this enum by tests/test_trace_metrics.py) */
+enum tio_sum { TIO_SUM_ERR2 = 0, TIO_SUM_REF2, TIO_SUM_TEST2, TIO_SUM_CROSS, TIO_SUM_ABS, TIO_SUM_MAX, TIO_SUMS };
+#define TIO_SUMS_BLOCK(channels) (TIO_SUMS * (channels) + 1)
+
 /* stats.c: the comparison sums of ref and test (float32, or 8/16-bit codes with scale and zero point)
- * over a (outer, channels, inner) walk, into `threads` zeroed blocks of 6 * channels + 1 doubles */
+ * over a (outer, channels, inner) walk, into `threads` zeroed blocks of TIO_SUMS_BLOCK(channels) doubles */
 TIO_EXPORT int tio_compare(const void *ref, int ref_type, float ref_scale, int64_t ref_zero_point,
                            const int64_t *ref_strides, const void *test, int test_type, float test_scale,
                            int64_t test_zero_point, const int64_t *test_strides, const int64_t *shape,
                            double *out, int threads);
 /* stats.c: the same sums, exact in int64, of two arrays of 8-bit codes of one type (TIO_U8 or TIO_I8)
  * with one zero point (within the type's range), over the centred codes q - zero_point: `threads`
- * zeroed blocks of 6 * channels + 1 int64 at `out` (the real sums are these / scale^2, or / scale for abs, max) */
+ * zeroed blocks of TIO_SUMS_BLOCK(channels) int64 at `out` (the real sums are these / scale^2, or / scale for abs, max) */
 TIO_EXPORT int tio_compare_codes(const void *ref, const int64_t *ref_strides, const void *test,
                                  const int64_t *test_strides, int type, int64_t zero_point, const int64_t *shape,
                                  void *out, int threads);

@@ -117,7 +117,7 @@ def load_calibration(path: str | os.PathLike[str], subgraph: str | None = None) 
                                 f"subgraph(s) {names}")
     if len(found) > 1:
         raise FormatError(str(path), f"calibration dumps of several subgraphs ({', '.join(f[1] for f in found)}): "
-                          "name one")
+                          "pick one with subgraph= (--subgraph: TIDL's number or the subgraph's name)")
     io, name, ins, outs = found[0]
     desc = load(io)
     inputs = _frames(ins, desc.inputs, f"inputs of {io.name}")

@@ -28,12 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import _layouts
 from .._atomic import open_atomic
 from .._errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
 from ..artifacts import ModelParams, load_param_yaml
+from .npz import NpzArrays
 
-__all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "load_model_inputs", "model_inputs", "run_golden",
-           "save_golden"]
+__all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "fit_input", "load_model_inputs", "model_inputs",
+           "run_golden", "save_golden"]
 
 EXTRA = "golden"
 META_KEY = "__tidl_io_golden__"
@@ -132,19 +134,31 @@ def model_inputs(model: str | os.PathLike[str]) -> tuple[ModelInput, ...]:
                             np.dtype(_ORT_TYPES.get(i.type, np.float32))) for i in sess.get_inputs())
 
 
-def _fit(x: np.ndarray, inp: ModelInput, layout: str, source: str, notes: list[str]) -> np.ndarray:
-    """``x`` in the input's shape: as is, or NCHW <-> NHWC when only that fits."""
+def fit_input(x: np.ndarray, inp: ModelInput, layout: str, source: str, notes: list[str]) -> np.ndarray:
+    """``x`` in the model input's shape (``layout``: the model's, "NCHW" or "NHWC"): as is, or
+    in the other order when only that fits, decided by :mod:`tidl_io._layouts` (the one
+    resolver); a shape that fits both orders differently, or neither, is a BufferMismatchError."""
     if x.shape == inp.shape:
         return x.astype(inp.dtype, copy=False)
-    if x.ndim == len(inp.shape) - 1 and (1,) + x.shape == inp.shape:
-        return x.reshape(inp.shape).astype(inp.dtype, copy=False)
-    if x.ndim == 4 and len(inp.shape) == 4:
-        to_nhwc, to_nchw = x.transpose(0, 2, 3, 1), x.transpose(0, 3, 1, 2)
-        fits = [(y, what) for y, what in ((to_nhwc, "NCHW -> NHWC"), (to_nchw, "NHWC -> NCHW"))
-                if y.shape == inp.shape]
-        if len(fits) == 1:
-            notes.append(f"{source}: transposed {fits[0][1]} to the model's {inp.shape}")
-            return np.ascontiguousarray(fits[0][0]).astype(inp.dtype, copy=False)
+    if len(inp.shape) != 4:
+        if x.ndim == len(inp.shape) - 1 and (1,) + x.shape == inp.shape:
+            return x.reshape(inp.shape).astype(inp.dtype, copy=False)
+    else:
+        model_cl = layout == "NHWC"
+        n, a, b, c = inp.shape
+        shape6 = (n, 1, 1, c, a, b) if model_cl else (n, 1, 1, a, b, c)
+        readings = [cl for cl in (False, True) if _layouts.fits(shape6, x.shape, cl, False)]
+        if len(readings) == 2 and shape6[3] > 1 and shape6[4] * shape6[5] > 1:
+            raise BufferMismatchError(f"{source}: shape {x.shape} reads as NCHW and as NHWC for the model input "
+                                      f"{inp.name!r} {inp.shape}: give it in the model's own shape")
+        if readings:
+            cl = readings[0]
+            x6 = _layouts.canonical(x, shape6, cl)  # (N, DIM1, DIM2, C, H, W), a view
+            y = (x6.transpose(_layouts.CL) if model_cl else x6).reshape(inp.shape)
+            if cl != model_cl:
+                notes.append(f"{source}: transposed {'NHWC -> NCHW' if cl else 'NCHW -> NHWC'} to the model's "
+                             f"{inp.shape}")
+            return np.ascontiguousarray(y).astype(inp.dtype, copy=False)
     raise BufferMismatchError(f"{source}: shape {x.shape} fits neither the model input {inp.name!r} "
                               f"{inp.shape} nor its NCHW/NHWC transpose")
 
@@ -179,7 +193,7 @@ def _image_input(path: Path, inp: ModelInput, params: ModelParams | None, layout
     x = img[None] if layout == "NHWC" else img.transpose(2, 0, 1)[None]
     steps.append(f"HWC -> {layout} {x.shape}")
     notes.extend(steps)
-    return _fit(np.ascontiguousarray(x), inp, layout, str(path), notes)
+    return fit_input(np.ascontiguousarray(x), inp, layout, str(path), notes)
 
 
 def find_params(model: str | os.PathLike[str]) -> Path | None:
@@ -219,7 +233,7 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
                     if key not in by_name:
                         raise BufferMismatchError(f"{f}: array {key!r} is not a model input; inputs: "
                                                   f"{', '.join(by_name)}")
-                    feeds[key] = _fit(z[key], by_name[key], layout, f"{f}[{key}]", notes)
+                    feeds[key] = fit_input(z[key], by_name[key], layout, f"{f}[{key}]", notes)
             continue
         if not name:
             missing = [i for i in ins if i.name not in feeds]
@@ -228,7 +242,7 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
             name = missing[0].name
         inp = by_name[name]
         if f.suffix.lower() == ".npy":
-            feeds[name] = _fit(np.load(f), inp, layout, str(f), notes)
+            feeds[name] = fit_input(np.load(f), inp, layout, str(f), notes)
             notes.append(f"{f.name} -> {name!r}: used as given (no preprocessing for .npy)")
         elif f.suffix.lower() in _IMAGES:
             feeds[name] = _image_input(f, inp, mp, layout, notes)
@@ -282,16 +296,21 @@ def save_golden(path: str | os.PathLike[str], run: GoldenRun) -> None:
     meta = json.dumps({"model": os.path.basename(run.model), "layout": run.layout, "notes": run.notes})
     arrays: dict[str, Any] = dict(run.tensors)
     arrays[META_KEY] = np.array(meta)
-    with open_atomic(path) as fh:
-        np.savez(fh, **arrays)
+    try:
+        with open_atomic(path) as fh:
+            np.savez(fh, **arrays)
+    except FileNotFoundError as exc:  # the folder of path is missing (open_atomic names path)
+        raise PathNotFoundError(os.fspath(path), exc.strerror or str(exc), exc.errno) from None
 
 
-def read_meta(npz: Any) -> dict[str, Any]:
-    """The JSON note of a golden ``.npz`` opened with ``np.load`` ({} when absent)."""
-    if META_KEY not in npz.files:
+def read_meta(npz: NpzArrays | Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """The JSON note of a golden ``.npz`` (an :class:`~tidl_io.trace.npz.NpzArrays`, or opened with
+    ``np.load``; {} when absent or not a JSON object)."""
+    if META_KEY not in npz:
         return {}
-    with contextlib.suppress(ValueError):
-        meta = json.loads(str(npz[META_KEY]))
+    with contextlib.suppress(ValueError):  # FormatError included: a note that is no text is no note
+        text = npz.read_text(META_KEY) if isinstance(npz, NpzArrays) else str(npz[META_KEY])
+        meta = json.loads(text)
         if isinstance(meta, dict):
             return meta
     return {}

@@ -37,15 +37,19 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import _layouts
 from .._check import check_flag, check_kind, check_path, list_folder, path_kind, wrong_kind
 from .._errors import FormatError, PathError, PathNotFoundError
 from ..quant import dequantize_codes
 from .metrics import Quantized
 from .names import TraceName, parse_trace_name
+
+if TYPE_CHECKING:
+    from ..net import Layer, Network
 
 __all__ = ["ReadBuffer", "TraceFile", "Traces", "load_traces"]
 
@@ -56,7 +60,7 @@ class TraceFile:
 
     path: Path
     name: TraceName
-    layer: Any
+    layer: Layer
     layout: str
     swapped_wh: bool = False  # an older name that gives H x W
 
@@ -65,11 +69,11 @@ class TraceFile:
         return self.name.kind
 
 
-def _geometry_6d(layer: Any) -> tuple[int, ...]:
+def _geometry_6d(layer: Layer) -> tuple[int, ...]:
     return tuple(int(v) for v in layer.dims6)
 
 
-def _check_dims(tn: TraceName, layer: Any, path: Path) -> bool:
+def _check_dims(tn: TraceName, layer: Layer, path: Path) -> bool:
     """Whether W and H are swapped (older names); FormatError when the dims disagree."""
     n, d1, d2, c, h, w = _geometry_6d(layer)
     want: tuple[int, ...] = (n, d1, d2, c)
@@ -87,15 +91,20 @@ def _check_dims(tn: TraceName, layer: Any, path: Path) -> bool:
                       f"(dataId {layer.data_id}, {layer.type}) of the net: {layer_dims}")
 
 
-def _itemsize(tn: TraceName, layer: Any) -> int:
-    return 4 if tn.kind == "float" else int(np.dtype(layer.dtype).itemsize)
+def _dtype(tn: TraceName, layer: Layer, path: Path) -> np.dtype:
+    """The element type of the file: float32, or the layer's (a FormatError when TI defines none)."""
+    if tn.kind == "float":
+        return np.dtype("<f4")
+    if layer.dtype is None:
+        raise FormatError(str(path), f"layer {layer.index} (dataId {layer.data_id}, {layer.type}) has element type "
+                          f"code {layer.element_code}, which TI does not define: its .y codes cannot be read")
+    return np.dtype(layer.dtype).newbyteorder("<")
 
 
-def _sizes(tn: TraceName, layer: Any) -> dict[int, str]:
+def _sizes(tn: TraceName, layer: Layer, item: int) -> dict[int, str]:
     """Accepted file sizes (bytes) -> layout: dense, or padded (up to the last valid
     element, the whole buffer, or the batch pitch times N) when the pitches describe a
     buffer at least as large as the dense one."""
-    item = _itemsize(tn, layer)
     dense = math.prod(_geometry_6d(layer))
     sizes = {dense * item: "dense"}
     g = layer.geometry  # None where the net defines no buffer geometry (Layer.geometry)
@@ -106,7 +115,7 @@ def _sizes(tn: TraceName, layer: Any) -> dict[int, str]:
     return sizes
 
 
-def _match(path: Path, tn: TraceName, net: Any) -> TraceFile:
+def _match(path: Path, tn: TraceName, net: Network) -> TraceFile:
     try:
         layer = net.layer_by_data_id(tn.data_id)
     except (KeyError, LookupError, ValueError):
@@ -114,13 +123,14 @@ def _match(path: Path, tn: TraceName, net: Any) -> TraceFile:
     if layer is None:
         raise FormatError(str(path), f"dataId {tn.data_id} is no layer's output in {net.source}")
     swapped = _check_dims(tn, layer, path)
-    sizes = _sizes(tn, layer)
+    dtype = _dtype(tn, layer, path)
+    sizes = _sizes(tn, layer, dtype.itemsize)
     try:
         found = path.stat().st_size
     except OSError as exc:
         raise PathError(str(path), f"cannot read: {exc.strerror or exc}; expected a trace file", exc.errno) from None
     if found not in sizes:
-        what = "codes of " + str(np.dtype(layer.dtype)) if tn.kind == "y" else "float32"
+        what = "codes of " + str(dtype) if tn.kind == "y" else "float32"
         expected = " or ".join(f"{k} ({v})" for k, v in sizes.items())
         raise FormatError(str(path), f"{found} bytes fits layer {layer.index} (dataId {tn.data_id}, "
                           f"{layer.type}) neither dense nor padded: expected {expected} bytes of {what}")
@@ -156,7 +166,7 @@ class Traces(Mapping[int, np.ndarray]):
     """dataId -> float32 array in the layer's shape (NCHW), read from its file on each
     access (nothing is cached: hold the array while you need it)."""
 
-    def __init__(self, folder: Path, net: Any, files: dict[int, dict[str, TraceFile]],
+    def __init__(self, folder: Path, net: Network, files: dict[int, dict[str, TraceFile]],
                  problems: dict[str, str], ignored: tuple[str, ...], notes: tuple[str, ...] = ()) -> None:
         self.folder = folder
         self.net = net
@@ -186,7 +196,8 @@ class Traces(Mapping[int, np.ndarray]):
     def __iter__(self) -> Iterator[int]:
         order: dict[int, int] = {}
         for i, layer in enumerate(self.net.layers):
-            order.setdefault(layer.data_id, i)
+            if layer.data_id is not None:  # an output data layer writes no buffer
+                order.setdefault(layer.data_id, i)
         return iter(sorted(self.files, key=lambda d: (order.get(d, len(order)), d)))
 
     def __len__(self) -> int:
@@ -216,19 +227,18 @@ class Traces(Mapping[int, np.ndarray]):
 
     def _read_file(self, f: TraceFile, buffer: ReadBuffer | None) -> np.ndarray:
         layer = f.layer
-        dtype = np.dtype("<f4") if f.kind == "float" else np.dtype(layer.dtype).newbyteorder("<")
+        dtype = _dtype(f.name, layer, f.path)
         if buffer is not None and f.layout == "dense":
             buf = buffer.read(f.path, math.prod(_geometry_6d(layer)) * dtype.itemsize).view(dtype)
         else:
             buf = np.fromfile(f.path, dtype=dtype)
         shape6 = _geometry_6d(layer)
         n, d1, d2, c, h, w = shape6
-        if f.layout == "dense" and layer.layout == "NHWC":  # the buffer's own order, see the module docstring
-            arr6 = buf.reshape(n, d1, d2, h, w, c).transpose(0, 1, 2, 5, 3, 4)
-        elif f.layout == "dense":
-            arr6 = buf.reshape(shape6)
+        if f.layout == "dense":  # the buffer's own order (NHWC: channels last), see the module docstring
+            arr6 = _layouts.canonical(buf, shape6, layer.layout == "NHWC")
         else:
             geom = layer.geometry
+            assert geom is not None  # a padded layout is only accepted with a geometry (_sizes)
             if geom.itemsize != dtype.itemsize:  # a float trace of an integer layer: same element strides
                 geom = dataclasses.replace(geom, itemsize=dtype.itemsize)
             arr6 = geom.view(buf)
@@ -238,13 +248,13 @@ class Traces(Mapping[int, np.ndarray]):
         return out.reshape(shape) if math.prod(shape) == out.size else out
 
 
-def _int_or_none(value: Any, arg: str) -> int | None:
+def _int_or_none(value: object, arg: str) -> int | None:
     if value is None or (isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))):
         return None if value is None else int(value)
     raise wrong_kind("load_traces", arg, value, "an int or None")
 
 
-def load_traces(path: str | os.PathLike[str], net: Any, *, subgraph: int | None = None,
+def load_traces(path: str | os.PathLike[str], net: Network, *, subgraph: int | None = None,
                 core: int | None = None, strict: bool = False) -> Traces:
     """The traces in folder ``path`` of the network ``net`` (a :class:`tidl_io.Network`).
 

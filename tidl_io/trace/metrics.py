@@ -53,6 +53,8 @@ __all__ = ["Accumulator", "Metrics", "Quantized", "channel_snr_db", "compare_arr
 _BLOCK = 1 << 16  # elements per block: three float32 blocks stay in a 1 MB cache
 _INT_TERM = 255 ** 2  # the largest |term| of an integer sum over 8-bit centred codes
 _INT_LIMIT = (2 ** 63 - 1) // _INT_TERM  # elements per channel whose integer sums are exact in int64
+_S = _native.SUMS_PER_CHANNEL  # the comparison sums' block: _S rows of channels, then the limit count
+_ERR2, _REF2, _TEST2, _CROSS, _ABS, _MAX = (_native.SUMS.index(k) for k in _native.SUMS)
 
 
 def _integer_route(r3: Source, t3: Source) -> tuple[np.ndarray, np.ndarray, float, int] | None:
@@ -74,10 +76,10 @@ def _integer_route(r3: Source, t3: Source) -> tuple[np.ndarray, np.ndarray, floa
 
 def _integer_sums(x: np.ndarray, y: np.ndarray, zp: int) -> np.ndarray:
     """The NumPy integer route: ``_native.compare_codes``'s sums of (p, c, n) codes x, y as one
-    (1, 6 * c + 1) int64 block (exact: int64 einsum over int64 centred codes)."""
+    (1, _native.sums_block(c)) int64 block (exact: int64 einsum over int64 centred codes)."""
     p, c, n = x.shape
-    out = np.zeros((1, 6 * c + 1), np.int64)
-    sums = out[0, :6 * c].reshape(6, c)
+    out = np.zeros((1, _native.sums_block(c)), np.int64)
+    sums = out[0, :_S * c].reshape(_S, c)
     rows = max(1, _BLOCK // max(c * n, 1))
     width = max(1, _BLOCK // c)
     for i in range(0, p, rows):
@@ -85,12 +87,12 @@ def _integer_sums(x: np.ndarray, y: np.ndarray, zp: int) -> np.ndarray:
             a = x[i:i + rows, :, start:start + width].astype(np.int64) - zp
             b = y[i:i + rows, :, start:start + width].astype(np.int64) - zp
             d = a - b
-            for k, (u, v) in enumerate(((d, d), (a, a), (b, b), (a, b))):
+            for k, (u, v) in zip((_ERR2, _REF2, _TEST2, _CROSS), ((d, d), (a, a), (b, b), (a, b))):
                 sums[k] += np.einsum("ijk,ijk->j", u, v)
             e = np.abs(d)
-            sums[4] += e.sum(axis=(0, 2))
-            np.maximum(sums[5], e.max(axis=(0, 2)), out=sums[5])
-    out[0, 6 * c] = _at_limit(y)
+            sums[_ABS] += e.sum(axis=(0, 2))
+            np.maximum(sums[_MAX], e.max(axis=(0, 2)), out=sums[_MAX])
+    out[0, _S * c] = _at_limit(y)
     return out
 
 
@@ -189,6 +191,8 @@ class Metrics:
     worst_channel_snr_db: float | None
     saturated: float | None
     count: int
+    channel_ref_energy: tuple[float, ...] = ()  # sum ref^2 of each channel (for which channels count)
+    channel_max_abs: tuple[float, ...] = ()  # max |ref - test| of each channel (NaN differences skipped)
 
     def below(self, min_snr_db: float) -> bool:
         """Whether the layer's SNR or its worst channel's is under ``min_snr_db`` (NaN is)."""
@@ -203,15 +207,16 @@ class Accumulator:
 
     def __init__(self, channels: int) -> None:
         self.channels = channels
-        self._sums = np.zeros((4, channels))  # per channel: error, ref, test energies, cross (float64)
+        self._sums = np.zeros((_ABS, channels))  # per channel: err2, ref2, test2, cross (float64; SUMS' order)
         self._abs = 0.0
         self._max = 0.0
+        self._chmax = np.zeros(channels)  # max |ref - test| per channel (NaN differences skipped)
         self._nan = False
         self._count = 0
         self._codes = 0
         self._at_limit = 0
         self._buf: list[np.ndarray] = []
-        self._int = np.zeros((6, channels), np.int64)  # the integer route's sums (see the module text)
+        self._int = np.zeros((_S, channels), np.int64)  # the integer route's sums (see the module text)
         self._int_scale = 0.0  # their float32 scale (0: none yet)
         self._int_rows = 0  # elements per channel in them
 
@@ -271,13 +276,13 @@ class Accumulator:
         if out is None:
             out = _integer_sums(x, y, zp)
         c = self.channels
-        blocks = out[:, :6 * c].reshape(-1, 6, c)
-        self._int[:5] += blocks[:, :5].sum(axis=0)
-        np.maximum(self._int[5], blocks[:, 5].max(axis=0), out=self._int[5])
+        blocks = out[:, :_S * c].reshape(-1, _S, c)
+        self._int[:_MAX] += blocks[:, :_MAX].sum(axis=0)
+        np.maximum(self._int[_MAX], blocks[:, _MAX].max(axis=0), out=self._int[_MAX])
         self._int_rows += rows
         if saturation:
             self._codes += y.size
-            self._at_limit += int(out[:, 6 * c].sum())
+            self._at_limit += int(out[:, _S * c].sum())
         return True
 
     def _integer_totals(self) -> tuple[np.ndarray, float, float, list[float]]:
@@ -285,11 +290,11 @@ class Accumulator:
         layer totals of err, ref, test, cross): each exact integer total rounded once, divided once."""
         s = self._int_scale
         if not s:
-            return np.zeros((4, self.channels)), 0.0, 0.0, [0.0] * 4
+            return np.zeros((_ABS, self.channels)), 0.0, 0.0, [0.0] * _ABS
         s2 = s * s  # exact: a float32 squared fits in float64
-        per = self._int[:4] / s2
-        totals = [float(sum(int(v) for v in self._int[k])) / s2 for k in range(4)]
-        return per, float(sum(int(v) for v in self._int[4])) / s, float(self._int[5].max()) / s, totals
+        per = self._int[:_ABS] / s2
+        totals = [float(sum(int(v) for v in self._int[k])) / s2 for k in range(_ABS)]
+        return per, float(sum(int(v) for v in self._int[_ABS])) / s, float(self._int[_MAX].max()) / s, totals
 
     def _flush_integer(self) -> None:
         """Move the integer route's sums into the float64 ones (a new scale, or int64's limit)."""
@@ -299,6 +304,7 @@ class Accumulator:
         self._sums += per
         self._abs += total
         self._max = max(self._max, m)
+        np.fmax(self._chmax, self._int[_MAX] / self._int_scale, out=self._chmax)
         self._int[:] = 0
         self._int_scale, self._int_rows = 0.0, 0
 
@@ -312,17 +318,18 @@ class Accumulator:
         if out is None:
             return False
         c = self.channels
-        blocks = out[:, :6 * c].reshape(-1, 6, c)
-        self._sums += blocks[:, :4].sum(axis=0)
-        total = float(blocks[:, 4].sum())
+        blocks = out[:, :_S * c].reshape(-1, _S, c)
+        self._sums += blocks[:, :_ABS].sum(axis=0)
+        total = float(blocks[:, _ABS].sum())
         self._abs += total
         if math.isnan(total):  # a NaN difference (the kernel's max skips it)
             self._nan = True
-        m = float(blocks[:, 5].max())
+        m = float(blocks[:, _MAX].max())
         self._max = max(self._max, m)
+        np.fmax(self._chmax, blocks[:, _MAX].max(axis=0), out=self._chmax)
         if saturation:
             self._codes += t3.codes.size if isinstance(t3, Quantized) else 0
-            self._at_limit += int(out[:, 6 * c].sum())
+            self._at_limit += int(out[:, _S * c].sum())
         return True
 
     def _block(self, r3: Source, t3: Source, idx: tuple[Any, ...], size: int, shape: tuple[int, ...],
@@ -343,12 +350,12 @@ class Accumulator:
         np.subtract(a, b, out=e)
         sums = self._sums
         if isinstance(channel, int):  # 1-D rows: BLAS dots
-            sums[0, channel] += float(np.dot(e, e))
-            sums[1, channel] += float(np.dot(a, a))
-            sums[2, channel] += float(np.dot(b, b))
-            sums[3, channel] += float(np.dot(a, b))
+            sums[_ERR2, channel] += float(np.dot(e, e))
+            sums[_REF2, channel] += float(np.dot(a, a))
+            sums[_TEST2, channel] += float(np.dot(b, b))
+            sums[_CROSS, channel] += float(np.dot(a, b))
         else:  # (rows, C, n): per-channel sums over rows and n
-            for i, (x, y) in enumerate(((e, e), (a, a), (b, b), (a, b))):
+            for i, (x, y) in zip((_ERR2, _REF2, _TEST2, _CROSS), ((e, e), (a, a), (b, b), (a, b))):
                 sums[i, channel] += np.einsum("ijk,ijk->j", x, y)
         np.abs(e, out=e)
         self._abs += float(e.sum())
@@ -357,6 +364,10 @@ class Accumulator:
             self._nan = True
         elif m > self._max:
             self._max = m
+        if isinstance(channel, int):
+            self._chmax[channel] = np.fmax(self._chmax[channel], np.fmax.reduce(e))
+        else:
+            np.fmax(self._chmax[channel], np.fmax.reduce(e, axis=(0, 2)), out=self._chmax[channel])
 
     def add_codes(self, codes: np.ndarray) -> None:
         """Count the codes at the element type's limit (see :func:`saturated`)."""
@@ -365,9 +376,10 @@ class Accumulator:
 
     def result(self) -> Metrics:
         per, total, m, totals = self._integer_totals()
-        err, sig, tt, rt = (math.fsum(float(v) for v in self._sums[i]) + totals[i] for i in range(4))
+        err, sig, tt, rt = (math.fsum(float(v) for v in self._sums[i]) + totals[i] for i in range(_ABS))
         sums = self._sums + per
-        snrs = tuple(_snr(float(s), float(e)) for s, e in zip(sums[1], sums[0]))
+        chmax = self._chmax if not self._int_scale else np.fmax(self._chmax, self._int[_MAX] / self._int_scale)
+        snrs = tuple(_snr(float(s), float(e)) for s, e in zip(sums[_REF2], sums[_ERR2]))
         worst = _worst(snrs)
         nan = math.nan
         return Metrics(
@@ -380,6 +392,8 @@ class Accumulator:
             worst_channel_snr_db=None if worst is None else snrs[worst],
             saturated=self._at_limit / self._codes if self._codes else None,
             count=self._count,
+            channel_ref_energy=tuple(float(v) for v in sums[_REF2]),
+            channel_max_abs=tuple(float(v) for v in chmax),
         )
 
 

@@ -1,43 +1,166 @@
-"""How ``tidl-io compare`` shows a :class:`~tidl_io.trace.compare.CompareReport`: a text
-table, a JSON document, and one self-contained HTML page (inline SVG: SNR per layer and,
-for the first bad layer, histograms of reference and test; nothing is fetched, as in
-``inspect --html``).
+"""What ``tidl-io compare`` finds, as objects, and how it is shown: :class:`CompareReport`
+(one :class:`Row` per layer or output, each with a :class:`Status`) with ``to_dict()`` (the
+``--json`` document), ``to_text()`` (a table and summary lines) and ``to_html()`` (one
+self-contained page, inline SVG: SNR per layer and, for the first bad layer, histograms of
+reference and test; nothing is fetched, as in ``inspect --html``).
 
-JSON numbers that are not finite (an SNR of +inf for an exact match) are written as the
-strings ``"inf"``, ``"-inf"`` and ``"nan"`` (JSON has no such numbers; ``float()`` reads them).
+JSON holds every metric as a number or null, never a string: null is a value that is not a
+finite number. ``identical`` says which: true when test and reference are equal everywhere
+(an SNR of +inf, written null); a null SNR of a row that is not identical is -inf (the
+reference is all zeros, the test is not) or NaN (NaN in the values), and such a row is below
+any threshold. ``channel_snr_db[k]`` null with ``k`` in ``identical_channels`` is +inf too.
 """
 
 from __future__ import annotations
 
+import enum
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from .._format import _short, document
+from .._format import document, dumps_json
+from .._text import escape, short
 from ..picture import esc
-from .compare import CompareReport, Histogram, Row
+from .metrics import Metrics
 
-__all__ = ["format_report", "render_html", "report_to_dict"]
+__all__ = ["CompareReport", "Histogram", "Row", "Status", "format_report", "render_html", "report_to_dict"]
 
 
-def _num(x: float | None) -> float | str | None:
+class Status(str, enum.Enum):
+    """Whether a row was compared, and if not, why (the JSON ``status`` is the value)."""
+
+    COMPARED = "compared"
+    NO_REFERENCE = "no reference"  # the reference has nothing for this layer
+    AMBIGUOUS = "ambiguous"  # the reference array reads as NCHW and as NHWC
+    SHAPE_MISMATCH = "shape mismatch"  # the reference array is not of the layer's shape
+    EMPTY = "empty"  # the layer has no element: nothing to compare, never counted as good
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Counts of ``ref`` and ``test`` over the same bin ``edges``."""
+
+    label: str
+    edges: tuple[float, ...]
+    ref: tuple[int, ...]
+    test: tuple[int, ...]
+
+
+@dataclass
+class Row:
+    """One traced layer (or calibration output) and its :class:`Status`; ``metrics`` when
+    compared. ``quiet_channels``: channels whose reference never reaches one quantization step
+    of the layer, or whose energy is negligible against the layer's (see
+    :func:`tidl_io.trace.compare.quiet_channels`): their SNR does not make the row ``bad``."""
+
+    index: int | None
+    data_id: int | None
+    name: str | None
+    type: str | None
+    shape: tuple[int, ...] | None
+    status: Status
+    metrics: Metrics | None = None
+    kind: str | None = None
+    note: str = ""
+    bad: bool = False
+    quiet_channels: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
+
+    @property
+    def worst_counted(self) -> tuple[int | None, float | None]:
+        """(channel, SNR dB) of the lowest channel SNR among the channels that count (not
+        quiet; a NaN counts as lowest), or (None, None)."""
+        m = self.metrics
+        if m is None:
+            return None, None
+        quiet = set(self.quiet_channels)
+        counted = [k for k in range(len(m.channel_snr_db)) if k not in quiet]
+        if not counted:
+            return None, None
+        snrs = m.channel_snr_db
+        k = next((k for k in counted if math.isnan(snrs[k])), None)
+        if k is None:
+            k = min(counted, key=snrs.__getitem__)
+        return k, snrs[k]
+
+
+@dataclass
+class CompareReport:
+    """Every row of one comparison, the threshold, and what was seen on the way
+    (``warnings``: unusable trace files; ``notes``)."""
+
+    reference: str
+    test: str
+    min_snr_db: float
+    rows: list[Row] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    histograms: list[Histogram] = field(default_factory=list)
+
+    @property
+    def compared(self) -> list[Row]:
+        return [r for r in self.rows if r.status is Status.COMPARED]
+
+    @property
+    def unmatched(self) -> list[Row]:
+        return [r for r in self.rows if r.status is not Status.COMPARED]
+
+    @property
+    def first_bad(self) -> Row | None:
+        return next((r for r in self.rows if r.bad), None)
+
+    @property
+    def ok(self) -> bool:
+        """Something was compared, no row is bad and no trace file was unusable."""
+        return bool(self.compared) and self.first_bad is None and not self.warnings
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` document (see :func:`report_to_dict`)."""
+        return report_to_dict(self)
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as strict JSON text (no NaN or Infinity)."""
+        return dumps_json(self.to_dict())
+
+    def to_text(self) -> str:
+        """The text table and summary lines (see :func:`format_report`)."""
+        return format_report(self)
+
+    def to_html(self) -> str:
+        """The self-contained HTML page (see :func:`render_html`)."""
+        return render_html(self)
+
+
+def _num(x: float | None) -> float | None:
+    """A metric for JSON: the number, or None when it is not finite (see the module text)."""
     if x is None:
         return None
     x = float(x)
-    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+    return x if math.isfinite(x) else None
 
 
 def _row_dict(r: Row) -> dict[str, Any]:
     m = r.metrics
+    snrs = m.channel_snr_db if m else ()
     return {
         "index": r.index, "data_id": r.data_id, "name": r.name, "type": r.type,
-        "shape": list(r.shape) if r.shape is not None else None, "status": r.status, "trace": r.kind,
+        "shape": list(r.shape) if r.shape is not None else None, "status": r.status.value, "trace": r.kind,
         "max_abs": _num(m.max_abs) if m else None, "mean_abs": _num(m.mean_abs) if m else None,
         "snr_db": _num(m.snr_db) if m else None, "cosine": _num(m.cosine) if m else None,
+        "identical": (m.max_abs == 0 and m.count > 0) if m else None,
         "worst_channel": m.worst_channel if m else None,
         "worst_channel_snr_db": _num(m.worst_channel_snr_db) if m else None,
         "saturated": _num(m.saturated) if m else None,
-        "channel_snr_db": [_num(v) for v in m.channel_snr_db] if m else None,
+        "channel_snr_db": [_num(v) for v in snrs] if m else None,
+        "identical_channels": [k for k, v in enumerate(snrs) if v == math.inf] if m else None,
+        "channels_below_one_step": list(r.quiet_channels) if m else None,
+        "worst_counted_channel": r.worst_counted[0], "worst_counted_channel_snr_db": _num(r.worst_counted[1]),
         "below_min_snr": r.bad, "note": r.note,
     }
 
@@ -45,14 +168,15 @@ def _row_dict(r: Row) -> dict[str, Any]:
 def report_to_dict(report: CompareReport) -> dict[str, Any]:
     """The ``--json`` document: ``layers[]`` (every row, compared or not), ``first_bad``
     (``index``, ``data_id``, ``name``, or null), ``unmatched`` (rows not compared),
-    ``warnings`` and ``notes``."""
+    ``warnings``, ``notes`` and ``ok``. Strict JSON: metrics are numbers or null."""
     bad = report.first_bad
     doc = document([_row_dict(r) for r in report.rows], key="layers")
     doc.update({
-        "reference": report.reference, "test": report.test, "min_snr_db": report.min_snr_db,
+        "reference": report.reference, "test": report.test, "min_snr_db": _num(report.min_snr_db),
         "first_bad": None if bad is None else {"index": bad.index, "data_id": bad.data_id, "name": bad.name},
-        "unmatched": [{"index": r.index, "data_id": r.data_id, "name": r.name, "status": r.status, "note": r.note}
-                      for r in report.unmatched],
+        "unmatched": [{"index": r.index, "data_id": r.data_id, "name": r.name, "status": r.status.value,
+                       "note": r.note} for r in report.unmatched],
+        "compared": len(report.compared), "ok": report.ok,
         "warnings": list(report.warnings), "notes": list(report.notes),
     })
     return doc
@@ -68,19 +192,39 @@ def _f(x: float | None, fmt: str = ".2f") -> str:
     return format(x, fmt)
 
 
+def _worst_text(r: Row) -> str:
+    """The worst channel that counts, and how many channels are below one step."""
+    m = r.metrics
+    if m is None:
+        return "-"
+    k, v = r.worst_counted
+    text = "-" if k is None else f"{k}: {_f(v, '.1f')}"
+    if r.quiet_channels:
+        text += f" ({len(r.quiet_channels)} below 1 step)"
+    return text
+
+
 def _cells(r: Row) -> list[str]:
     m = r.metrics
-    worst = "-" if m is None or m.worst_channel is None else f"{m.worst_channel}: {_f(m.worst_channel_snr_db, '.1f')}"
     sat = "-" if m is None or m.saturated is None else f"{100 * m.saturated:.2f}%"
     return [str(r.index), str(r.data_id), (r.type or "").removeprefix("TIDL_").removesuffix("Layer"),
-            _short(r.name or "-", 36), "x".join(map(str, r.shape or ())),
-            _f(m.snr_db, ".1f") if m else r.status, worst, _f(m.cosine, ".5f") if m else "",
+            short(r.name or "-", 36), "x".join(map(str, r.shape or ())),
+            _f(m.snr_db, ".1f") if m else r.status.value, _worst_text(r), _f(m.cosine, ".5f") if m else "",
             _f(m.max_abs, ".4g") if m else "", _f(m.mean_abs, ".4g") if m else "", sat,
             "BAD" if r.bad else ""]
 
 
 _HEAD = ["#", "dataId", "type", "name", "shape", "SNR dB", "worst ch: dB", "cosine", "max|d|", "mean|d|",
          "saturated", ""]
+
+
+def _bad_summary(report: CompareReport, bad: Row) -> str:
+    m = bad.metrics
+    assert m is not None
+    k, v = bad.worst_counted
+    quiet = len(bad.quiet_channels)
+    return (f"SNR {_f(m.snr_db, '.1f')} dB, worst channel {k} at {_f(v, '.1f')} dB"
+            + (f" ({quiet} channel(s) below one step not counted)" if quiet else ""))
 
 
 def format_report(report: CompareReport) -> str:
@@ -95,16 +239,18 @@ def format_report(report: CompareReport) -> str:
     if bad is None:
         lines.append(f"no layer under {report.min_snr_db:g} dB ({done} compared)")
     else:
-        m = bad.metrics
-        assert m is not None
         lines.append(f"first bad (SNR or a channel's SNR < {report.min_snr_db:g} dB): layer {bad.index}, dataId "
-                     f"{bad.data_id}, {bad.name!r}: SNR {_f(m.snr_db, '.1f')} dB, worst channel "
-                     f"{m.worst_channel} at {_f(m.worst_channel_snr_db, '.1f')} dB")
+                     f"{bad.data_id}, {bad.name!r}: {_bad_summary(report, bad)}")
+    quiet = sum(len(r.quiet_channels) for r in report.compared)
+    if quiet:
+        lines.append(f"{quiet} channel(s) below one step in {sum(bool(r.quiet_channels) for r in report.compared)} "
+                     "layer(s): their reference never reaches one quantization step of the layer (or holds a "
+                     "negligible share of its energy); not counted against --min-snr")
     for r in report.unmatched:
         lines.append(f"not compared: layer {r.index} (dataId {r.data_id}) {r.name!r}: {r.note}")
     lines += [f"warning: {w}" for w in report.warnings]
     lines += [f"note: {n}" for n in report.notes]
-    return "\n".join(lines)
+    return "\n".join(escape(line) for line in lines)  # names from files never drive the terminal
 
 
 # ---- HTML -------------------------------------------------------------------------------
@@ -128,7 +274,8 @@ def _snr_svg(report: CompareReport) -> str:
     for r in rows:
         m = r.metrics
         assert m is not None
-        vals.append((m.snr_db, m.worst_channel_snr_db if m.worst_channel_snr_db is not None else m.snr_db))
+        worst = r.worst_counted[1]
+        vals.append((m.snr_db, worst if worst is not None else m.snr_db))
     finite = [v for pair in vals for v in pair if math.isfinite(v)] + [report.min_snr_db, 0.0]
     lo, hi = math.floor(min(finite) / 10) * 10, math.ceil(max(finite) / 10) * 10 + 10
     span = max(hi - lo, 10)
@@ -196,11 +343,8 @@ def render_html(report: CompareReport) -> str:
     if bad is None:
         summary = f"no layer under {report.min_snr_db:g} dB ({len(report.compared)} compared)"
     else:
-        m = bad.metrics
-        assert m is not None
-        summary = (f"first bad layer: {bad.index} (dataId {bad.data_id}) <b>{esc(bad.name or '')}</b> — SNR "
-                   f"{_f(m.snr_db, '.1f')} dB, worst channel {m.worst_channel} at "
-                   f"{_f(m.worst_channel_snr_db, '.1f')} dB (threshold {report.min_snr_db:g} dB)")
+        summary = (f"first bad layer: {bad.index} (dataId {bad.data_id}) <b>{esc(bad.name or '')}</b> — "
+                   f"{esc(_bad_summary(report, bad))} (threshold {report.min_snr_db:g} dB)")
     head = "".join(f"<th>{esc(c)}</th>" for c in _HEAD[:-1])
     body = []
     for r in report.rows:

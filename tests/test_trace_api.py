@@ -1,0 +1,114 @@
+"""The public comparison calls (tidl_io.trace.api: tidl_io.compare_traces, tidl_io.compare_calibration)
+and TIDL's own subgraph numbers: the EAST 9.0 artifacts, whose onnxrtMetaData.txt lists the
+subgraph '625' as TIDL's subgraph 1, laid out here as a folder where another subgraph is missing."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tidl_io
+from tidl_io.cli import main
+
+from conftest import EAST
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+
+def _folder(realdata: Path, tmp_path: Path) -> Path:
+    """EAST's files as subgraph 2 ('625') of three (TIDL's numbers 0 'x', 1 'gone', 2 '625'), with
+    subgraph 0 a copy under the name 'x' and subgraph 1 never copied; both have calibration dumps."""
+    art = tmp_path / "art"
+    (art / "tempDir").mkdir(parents=True)
+    src = realdata / EAST
+    for name in ("x", "625"):
+        for kind in ("io_1", "net"):
+            shutil.copyfile(src / f"625_tidl_{kind}.bin", art / f"{name}_tidl_{kind}.bin")
+        for dump in ("_calib_raw_data.bin", "_tidl_io__stats_tool_out.bin"):
+            shutil.copyfile(src / "tempDir" / f"625{dump}", art / "tempDir" / f"{name}{dump}")
+    (art / "onnxrtMetaData.txt").write_text("numGraphNodes=121\n0:subGraphName=x\n1:subGraphName=gone\n"
+                                            "2:subGraphName=625\n")
+    return art
+
+
+def _traces(realdata: Path, tmp_path: Path, subgraph: int) -> tuple[Path, Path]:
+    net = tidl_io.load_net(realdata / EAST / "625_tidl_net.bin")
+    layer = net.layer_by_data_id(4)  # the concat
+    n, c, h, w = layer.shape
+    q = np.random.default_rng(2).integers(-100, 100, size=layer.shape).astype(layer.dtype)
+    folders = []
+    for folder in ("t", "r"):
+        (tmp_path / folder).mkdir()
+        q.tofile(tmp_path / folder / f"tidl_trace_subgraph_{subgraph}_0004_{n:04d}_0001_00001_{c:05d}_{w:06d}x{h:05d}.y")
+        folders.append(tmp_path / folder)
+    return folders[0], folders[1]
+
+
+def test_subgraph_numbers_are_tidls(realdata: Path, tmp_path: Path) -> None:
+    """Issue 24 item 5: traces of TIDL's subgraph 2 are compared with the net of the subgraph
+    onnxrtMetaData.txt numbers 2, picked by the trace names, by --subgraph 2 or by its name (before:
+    --subgraph was a position in the folder's list, and 2 was out of range)."""
+    art = _folder(realdata, tmp_path)
+    meta = dict(line.split("=", 1) for line in (art / "onnxrtMetaData.txt").read_text().split())
+    assert meta["2:subGraphName"] == "625"
+    t, r = _traces(realdata, tmp_path, 2)
+    for pick in ((), ("--subgraph", "2"), ("--subgraph", "625")):
+        rc, out, err = _run("compare", str(t), "--artifacts", str(art), "--ref", str(r), "--json", *pick)
+        assert rc == 0, (pick, err)
+        doc = json.loads(out)
+        assert "625_tidl_net.bin" in doc["test"] and [row["identical"] for row in doc["layers"]] == [True]
+    rc, _, err = _run("compare", str(t), "--artifacts", str(art), "--ref", str(r), "--subgraph", "1")
+    assert rc == 2 and "no subgraph '1'" in err and "0 (x), 2 (625)" in err
+    report = tidl_io.compare_traces(t, artifacts=art, ref=r, subgraph=2)
+    assert report.ok and "625_tidl_net.bin" in report.test
+
+
+def test_calibration_subgraph_by_number_or_name(realdata: Path, tmp_path: Path) -> None:
+    art = _folder(realdata, tmp_path)
+    calib = tidl_io.load_calibration(realdata / EAST)
+    ref = np.stack([np.concatenate([f["onnx::Concat_616"], f["onnx::Concat_624"]], axis=1) for f in calib.inputs])
+    np.savez(tmp_path / "east.npz", **{"625": ref})
+    rc, _, err = _run("compare", "--calibration", str(art), "--golden", str(tmp_path / "east.npz"))
+    assert rc == 2 and "--subgraph" in err  # two subgraphs have dumps: which one (was exit 1, "name one")
+    for pick in ("2", "625"):
+        rc, out, err = _run("compare", "--calibration", str(art), "--golden", str(tmp_path / "east.npz"),
+                            "--subgraph", pick, "--json")
+        doc = json.loads(out)
+        assert rc == 1 and doc["test"].startswith("625_tidl_io__stats_tool_out.bin"), err  # channel 4: bad
+        assert doc["layers"][0]["worst_channel"] == 4
+    report = tidl_io.compare_calibration(art, golden=tmp_path / "east.npz", subgraph="625")
+    assert report.to_dict() == json.loads(out)
+
+
+def test_the_cli_prints_exactly_the_public_report(realdata: Path, tmp_path: Path) -> None:
+    """Issue 23 item 1: ``tidl_io.compare_traces`` returns the report the CLI prints (JSON and text)."""
+    art = _folder(realdata, tmp_path)
+    t, r = _traces(realdata, tmp_path, 2)
+    report = tidl_io.compare_traces(t, artifacts=art, ref=r)
+    assert isinstance(report, tidl_io.CompareReport)
+    rc, out, _ = _run("compare", str(t), "--artifacts", str(art), "--ref", str(r), "--json")
+    assert rc == 0 and json.loads(out) == report.to_dict() == json.loads(json.dumps(report.to_dict(), allow_nan=False))
+    rc, out, _ = _run("compare", str(t), "--artifacts", str(art), "--ref", str(r))
+    assert out == report.to_text() + "\n"
+    assert report.to_html().startswith("<!DOCTYPE html>")
+
+
+def test_api_options_are_checked(realdata: Path, tmp_path: Path) -> None:
+    art = _folder(realdata, tmp_path)
+    t, r = _traces(realdata, tmp_path, 2)
+    with pytest.raises(tidl_io.OptionError, match="give one reference"):
+        tidl_io.compare_traces(t, artifacts=art)
+    with pytest.raises(tidl_io.OptionError, match="give one reference"):
+        tidl_io.compare_traces(t, artifacts=art, golden={}, ref=r)
+    with pytest.raises(tidl_io.ArgumentTypeError, match="compare_traces: subgraph: expected TIDL's subgraph number"):
+        tidl_io.compare_traces(t, artifacts=art, ref=r, subgraph=2.0)  # type: ignore[arg-type]
+    with pytest.raises(tidl_io.OptionError, match="golden_layout must be one of 'NCHW', 'NHWC'"):
+        tidl_io.compare_traces(t, artifacts=art, ref=r, golden_layout="CHW")

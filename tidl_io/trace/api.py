@@ -1,0 +1,320 @@
+"""``tidl_io.compare_traces`` and ``tidl_io.compare_calibration``: a comparison from the
+paths a user has, as a :class:`~tidl_io.trace.report.CompareReport` (``to_dict()``,
+``to_text()``, ``to_html()``). ``tidl-io compare`` calls exactly these and prints the report.
+
+>>> report = tidl_io.compare_traces("traces/", artifacts="model/artifacts",
+...                                 golden="golden.npz")                     # doctest: +SKIP
+>>> report.first_bad, report.ok                                             # doctest: +SKIP
+
+Subgraphs are named TIDL's way: the number is the subgraph's index in ``onnxrtMetaData.txt``
+(the ``<N>`` of ``tidl_trace_subgraph_<N>_...``; without that file, the position in the
+folder's order by name), or the subgraph's name (``625`` for ``625_tidl_io_1.bin``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._check import check_flag, check_int, check_path, wrong_kind
+from .._errors import FormatError, OptionError, TidlIoError
+from ..artifacts import Artifacts, find_artifacts, parse_onnxrt_metadata
+from .calibration import Calibration, load_calibration
+from .compare import (
+    DEFAULT_MIN_SNR_DB,
+    Found,
+    GoldenReference,
+    Reference,
+    Target,
+    TracesReference,
+    fit_reference,
+)
+from .compare import compare_calibration as _compare_calibration
+from .compare import compare_traces as _compare_traces
+from .golden import fit_input, load_model_inputs, model_inputs, read_meta, run_golden
+from .load import load_traces
+from .names import parse_trace_name
+from .npz import NpzArrays
+from .report import CompareReport, Status
+
+if TYPE_CHECKING:
+    from ..net import Network
+
+__all__ = ["ModelRunReference", "Subgraph", "compare_calibration", "compare_traces", "pick_subgraph", "subgraphs"]
+
+MODELS = (".onnx", ".tflite")
+PathLike = str | os.PathLike[str]
+
+
+# ---- subgraphs, TIDL's way ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Subgraph:
+    """One subgraph of an artifacts folder: TIDL's ``number`` (its index in
+    ``onnxrtMetaData.txt``, None when that file does not list it), its ``name``, its io file
+    and net file (None when missing)."""
+
+    number: int | None
+    name: str
+    io_file: Path
+    net_file: Path | None
+
+    def __str__(self) -> str:
+        return f"{self.number if self.number is not None else '?'} ({self.name})"
+
+
+def subgraphs(arts: Artifacts) -> list[Subgraph]:
+    """The subgraphs of ``arts`` with TIDL's numbers: from ``onnxrtMetaData.txt`` when there
+    is one (a subgraph whose io file was not copied keeps its number free), else the
+    position in the folder's order."""
+    numbers: dict[str, int] | None = None
+    if arts.metadata_file is not None:
+        meta = parse_onnxrt_metadata(arts.metadata_file.read_text(errors="replace"), str(arts.metadata_file))
+        numbers = {s.name: s.index for s in meta.subgraphs}
+    return [Subgraph(k if numbers is None else numbers.get(name), name, io, net)
+            for k, (io, net, name) in enumerate(zip(arts.io_files, arts.net_files, arts.subgraph_names))]
+
+
+def pick_subgraph(subs: Sequence[Subgraph], value: int | str | None, seen: Sequence[int] = (),
+                  where: str = "") -> Subgraph:
+    """The subgraph ``value`` names (TIDL's number, or the name; a number wins over a name
+    only when they are the same subgraph), or, with ``value`` None, the only one, else the
+    one whose number is the only one in ``seen`` (the traces' names). An OptionError says
+    which subgraphs there are."""
+    listing = ", ".join(map(str, subs))
+    if value is None:
+        if len(subs) == 1:
+            return subs[0]
+        if len(set(seen)) == 1:
+            number = next(iter(seen))
+            hit = [s for s in subs if s.number == number]
+            if hit:
+                return hit[0]
+            raise OptionError(f"{where}: the traces are of subgraph {number}, which is none of these "
+                              f"{len(subs)} subgraphs: {listing}")
+        raise OptionError(f"{where}: {len(subs)} subgraphs ({', '.join(s.name for s in subs)}): say which one "
+                          f"the traces are of with --subgraph N (TIDL's number, the N of tidl_trace_subgraph_N_..., "
+                          f"or the name): {listing}")
+    text = str(value)
+    by_number = [s for s in subs if s.number is not None and text.isascii() and text.isdigit()
+                 and len(text) < 10 and s.number == int(text)]
+    by_name = [s for s in subs if s.name == text]
+    hits = {id(s): s for s in by_number + by_name}
+    if len(hits) > 1:
+        raise OptionError(f"{where}: --subgraph {text!r} is subgraph {by_number[0]} by number and {by_name[0]} by "
+                          "name: give the other one's name or number")
+    if not hits:
+        raise OptionError(f"{where}: no subgraph {text!r} (by TIDL's number or name); subgraphs: {listing}")
+    return next(iter(hits.values()))
+
+
+def _subgraph_value(value: object, func: str) -> int | str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    raise wrong_kind(func, "subgraph", value, "TIDL's subgraph number (int), its name (str) or None")
+
+
+def _path_or_none(value: object, func: str, arg: str) -> str | None:
+    return None if value is None else check_path(value, func, arg)
+
+
+def _layout(value: object, func: str) -> str | None:
+    """``golden_layout``: None, or "NCHW" / "NHWC" in any case."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise wrong_kind(func, "golden_layout", value, "'NCHW', 'NHWC' (any case) or None")
+    if value.upper() not in ("NCHW", "NHWC"):
+        raise OptionError(f"{func}: golden_layout must be one of 'NCHW', 'NHWC' (any case), found {value!r}")
+    return value.upper()
+
+
+def _golden(value: object, func: str, required: bool) -> PathLike | Mapping[str, np.ndarray] | None:
+    if value is None and not required or isinstance(value, Mapping):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return check_path(value, func, "golden")
+    raise wrong_kind(func, "golden", value, "a golden .npz or .onnx/.tflite path, or a mapping name -> array"
+                     + ("" if required else ", or None"))
+
+
+def _threshold(value: object, func: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise wrong_kind(func, "min_snr_db", value, "a number of dB")
+    if not math.isfinite(float(value)):
+        raise OptionError(f"{func}: min_snr_db must be a finite number of dB, found {value!r}")
+    return float(value)
+
+
+def _inputs(value: object, func: str) -> tuple[str, ...]:
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, os.PathLike)) for v in value):
+        return tuple(os.fspath(v) for v in value)
+    raise wrong_kind(func, "inputs", value, "a list of input files ([NAME=]X: .npy, .npz or pictures)")
+
+
+def _trace_subgraphs(folder: Path) -> list[int]:
+    """The subgraph numbers in the trace names of ``folder`` (none when it cannot be listed)."""
+    try:
+        names = [p.name for p in folder.iterdir()]
+    except OSError:
+        return []
+    found = (parse_trace_name(n) for n in names)
+    return sorted({t.subgraph for t in found if t is not None and t.subgraph is not None})
+
+
+def _net_of(arts_path: PathLike, subgraph: int | str | None, traces: Path) -> tuple[Network, int | None]:
+    """The network of the traces' subgraph, and the number to pick traces by (None: any)."""
+    from .. import load_net
+
+    arts = find_artifacts(arts_path)
+    subs = subgraphs(arts)
+    seen = _trace_subgraphs(traces)
+    sub = pick_subgraph(subs, subgraph, seen, str(arts_path))
+    if sub.net_file is None:
+        raise FormatError(str(sub.io_file), f"no net file beside {sub.io_file.name} (subgraph {sub}): traces "
+                          "need the net")
+    pick = sub.number if subgraph is not None else None  # else the folder must hold the traces of one run
+    return load_net(sub.net_file), pick
+
+
+# ---- golden sources ----------------------------------------------------------------------
+
+def _golden_tensors(golden: PathLike | Mapping[str, np.ndarray], inputs: Sequence[str], params: PathLike | None,
+                    ) -> tuple[Mapping[str, np.ndarray], str]:
+    """(name -> array, description) of a golden .npz, a model run on ``inputs``, or arrays."""
+    if isinstance(golden, Mapping):
+        return golden, "golden arrays"
+    g = Path(golden)
+    if g.suffix.lower() in MODELS:
+        if not inputs:
+            raise OptionError(f"golden {g.name}: a model needs inputs (--input X)")
+        run = run_golden(g, load_model_inputs(g, inputs, params=params))
+        return run.tensors, f"golden run of {g.name} ({run.layout}, in memory)"
+    z = NpzArrays(g)
+    meta = read_meta(z)
+    what = f" of {meta['model']} ({meta.get('layout')})" if meta.get("model") else ""
+    return z, f"{g.name}{what}"
+
+
+class ModelRunReference:
+    """The float model run on each calibration frame's inputs (the golden run, frame by frame:
+    one run in memory at a time)."""
+
+    def __init__(self, model: PathLike, calib: Calibration, layout: str | None = None) -> None:
+        self.model = Path(model)
+        self.calib = calib
+        self.layout = layout
+        self.describe = f"{self.model.name} run on the calibration inputs"
+        self._inputs = {i.name: i for i in model_inputs(self.model)}
+        self._model_layout = "NHWC" if self.model.suffix.lower() == ".tflite" else "NCHW"
+        self._runs: dict[int, dict[str, np.ndarray]] = {}
+
+    def get(self, target: Target) -> Found:
+        frame = target.frame
+        if frame not in self._runs:
+            self._runs.clear()
+            feeds = {}
+            for k, v in self.calib.inputs[frame].items():
+                inp = self._inputs.get(k)
+                feeds[k] = v if inp is None else fit_input(v, inp, self._model_layout, f"calibration input {k!r}", [])
+            self._runs[frame] = run_golden(self.model, feeds).tensors
+        tensors = self._runs[frame]
+        if target.name not in tensors:
+            return Found(None, Status.NO_REFERENCE, f"no reference: {self.model.name} has no tensor named "
+                         f"{target.name!r}")
+        return fit_reference(np.asarray(tensors[target.name]), target.shape, self.layout)
+
+
+# ---- the public calls --------------------------------------------------------------------
+
+def compare_traces(traces: PathLike, *, artifacts: PathLike, golden: PathLike | Mapping[str, np.ndarray] | None = None,
+                   ref: PathLike | None = None, inputs: Sequence[str] = (), params: PathLike | None = None,
+                   golden_layout: str | None = None, subgraph: int | str | None = None, core: int | None = None,
+                   min_snr_db: float = DEFAULT_MIN_SNR_DB, histograms: bool = False) -> CompareReport:
+    """Compare the TIDL layer traces in folder ``traces`` (of the net in ``artifacts``) with a
+    float reference, layer by layer: ``golden`` (a golden ``.npz``, an ``.onnx``/``.tflite``
+    run in memory on ``inputs`` with ``params``' preprocessing, or arrays by tensor name,
+    matched by layer_info name) or ``ref`` (a second trace folder of the same net, matched by
+    dataId). ``subgraph``: TIDL's number or the subgraph's name (see the module text);
+    ``core``: the ``C7X_<n>_`` core; ``golden_layout`` settles arrays whose shape reads as
+    NCHW and NHWC; ``histograms``: histogram the first bad layer (for ``to_html()``).
+
+    Raises :class:`~tidl_io.OptionError` for a missing or doubled reference or an unknown
+    subgraph, and the readers' errors (:class:`~tidl_io.PathError`, :class:`~tidl_io.FormatError`)
+    for inputs that cannot be compared."""
+    func = "compare_traces"
+    folder = Path(check_path(traces, func, "traces"))
+    artifacts = check_path(artifacts, func, "artifacts")
+    golden = _golden(golden, func, False)
+    ref = _path_or_none(ref, func, "ref")
+    inputs = _inputs(inputs, func)
+    params = _path_or_none(params, func, "params")
+    golden_layout = _layout(golden_layout, func)
+    subgraph = _subgraph_value(subgraph, func)
+    if core is not None:
+        core = check_int(core, func, "core", 0, "a core number (int) or None")
+    min_snr_db = _threshold(min_snr_db, func)
+    histograms = check_flag(histograms, func, "histograms")
+    if (golden is None) == (ref is None):
+        raise OptionError(f"{func}: give one reference: golden= (an .npz, a model with inputs=, or arrays) "
+                          "or ref= (a second trace folder)")
+    net, pick = _net_of(artifacts, subgraph, folder)
+    tested = load_traces(folder, net, subgraph=pick, core=core)
+    reference: Reference
+    if ref is not None:
+        reference = TracesReference(load_traces(ref, net, subgraph=pick, core=core), f"traces in {ref}")
+    else:
+        assert golden is not None
+        tensors, describe = _golden_tensors(golden, inputs, params)
+        reference = GoldenReference(tensors, describe, golden_layout)
+    return _compare_traces(tested, reference, min_snr_db=min_snr_db, histograms=histograms,
+                           test=f"traces in {traces} (net {Path(net.source).name})")
+
+
+def compare_calibration(artifacts: PathLike, *, golden: PathLike | Mapping[str, np.ndarray],
+                        subgraph: int | str | None = None, golden_layout: str | None = None,
+                        min_snr_db: float = DEFAULT_MIN_SNR_DB, histograms: bool = False) -> CompareReport:
+    """Compare the calibration dumps of ``artifacts`` (TIDL's fixed-point outputs of each
+    calibration image) with ``golden``: an ``.onnx``/``.tflite`` run on the calibration
+    inputs, or an ``.npz`` (or arrays) holding each output's frames on a leading axis.
+    ``subgraph``: TIDL's number or the subgraph's name, needed when several subgraphs have
+    dumps. Raises as :func:`compare_traces` does."""
+    from .. import load_net
+
+    func = "compare_calibration"
+    artifacts = check_path(artifacts, func, "artifacts")
+    checked = _golden(golden, func, True)
+    assert checked is not None
+    golden = checked
+    subgraph = _subgraph_value(subgraph, func)
+    golden_layout = _layout(golden_layout, func)
+    min_snr_db = _threshold(min_snr_db, func)
+    histograms = check_flag(histograms, func, "histograms")
+    arts = find_artifacts(artifacts)
+    name = None
+    subs = subgraphs(arts)
+    if subgraph is not None:
+        name = pick_subgraph(subs, subgraph, (), str(artifacts)).name
+    calib = load_calibration(artifacts, name)
+    sub = next((s for s in subs if s.name == calib.subgraph), None)
+    net = None
+    if sub is not None and sub.net_file is not None:
+        try:  # only for the outputs' layer types: a net that cannot be read leaves them unknown
+            net = load_net(sub.net_file)
+        except TidlIoError:
+            net = None
+    reference: Reference
+    if not isinstance(golden, Mapping) and Path(golden).suffix.lower() in MODELS:
+        reference = ModelRunReference(golden, calib, golden_layout)
+    else:
+        tensors, describe = _golden_tensors(golden, (), None)
+        reference = GoldenReference(tensors, describe, golden_layout, frames=len(calib.outputs))
+    return _compare_calibration(calib, reference, min_snr_db=min_snr_db, net=net, histograms=histograms)
