@@ -28,7 +28,6 @@ gives TFLite-style dicts; both are importable from here too.)
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -46,6 +45,7 @@ from .permute import transpose_into
 from .plan import (
     BufferPlan,
     PackPlan,
+    Steps,
     UnpackPlan,
     plan_buffer,
     plan_pack,
@@ -55,7 +55,7 @@ from .plan import (
     typed_buffer,
     view6,
 )
-from .quant import NanFound, dequantize_into, nan_error, nan_policy, quantize_into
+from .quant import NanFound, convert_into, dequantize_into, nan_error, nan_policy
 
 __all__ = [
     "ALIGNMENT",
@@ -82,9 +82,16 @@ def zeroed(count: int, dtype: np.dtype) -> np.ndarray:
     return aligned_zeros(count * dtype.itemsize, ALIGNMENT).view(dtype)
 
 
-def _alloc(plan: BufferPlan, max_bytes: int | None, func: str) -> np.ndarray:
+def _buffer(plan: BufferPlan, out: Any, max_bytes: int | None, func: str) -> np.ndarray:
+    """A NEW zero-filled aligned buffer (capped) for ``out=None``, else ``out`` as the flat typed
+    buffer, which must be writable."""
+    if out is not None:
+        buf = typed_buffer(plan, out, "out", func)
+        if not buf.flags.writeable:
+            raise BufferMismatchError(f"{plan.label}: out is read-only")
+        return buf
     check_alloc(plan.size * plan.itemsize, plan.label, max_bytes, func)
-    return zeroed(plan.size, plan.dtype)
+    return aligned_zeros(plan.size * plan.itemsize, ALIGNMENT).view(plan.dtype)
 
 
 def alloc_input(desc: Descriptor, key: int | str, *, max_bytes: int | None = None) -> np.ndarray:
@@ -96,13 +103,13 @@ def alloc_input(desc: Descriptor, key: int | str, *, max_bytes: int | None = Non
     ``TIDL_IO_MAX_ALLOC_BYTES``, default 1 GiB) before touching memory.
     """
     tensor = check_kind(desc, Descriptor, "alloc_input", "desc").input(_key(key, "alloc_input"))
-    return _alloc(plan_buffer(tensor), max_bytes, "alloc_input")
+    return _buffer(plan_buffer(tensor), None, max_bytes, "alloc_input")
 
 
 def alloc_output(desc: Descriptor, key: int | str, *, max_bytes: int | None = None) -> np.ndarray:
     """A NEW zero-filled flat buffer for output ``key``; see :func:`alloc_input`."""
     tensor = check_kind(desc, Descriptor, "alloc_output", "desc").output(_key(key, "alloc_output"))
-    return _alloc(plan_buffer(tensor), max_bytes, "alloc_output")
+    return _buffer(plan_buffer(tensor), None, max_bytes, "alloc_output")
 
 
 def alloc_inputs(desc: Descriptor, *, max_bytes: int | None = None) -> dict[str, np.ndarray]:
@@ -132,7 +139,7 @@ def _alloc_all(tensors: tuple[Tensor, ...], max_bytes: int | None, func: str) ->
                                       f"cannot hold both: allocate by index")
         seen[t.name] = t
     plans = [plan_buffer(t) for t in tensors]  # every geometry is checked before anything is allocated
-    return {t.name: _alloc(p, max_bytes, func) for t, p in zip(tensors, plans)}
+    return {t.name: _buffer(p, None, max_bytes, func) for t, p in zip(tensors, plans)}
 
 
 def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None = None) -> np.ndarray:
@@ -220,17 +227,11 @@ def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", round
             if len(_PACKS) >= _PACKS_MAX:
                 _PACKS.clear()
             _PACKS[(tensor, x.shape, x.strides, x.dtype, layout, rounding, nan)] = op
-    geo = op.geo
-    if out is None:
-        buf = _alloc(geo, max_bytes, "pack")
-    else:
-        buf = typed_buffer(geo, out, "out", "pack")
-        if not buf.flags.writeable:
-            raise BufferMismatchError(f"{geo.label}: out is read-only")
+    buf = _buffer(op.geo, out, max_bytes, "pack")
     try:
         run_pack(op, xa, buf)
     except NanFound:
-        raise nan_error(geo.label, xa, "data") from None
+        raise nan_error(op.geo.label, xa, "data") from None
     return buf
 
 
@@ -250,63 +251,53 @@ def run_pack(op: PackPlan, x: np.ndarray, buf: np.ndarray) -> None:
             return
     if np.may_share_memory(buf, x):  # the buffer over the data's own bytes: read the data first
         x = x.copy()
-    geo, way, how = op.geo, op.way, op.how
+    geo, way, conv = op.geo, op.way, op.conv
     if way.same_order:  # one elementwise pass over the view without size-1 axes
         shape, strides = way.core
         dst = np.ndarray(shape, geo.dtype, buffer=buf, offset=op.at, strides=strides)
         src = x.reshape(shape)  # drops size-1 axes only: a view
-        if op.limits is not None:
-            quantize_into(dst, src, op.limits, op.nan, op.scratch)
+        if conv.how == "quantize":
+            convert_into(dst, src, conv, op.nan)
         else:
-            np.copyto(dst, src, casting="equiv" if how == "copy" else "same_kind")
+            np.copyto(dst, src, casting="equiv" if conv.how == "copy" else "same_kind")
         return
     steps = op.steps
     assert steps is not None
-    x6 = x.reshape(way.user6)
-    if op.grouped and way.merged is not None:  # many small slabs: whole groups of them per step
+    x6 = x.reshape(way.user6)  # (planned: the (n, d1, d2) axes of a grouped route merge, a view)
+    xm = x6.reshape((-1, *way.user6[3:])) if steps.group else None
+    scratch = None if op.same else np.empty(steps.group_block if steps.group else steps.row_block, geo.dtype)
+    for ub, bb, grouped in _pairs(geo, steps, x6, xm, buf, op.same):
+        if scratch is not None:
+            t = scratch[:ub.size].reshape(ub.shape)
+            convert_into(t, ub, conv, op.nan)
+            ub = t
+        transpose_into(bb, ub, way.into4 if grouped else way.into)
+
+
+def _pairs(geo: BufferPlan, steps: Steps, u6: np.ndarray, um: np.ndarray | None, typed: np.ndarray, whole: bool
+           ) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
+    """The (user block, buffer block in memory order, grouped) pairs of a layout change, in
+    order: groups of ``steps.group`` whole slabs when ``um`` is the user array ``u6`` with its
+    (n, d1, d2) axes merged, else slab by slab (``whole`` slabs, or row blocks of all channels)."""
+    way = geo.routes[not geo.channels_last]
+    at = geo.first * geo.itemsize
+    if um is not None and way.merged is not None:
         shape, strides = way.merged
-        vm = np.ndarray(shape, geo.dtype, buffer=buf, offset=op.at, strides=strides)
-        xm = x6.reshape((shape[0], *way.user6[3:]))  # (planned: the (n, d1, d2) axes merge, a view)
+        bm = np.ndarray(shape, geo.dtype, buffer=typed, offset=at, strides=strides)
         k = steps.group
-        block = None if op.same else np.empty(steps.group_block, geo.dtype)
         for s0 in range(0, shape[0], k):
-            src, dst = xm[s0:s0 + k], vm[s0:s0 + k]
-            if block is not None:
-                t = block[:src.size].reshape(src.shape)
-                _convert(t, src, op)
-                src = t
-            transpose_into(dst, src, way.perm4)
+            yield um[s0:s0 + k], bm[s0:s0 + k], True
         return
-    v6 = view6(geo, buf)
-    if op.same:  # the codes as they are: slab by slab, straight into place
-        for i in _slabs(geo):
-            transpose_into(_mem3(v6[i], geo.channels_last), x6[i], way.perm)
-        return
-    # Slab by slab in row blocks of all channels, through a scratch.
-    h, rows = geo.shape[4], steps.rows
-    scratch = np.empty(steps.row_block, geo.dtype)
-    for i in _slabs(geo):
-        xs, vb = x6[i], _mem3(v6[i], geo.channels_last)
+    b6 = np.ndarray(geo.shape, geo.dtype, buffer=typed, offset=at, strides=geo.byte_strides)
+    h, rows, user_last = geo.shape[4], steps.rows, not geo.channels_last
+    for i in geo.slabs:
+        us, bs = u6[i], _mem3(b6[i], geo.channels_last)
+        if whole:
+            yield us, bs, False
+            continue
         for h0 in range(0, h, rows):
             rs = slice(h0, min(h0 + rows, h))
-            src = xs[rs] if op.channels_last else xs[:, rs]
-            dst = vb[:, rs] if not geo.channels_last else vb[rs]
-            t = scratch[:src.size].reshape(src.shape)
-            _convert(t, src, op)
-            transpose_into(dst, t, way.perm)
-
-
-def _convert(dst: np.ndarray, src: np.ndarray, op: PackPlan) -> None:
-    """A block of user data into codes of the element dtype (a scratch of src's shape)."""
-    if op.limits is not None:
-        quantize_into(dst, src, op.limits, op.nan, op.scratch)
-    else:
-        np.copyto(dst, src, casting="same_kind")  # float data, or codes of the other byte order
-
-
-def _slabs(plan: BufferPlan) -> Iterator[tuple[int, int, int]]:
-    n, d1, d2 = plan.shape[:3]
-    return itertools.product(range(n), range(d1), range(d2))
+            yield (us[rs] if user_last else us[:, rs]), (bs[rs] if geo.channels_last else bs[:, rs]), False
 
 
 def _mem3(vb: np.ndarray, channels_last: bool) -> np.ndarray:
@@ -384,39 +375,17 @@ def run_unpack(op: UnpackPlan, typed: np.ndarray, result: np.ndarray) -> None:
         return
     steps = op.steps[result.dtype]
     out6 = reshape_view(result, way.user6)
-    if steps.group and way.merged is not None:
-        shape, strides = way.merged
-        merged = (shape[0], *way.user6[3:])
+    om = None
+    if steps.group:  # (a new result is contiguous: its (n, d1, d2) axes merge; a caller's out may not)
+        merged = (math.prod(way.user6[:3]), *way.user6[3:])
         om = reshape_view(out6, merged) if result.flags.c_contiguous else view_reshape(out6, merged)
-        if om is not None:  # many small slabs: whole groups of them per step
-            vm = np.ndarray(shape, geo.dtype, buffer=typed, offset=op.at, strides=strides)
-            k = steps.group
-            block = None if qp is None else np.empty(steps.group_block, result.dtype)
-            for s0 in range(0, shape[0], k):
-                src = vm[s0:s0 + k]
-                if qp is not None and block is not None:
-                    t = block[:src.size].reshape(src.shape)
-                    dequantize_into(t, src, qp, scratch)
-                    src = t
-                transpose_into(om[s0:s0 + k], src, way.perm4)
-            return
-    v6 = view6(geo, typed)
-    if qp is None:  # the codes: slab by slab, straight into place
-        for i in _slabs(geo):
-            transpose_into(out6[i], _mem3(v6[i], geo.channels_last), way.perm)
-        return
-    # Slab by slab in row blocks of all channels, through a scratch.
-    h, rows = geo.shape[4], steps.rows
-    block = np.empty(steps.row_block, result.dtype)
-    for i in _slabs(geo):
-        vb, ob = _mem3(v6[i], geo.channels_last), out6[i]
-        for h0 in range(0, h, rows):
-            rs = slice(h0, min(h0 + rows, h))
-            src = vb[rs] if geo.channels_last else vb[:, rs]
-            dst = ob[rs] if op.channels_last else ob[:, rs]
-            t = block[:src.size].reshape(src.shape)
-            dequantize_into(t, src, qp, scratch)
-            transpose_into(dst, t, way.perm)
+    block = None if qp is None else np.empty(steps.group_block if om is not None else steps.row_block, result.dtype)
+    for ub, bb, grouped in _pairs(geo, steps, out6, om, typed, qp is None):
+        if block is not None and qp is not None:
+            t = block[:bb.size].reshape(bb.shape)
+            dequantize_into(t, bb, qp, scratch)
+            bb = t
+        transpose_into(ub, bb, way.out_of4 if grouped else way.out_of)
 
 
 # ---- moved ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,17 +33,7 @@ from ._check import as_array, check_choice, check_flag, check_kind, wrong_kind
 from ._errors import BufferMismatchError, GeometryError
 from ._layouts import CF, CL, check_shape, parse_layout
 from .geometry import BufferGeometry
-from .quant import (
-    NAN_MODES,
-    ROUNDINGS,
-    Limits,
-    QParams,
-    compute_dtype,
-    conversion,
-    limits,
-    qparams,
-    scratch_elems,
-)
+from .quant import NAN_MODES, ROUNDINGS, Conversion, QParams, plan_conversion, qparams, scratch_elems
 from .tensor import Tensor
 from .validate import geometry_problems
 
@@ -80,6 +71,32 @@ class BufferPlan:
             result[cl] = (tuple(self.shape[i] for i in axes), tuple(self.strides[i] * self.itemsize for i in axes))
         return result
 
+    @property
+    def slabs(self) -> Iterator[tuple[int, ...]]:
+        """Every (n, d1, d2) index, in C order: the slabs of a layout change."""
+        return itertools.product(*(range(n) for n in self.shape[:3]))
+
+    @functools.cached_property
+    def routes(self) -> dict[bool, Route]:
+        """The :class:`Route` to and from a user array channels first (False) or last (True)."""
+        merged = None
+        bs = self.byte_strides
+        if math.prod(self.shape[:3]) > 1 and _merges(self.shape, bs):
+            kept = [i for i in range(3) if self.shape[i] > 1]
+            order = (4, 5, 3) if self.channels_last else (3, 4, 5)
+            merged = ((math.prod(self.shape[:3]), *(self.shape[i] for i in order)),
+                      (bs[kept[-1]], *(bs[i] for i in order)))
+        result = {}
+        for cl in (False, True):
+            user6 = tuple(self.shape[i] for i in (CL if cl else CF))
+            if cl == self.channels_last:
+                result[cl] = Route(True, self.core[cl], user6, (), (), (), (), None)
+                continue
+            into, out_of = ((2, 0, 1), (1, 2, 0)) if cl else ((1, 2, 0), (2, 0, 1))
+            result[cl] = Route(False, self.core[cl], user6, into, out_of, (0, *(p + 1 for p in into)),
+                               (0, *(p + 1 for p in out_of)), merged)
+        return result
+
 
 @functools.lru_cache(maxsize=512)
 def plan_buffer(tensor: Tensor) -> BufferPlan:
@@ -96,30 +113,33 @@ def plan_buffer(tensor: Tensor) -> BufferPlan:
 
 @dataclass(frozen=True)
 class Route:
-    """How the valid region and a user array meet in memory, decided on shapes.
+    """How the valid region and a user array in one axis order meet in memory, decided on
+    shapes (:attr:`BufferPlan.routes`).
 
     ``same_order``: the user axis order is the buffer's: one elementwise pass over ``core``,
     (shape, byte strides) of the valid region in the user's axis order without size-1 axes.
-    Otherwise a layout change: ``user6`` is the user array as 6-D in its own axis order,
-    ``perm`` takes a (C, H, W) block to the other side ((1, 2, 0) or (2, 0, 1), the buffer
-    side in memory order) and ``perm4`` a group of blocks; ``merged``: (shape, byte strides)
-    of the buffer's valid region with its (n, d1, d2) axes merged into one, in memory order
-    ((count, H, W, C) for a channels-last buffer), or None (one slab, or strides that do not
-    merge): then the layout change goes slab by slab."""
+    Otherwise a layout change: ``user6`` is the user array as 6-D in its own axis order;
+    ``into`` takes a user (C, H, W) block to the buffer's memory order ((1, 2, 0) or
+    (2, 0, 1)), ``out_of`` takes it back, ``into4`` / ``out_of4`` do the same to a group of
+    blocks; ``merged``: (shape, byte strides) of the valid region with its (n, d1, d2) axes
+    merged into one, in memory order ((count, H, W, C) for a channels-last buffer), or None
+    (one slab, or strides that do not merge): then a layout change goes slab by slab."""
 
     same_order: bool
     core: tuple[tuple[int, ...], tuple[int, ...]]
     user6: tuple[int, ...]
-    perm: tuple[int, ...]
-    perm4: tuple[int, ...]
+    into: tuple[int, ...]
+    out_of: tuple[int, ...]
+    into4: tuple[int, ...]
+    out_of4: tuple[int, ...]
     merged: tuple[tuple[int, ...], tuple[int, ...]] | None
 
 
 @dataclass(frozen=True)
 class Steps:
     """How a layout change steps through memory within a scratch budget (elements): ``group``
-    (n, d1, d2) slabs per step where both sides merge them (0: one slab, or a slab beyond the
-    budget), else ``rows`` rows of all channels per block; ``group_block`` / ``row_block``: the
+    (n, d1, d2) slabs per step where both sides merge them (0: they do not, one slab, or a slab
+    beyond the budget), else ``rows`` rows of all channels per block; ``group_block`` / ``row_block``: the
     scratch elements either takes."""
 
     group: int
@@ -132,25 +152,22 @@ class Steps:
 class PackPlan:
     """One pack planned once per (tensor, user array shape / strides / dtype, layout, rounding,
     nan), every check on those passed: the geometry ``geo``, the quantization parameters ``qp``
-    (scale, zero point, clamp range), how the data goes in (``how``: "quantize", "copy" or
-    "cast"; ``same``: the codes go in as they are), the quantization ``limits`` of the compute
-    dtype (None but for "quantize") and ``scratch``, the float scratch block of a quantizing
-    pass (elements of the compute dtype), the memory ``way`` and, for a layout change, its
-    ``steps`` (``grouped``: whole groups of slabs per step), and ``native``: the prepared native
+    (scale, zero point, clamp range), how the data goes in (``conv``: quantize, copy or cast,
+    with the quantization limits of the compute dtype and the scratch sizes,
+    :class:`tidl_io.quant.Conversion`; ``same``: the codes go in as they are), the memory
+    ``way`` and, for a layout change, its
+    ``steps``, and ``native``: the prepared native
     quantize call of a same-layout pack (None: the NumPy / permute path), which then needs only
     the two addresses (``at``: byte offset of the first valid element in the buffer)."""
 
     geo: BufferPlan
     qp: QParams
-    how: str
+    conv: Conversion
     same: bool
     channels_last: bool
     nan: str
-    limits: Limits | None
-    scratch: int
     way: Route
     steps: Steps | None
-    grouped: bool
     native: tuple[Any, ...] | None
     at: int
 
@@ -187,24 +204,19 @@ def plan_pack(tensor: Tensor, x: Any, layout: str, rounding: str, nan: str) -> t
         check_choice(nan, NAN_MODES, "pack", "nan")
     name, channels_last, rank3 = parse_layout(layout, f"pack: {geo.label}")
     xa = x if type(x) is np.ndarray else as_array(x, "pack", "x")
-    how = conversion(qp, xa.dtype, "data")
+    conv = plan_conversion(qp, xa.dtype, xa.nbytes, rounding, "data")
+    way = geo.routes[channels_last]
     check_shape(geo.shape, xa.shape, channels_last, rank3, name, geo.label)
-    quantizing = how == "quantize"
-    lim = limits(qp, xa.dtype, rounding) if quantizing else None
-    ct = compute_dtype(xa.dtype, qp) if quantizing else geo.dtype
-    way = _route(geo, channels_last, pack=True)
-    steps, grouped, call = None, False, None
-    if not way.same_order:
-        steps = _steps(geo, scratch_elems(xa.nbytes, geo.itemsize))
-        grouped = bool(steps.group) and way.merged is not None and _merges(way.user6, _strides6(way.user6, xa.strides))
-    elif quantizing and xa.size and _native.LIB is not None:
+    same = conv.how == "copy" and xa.dtype == geo.dtype  # (equal byte order too: the permute never casts)
+    steps, call = None, None
+    if not way.same_order:  # (xa.reshape only adds or drops size-1 axes: a view)
+        steps = _steps(way, geo.shape, conv.codes, xa.reshape(way.user6).strides)
+    elif conv.limits is not None and xa.size and _native.LIB is not None:
         shape, strides = way.core
-        call = _native.quantize_call(  # (xa.reshape drops size-1 axes only: a view)
+        call = _native.quantize_call(
             shape, strides, geo.dtype, xa.reshape(shape).strides, xa.dtype, float(qp.scale), float(qp.zero_point),
             float(qp.lo), float(qp.hi), rounding == "nearest")
-    same = how == "copy" and xa.dtype == geo.dtype  # (equal byte order too: the permute never casts)
-    plan = PackPlan(geo, qp, how, same, channels_last, nan, lim, scratch_elems(xa.nbytes, ct.itemsize), way, steps,
-                    grouped, call, geo.first * geo.itemsize)
+    plan = PackPlan(geo, qp, conv, same, channels_last, nan, way, steps, call, geo.first * geo.itemsize)
     return plan, xa
 
 
@@ -219,43 +231,24 @@ def plan_unpack(tensor: Tensor, buf: Any, layout: str, dequantize: bool, squeeze
     shape = out_shape(tensor, sq, channels_last, rank3)
     qp = qparams(tensor) if deq else None
     dtypes = (np.dtype(np.float32), np.dtype(np.float64)) if deq else (geo.dtype,)
-    way = _route(geo, channels_last, pack=False)
     count = math.prod(shape)
     scratch = {dt: scratch_elems(count * dt.itemsize, 8) for dt in dtypes}
-    steps = {dt: _steps(geo, scratch_elems(count * dt.itemsize, dt.itemsize)) for dt in dtypes}
-    return UnpackPlan(geo, qp, channels_last, shape, dtypes, way, scratch, steps, geo.first * geo.itemsize), typed
+    way = geo.routes[channels_last]
+    steps = {dt: _steps(way, geo.shape, scratch_elems(count * dt.itemsize, dt.itemsize)) for dt in dtypes}
+    plan = UnpackPlan(geo, qp, channels_last, shape, dtypes, way, scratch, steps, geo.first * geo.itemsize)
+    return plan, typed
 
 
-def _route(geo: BufferPlan, channels_last: bool, pack: bool) -> Route:
-    """The memory route between the buffer and a user array in the given axis order, into the
-    buffer (``pack``) or out of it."""
-    user6 = tuple(geo.shape[i] for i in (CL if channels_last else CF))
-    if channels_last == geo.channels_last:
-        return Route(True, geo.core[channels_last], user6, (), (), None)
-    if pack:  # user block -> buffer block (memory order)
-        perm = (2, 0, 1) if channels_last else (1, 2, 0)
-    else:  # buffer block (memory order) -> user block
-        perm = (1, 2, 0) if channels_last else (2, 0, 1)
-    return Route(False, geo.core[channels_last], user6, perm, (0, *(p + 1 for p in perm)), _merged(geo))
-
-
-def _steps(geo: BufferPlan, budget: int) -> Steps:
-    """:class:`Steps` of a layout change of the tensor within ``budget`` scratch elements."""
-    c, h, w = geo.shape[3:]
-    slab, count = c * h * w, math.prod(geo.shape[:3])
-    group = max(1, budget // slab) if count > 1 and slab <= budget else 0
+def _steps(way: Route, shape6: tuple[int, ...], budget: int, user_strides: tuple[int, ...] | None = None) -> Steps:
+    """:class:`Steps` of a layout change along ``way`` of a tensor of ``shape6`` within ``budget``
+    scratch elements; groups only where the buffer's (n, d1, d2) axes merge and, given the byte
+    strides of the user array as 6-D (``user_strides``), the user's too."""
+    c, h, w = shape6[3:]
+    slab, count = c * h * w, math.prod(shape6[:3])
+    merge = way.merged is not None and (user_strides is None or _merges(way.user6, user_strides))
+    group = max(1, budget // slab) if merge and count > 1 and slab <= budget else 0
     rows = max(1, budget // (c * w))
     return Steps(group, rows, min(group, count) * slab, min(rows, h) * c * w)
-
-
-def _merged(geo: BufferPlan) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """:attr:`Route.merged` of the tensor's buffer."""
-    bs = geo.byte_strides
-    if math.prod(geo.shape[:3]) == 1 or not _merges(geo.shape, bs):
-        return None
-    kept = [i for i in range(3) if geo.shape[i] > 1]
-    order = (4, 5, 3) if geo.channels_last else (3, 4, 5)
-    return (math.prod(geo.shape[:3]), *(geo.shape[i] for i in order)), (bs[kept[-1]], *(bs[i] for i in order))
 
 
 def _merges(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
@@ -263,16 +256,6 @@ def _merges(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
     as a view (NumPy's no-copy reshape rule: each kept axis steps over the next one whole)."""
     kept = [(n, s) for n, s in zip(shape[:3], strides[:3]) if n != 1]
     return all(a[1] == b[0] * b[1] for a, b in itertools.pairwise(kept))
-
-
-def _strides6(user6: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
-    """Byte strides of a user array as 6-D (``user6``, in its own axis order) from those of an
-    accepted shape (the 6 axes without some leading size-1 ones, or (N, C, H, W) / (N, H, W, C)
-    when DIM1 = DIM2 = 1); 0 for size-1 axes."""
-    if len(strides) == 4 and user6[1] == user6[2] == 1:
-        strides = (strides[0], 0, 0, *strides[1:])
-    full = (0,) * (6 - len(strides)) + tuple(strides)
-    return tuple(0 if n == 1 else s for n, s in zip(user6, full))
 
 
 # ---- caller memory ----------------------------------------------------------------------

@@ -131,6 +131,30 @@ def conversion(qp: QParams, src: np.dtype, what: str) -> str:
                               f"{hint}")
 
 
+@dataclass(frozen=True)
+class Conversion:
+    """How data of one dtype and size goes into a tensor, prepared once (a pack plan's part):
+    ``how`` ("quantize", "copy" or "cast"); for "quantize" the ``limits`` (compute dtype,
+    thresholds) and ``scratch``, the scratch block of a quantizing pass (elements of the
+    compute dtype); ``codes``: the scratch budget in codes of the element dtype (the blocks of a
+    layout change)."""
+
+    how: str
+    limits: Limits | None
+    scratch: int
+    codes: int
+
+
+def plan_conversion(qp: QParams, src: np.dtype, nbytes: int, rounding: str, what: str) -> Conversion:
+    """The :class:`Conversion` of ``nbytes`` of data of dtype ``src`` (``what`` names it in the
+    error for a dtype that does not go in: :func:`conversion`)."""
+    how = conversion(qp, src, what)
+    if how != "quantize":
+        return Conversion(how, None, scratch_elems(nbytes, qp.dtype.itemsize), scratch_elems(nbytes, qp.dtype.itemsize))
+    lim = limits(qp, src, rounding)
+    return Conversion(how, lim, scratch_elems(nbytes, lim.ct.itemsize), scratch_elems(nbytes, qp.dtype.itemsize))
+
+
 def _blocks(shape: tuple[int, ...], max_elems: int) -> Iterator[tuple[Any, ...]]:
     """Index tuples (slices only, rank kept) that tile ``shape`` in C order, each block
     holding at most ``max_elems`` elements (at least one element)."""
@@ -327,6 +351,16 @@ def quantize_into(dst: np.ndarray, src: np.ndarray, lim: Limits, nan: str, scrat
                     np.copyto(dd, t, casting="unsafe")
                     if big is not None:
                         np.copyto(dd, qp.hi, where=big)
+
+
+def convert_into(dst: np.ndarray, src: np.ndarray, conv: Conversion, nan: str) -> None:
+    """``dst[...] = src`` converted as ``conv`` says (for a "copy" of another byte order, or a
+    "cast", a same-kind cast; else :func:`quantize_into`): a block of data into codes of the
+    element dtype, same shape."""
+    if conv.limits is not None:
+        quantize_into(dst, src, conv.limits, nan, conv.scratch)
+    else:
+        np.copyto(dst, src, casting="same_kind")  # float data, or codes of the other byte order
 
 
 def dequantize_into(dst: np.ndarray, src: np.ndarray, qp: QParams, scratch_elems: int) -> None:

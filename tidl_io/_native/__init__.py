@@ -254,9 +254,10 @@ def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo
     number of NaN found (written as the zero point), or None when not handled."""
     if active() is None:
         return None
+    dst_at, src_at = address(dst), address(src)
     call = quantize_call(dst.shape, dst.strides, dst.dtype, src.strides, src.dtype, float(scale),
                          float(zero_point), float(lo), float(hi), bool(nearest))
-    return quantize_at(call, address(dst), address(src))
+    return quantize_at(call, dst_at, src_at)
 
 
 class _QArgs(ctypes.Structure):
