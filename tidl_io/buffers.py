@@ -244,34 +244,34 @@ _PACKS_MAX = 1024
 def run_pack(op: PackPlan, x: np.ndarray, buf: np.ndarray) -> None:
     """Execute a pack plan: user data ``x`` (of the planned shape, strides and dtype) into the
     flat typed buffer ``buf`` IN PLACE; raises NanFound for NaN with nan="error"."""
-    if op.native is not None:  # the same-layout quantize: one prepared native call on two addresses
+    geo, way, conv, steps = op.geo, op.way, op.conv, op.steps
+    if steps is not None:  # a layout change: block by block, converted through a scratch, then permuted into place
+        if np.may_share_memory(buf, x):  # the buffer over the data's own bytes: read the data first
+            x = x.copy()
+        x6 = x.reshape(way.user6)  # (planned: the (n, d1, d2) axes of a grouped route merge, a view)
+        xm = x6.reshape((-1, *way.user6[3:])) if steps.group else None
+        scratch = None if op.same else np.empty(steps.group_block if steps.group else steps.row_block, geo.dtype)
+        for ub, bb, grouped in _pairs(geo, steps, x6, xm, buf, op.same):
+            if scratch is not None:
+                t = scratch[:ub.size].reshape(ub.shape)
+                convert_into(t, ub, conv, op.nan)
+                ub = t
+            transpose_into(bb, ub, way.into4 if grouped else way.into)
+        return
+    if op.native is not None:  # a quantize: one prepared native call on two addresses
         nans = _native.quantize_at(op.native, _native.address(buf) + op.at, _native.address(x))
         if nans is not None:  # (None: native off, or a buffer over the data's own bytes)
             nan_policy(op.nan, bool(nans))
             return
-    if np.may_share_memory(buf, x):  # the buffer over the data's own bytes: read the data first
+    if np.may_share_memory(buf, x):
         x = x.copy()
-    geo, way, conv = op.geo, op.way, op.conv
-    if way.same_order:  # one elementwise pass over the view without size-1 axes
-        shape, strides = way.core
-        dst = np.ndarray(shape, geo.dtype, buffer=buf, offset=op.at, strides=strides)
-        src = x.reshape(shape)  # drops size-1 axes only: a view
-        if conv.how == "quantize":
-            convert_into(dst, src, conv, op.nan)
-        else:
-            np.copyto(dst, src, casting="equiv" if conv.how == "copy" else "same_kind")
-        return
-    steps = op.steps
-    assert steps is not None
-    x6 = x.reshape(way.user6)  # (planned: the (n, d1, d2) axes of a grouped route merge, a view)
-    xm = x6.reshape((-1, *way.user6[3:])) if steps.group else None
-    scratch = None if op.same else np.empty(steps.group_block if steps.group else steps.row_block, geo.dtype)
-    for ub, bb, grouped in _pairs(geo, steps, x6, xm, buf, op.same):
-        if scratch is not None:
-            t = scratch[:ub.size].reshape(ub.shape)
-            convert_into(t, ub, conv, op.nan)
-            ub = t
-        transpose_into(bb, ub, way.into4 if grouped else way.into)
+    shape, strides = way.core  # one elementwise pass over the valid region without size-1 axes
+    dst = np.ndarray(shape, geo.dtype, buffer=buf, offset=op.at, strides=strides)
+    src = x.reshape(shape)  # drops size-1 axes only: a view
+    if conv.how == "quantize":
+        convert_into(dst, src, conv, op.nan)
+    else:
+        np.copyto(dst, src, casting="equiv" if conv.how == "copy" else "same_kind")
 
 
 def _pairs(geo: BufferPlan, steps: Steps, u6: np.ndarray, um: np.ndarray | None, typed: np.ndarray, whole: bool
