@@ -4,10 +4,11 @@
   (element type, 6-D shape and strides, first offset, sizes, buffer layout).
 - :class:`PackPlan` (:func:`plan_pack`, once per tensor, user array shape / strides / dtype,
   layout, rounding and nan): the geometry, the quantization parameters and how the data goes in
-  (quantize, copy or cast), the quantization limits of the compute dtype, the scratch sizes, the
-  route through memory (one elementwise pass, groups of slabs, whole slabs, or slabs in row
-  blocks) with its permutation and group size, and for a same-layout quantize the prepared native
-  call, which then needs only the two addresses.
+  (quantize, copy or cast: :class:`tidl_io.quant.Conversion`, with the quantization limits of
+  the compute dtype and the scratch sizes), the route through memory (:class:`Route`: one
+  elementwise pass, or a layout change by groups of slabs, whole slabs or row blocks, its
+  :class:`Steps`), and for a same-layout quantize the prepared native call, which then needs
+  only the two addresses.
 - :class:`UnpackPlan` (:func:`plan_unpack`, once per tensor, layout, dequantize and squeeze):
   the same for the way out, the result shape and the dtypes ``out`` may have.
 
@@ -37,7 +38,9 @@ from .quant import NAN_MODES, ROUNDINGS, Conversion, QParams, plan_conversion, q
 from .tensor import Tensor
 from .validate import geometry_problems
 
-__all__ = ["BufferPlan", "PackPlan", "UnpackPlan", "plan_buffer", "plan_pack", "plan_unpack", "typed_buffer"]
+__all__ = ["BufferPlan", "PackPlan", "Route", "Steps", "UnpackPlan", "out_shape", "plan_buffer", "plan_pack", "plan_unpack",
+           "raw_bytes", "reshape_view", "typed_buffer", "view6"]
+
 
 @dataclass(frozen=True)
 class BufferPlan:
@@ -139,8 +142,8 @@ class Route:
 class Steps:
     """How a layout change steps through memory within a scratch budget (elements): ``group``
     (n, d1, d2) slabs per step where both sides merge them (0: they do not, one slab, or a slab
-    beyond the budget), else ``rows`` rows of all channels per block; ``group_block`` / ``row_block``: the
-    scratch elements either takes."""
+    beyond the budget), else ``rows`` rows of all channels per block; ``group_block`` /
+    ``row_block``: the scratch elements either takes."""
 
     group: int
     rows: int
@@ -155,8 +158,7 @@ class PackPlan:
     (scale, zero point, clamp range), how the data goes in (``conv``: quantize, copy or cast,
     with the quantization limits of the compute dtype and the scratch sizes,
     :class:`tidl_io.quant.Conversion`; ``same``: the codes go in as they are), the memory
-    ``way`` and, for a layout change, its
-    ``steps``, and ``native``: the prepared native
+    ``way`` and, for a layout change, its ``steps``, and ``native``: the prepared native
     quantize call of a same-layout pack (None: the NumPy / permute path), which then needs only
     the two addresses (``at``: byte offset of the first valid element in the buffer)."""
 
