@@ -15,6 +15,9 @@ is the one place where that geometry meets memory:
   with TIDL's multiplier scale (see :mod:`tidl_io.quant`); pads are never written.
 - :func:`unpack`: the valid region, dequantized to float32 (a copy) or as a view.
 
+Both are planned once per (tensor, array geometry, options) by :mod:`tidl_io.plan` and the plan
+is executed here on the two buffers (:func:`run_pack`, :func:`run_unpack`).
+
 (:func:`tidl_io.padding.check_padding` checks that pads are zero; :mod:`tidl_io.details`
 gives TFLite-style dicts; both are importable from here too.)
 
@@ -34,12 +37,12 @@ from typing import Any
 
 import numpy as np
 
-from . import _native
 from ._blocked import view_reshape
 from ._check import check_int, check_kind, wrong_kind
 from ._errors import BufferMismatchError, check_out
 from ._layouts import CL
 from ._limits import aligned_zeros, check_alloc
+from ._native import address, quantize_at
 from .descriptor import Descriptor, Tensor
 from .permute import transpose_into
 from .plan import (
@@ -67,7 +70,6 @@ __all__ = [
     "pack",
     "unpack",
     "view",
-    "zeroed",
 ]
 
 ALIGNMENT = 64
@@ -244,8 +246,9 @@ _PACKS_MAX = 1024
 def run_pack(op: PackPlan, x: np.ndarray, buf: np.ndarray) -> None:
     """Execute a pack plan: user data ``x`` (of the planned shape, strides and dtype) into the
     flat typed buffer ``buf`` IN PLACE; raises NanFound for NaN with nan="error"."""
-    geo, way, conv, steps = op.geo, op.way, op.conv, op.steps
+    steps = op.steps
     if steps is not None:  # a layout change: block by block, converted through a scratch, then permuted into place
+        geo, way, conv = op.geo, op.way, op.conv
         if np.may_share_memory(buf, x):  # the buffer over the data's own bytes: read the data first
             x = x.copy()
         x6 = x.reshape(way.user6)  # (planned: the (n, d1, d2) axes of a grouped route merge, a view)
@@ -259,19 +262,20 @@ def run_pack(op: PackPlan, x: np.ndarray, buf: np.ndarray) -> None:
             transpose_into(bb, ub, way.into4 if grouped else way.into)
         return
     if op.native is not None:  # a quantize: one prepared native call on two addresses
-        nans = _native.quantize_at(op.native, _native.address(buf) + op.at, _native.address(x))
+        nans = quantize_at(op.native, address(buf) + op.at, address(x))
         if nans is not None:  # (None: native off, or a buffer over the data's own bytes)
             nan_policy(op.nan, bool(nans))
             return
     if np.may_share_memory(buf, x):
         x = x.copy()
-    shape, strides = way.core  # one elementwise pass over the valid region without size-1 axes
-    dst = np.ndarray(shape, geo.dtype, buffer=buf, offset=op.at, strides=strides)
+    shape, strides = op.way.core  # one elementwise pass over the valid region without size-1 axes
+    dst = np.ndarray(shape, op.geo.dtype, buffer=buf, offset=op.at, strides=strides)
     src = x.reshape(shape)  # drops size-1 axes only: a view
-    if conv.how == "quantize":
-        convert_into(dst, src, conv, op.nan)
+    how = op.conv.how
+    if how == "quantize":
+        convert_into(dst, src, op.conv, op.nan)
     else:
-        np.copyto(dst, src, casting="equiv" if conv.how == "copy" else "same_kind")
+        np.copyto(dst, src, casting="equiv" if how == "copy" else "same_kind")
 
 
 def _pairs(geo: BufferPlan, steps: Steps, u6: np.ndarray, um: np.ndarray | None, typed: np.ndarray, whole: bool
