@@ -25,10 +25,11 @@ Exact semantics, pinned by the tests:
   the division is IEEE float32 division (not a multiplication by ``1/scale``, which rounds
   differently); a result beyond float32 (a subnormal scale) is +-inf.
 
-The kernels ``quantize_into`` / ``dequantize_into`` (on the parameters :func:`qparams` and
-:func:`limits` prepare once) are what :mod:`tidl_io.buffers` runs: no full-size temporaries (at most a scratch of 1/16 of the
-data), and for data that needs no clipping one range test (an integer max over the float
-bit patterns) plus one fused NumPy pass per block.
+The kernels ``quantize_into`` / ``dequantize_into`` (on the parameters that :func:`qparams`,
+:func:`limits` and :func:`plan_conversion` prepare once) are what :mod:`tidl_io.buffers` runs:
+no full-size temporaries (at most a scratch of 1/16 of the data), and for data that needs no
+clipping one range test (an integer max over the float bit patterns) plus one fused NumPy pass
+per block.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def qparams(tensor: Tensor) -> QParams:
     return QParams(tensor.label, dtype, False, scale, int(tensor.zero_point), int(info.min), int(info.max))
 
 
-def compute_dtype(src: np.dtype, qp: QParams) -> np.dtype:
+def _compute_dtype(src: np.dtype, qp: QParams) -> np.dtype:
     if src.itemsize >= 8 or qp.dtype.itemsize >= 4:  # float64 (either byte order), longdouble
         return np.dtype(np.float64)
     return np.dtype(np.float32)
@@ -111,7 +112,7 @@ def nan_policy(nan: str, found: bool) -> None:
         raise NanFound
 
 
-def conversion(qp: QParams, src: np.dtype, what: str) -> str:
+def _conversion(qp: QParams, src: np.dtype, what: str) -> str:
     """How data of dtype ``src`` goes into the tensor: "copy", "cast" or "quantize"."""
     if src.kind in "iu" and np.can_cast(src, qp.dtype, "equiv"):
         return "copy"
@@ -147,12 +148,12 @@ class Conversion:
 
 def plan_conversion(qp: QParams, src: np.dtype, nbytes: int, rounding: str, what: str) -> Conversion:
     """The :class:`Conversion` of ``nbytes`` of data of dtype ``src`` (``what`` names it in the
-    error for a dtype that does not go in: :func:`conversion`)."""
-    how = conversion(qp, src, what)
+    error for a dtype that does not go in: :func:`_conversion`)."""
+    how, codes = _conversion(qp, src, what), scratch_elems(nbytes, qp.dtype.itemsize)
     if how != "quantize":
-        return Conversion(how, None, scratch_elems(nbytes, qp.dtype.itemsize), scratch_elems(nbytes, qp.dtype.itemsize))
+        return Conversion(how, None, codes, codes)
     lim = limits(qp, src, rounding)
-    return Conversion(how, lim, scratch_elems(nbytes, lim.ct.itemsize), scratch_elems(nbytes, qp.dtype.itemsize))
+    return Conversion(how, lim, scratch_elems(nbytes, lim.ct.itemsize), codes)
 
 
 def _blocks(shape: tuple[int, ...], max_elems: int) -> Iterator[tuple[Any, ...]]:
@@ -209,7 +210,7 @@ class Limits:
 
     qp: QParams
     nearest: bool  # rounding="nearest" (else "trunc")
-    ct: np.dtype  # the compute dtype (compute_dtype)
+    ct: np.dtype  # the compute dtype
     scale: np.floating
     zero_point: np.floating
     lo_f: np.floating
@@ -223,7 +224,7 @@ class Limits:
 
 @functools.lru_cache(maxsize=256)
 def limits(qp: QParams, src: np.dtype, rounding: str) -> Limits:
-    ct = compute_dtype(src, qp)
+    ct = _compute_dtype(src, qp)
     scale, zp = ct.type(qp.scale), ct.type(qp.zero_point)
     lo_f, hi_f = ct.type(qp.lo), ct.type(qp.hi)
     if int(hi_f) > qp.hi:  # 64-bit codes: the largest float below the maximum
@@ -462,7 +463,7 @@ def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "
     check_choice(rounding, ROUNDINGS, "quantize", "rounding")
     check_choice(nan, NAN_MODES, "quantize", "nan")
     xa = as_array(x, "quantize", "x")
-    how = conversion(qp, xa.dtype, "x")
+    how = _conversion(qp, xa.dtype, "x")
     if out is None:
         check_alloc(xa.size * qp.dtype.itemsize, qp.label, max_bytes, "quantize")
         result = np.empty(xa.shape, qp.dtype)
