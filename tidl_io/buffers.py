@@ -264,7 +264,8 @@ def run_pack(op: PackPlan, x: np.ndarray, buf: np.ndarray) -> None:
     if op.native is not None:  # a quantize: one prepared native call on two addresses
         nans = quantize_at(op.native, address(buf) + op.at, address(x))
         if nans is not None:  # (None: native off, or a buffer over the data's own bytes)
-            nan_policy(op.nan, bool(nans))
+            if nans:
+                nan_policy(op.nan, True)
             return
     if np.may_share_memory(buf, x):
         x = x.copy()
