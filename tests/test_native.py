@@ -190,36 +190,36 @@ def test_quantize_rows_of_every_length(code: str, rounding: str, simd: bool) -> 
             if nan_at is not None:
                 xn[2, nan_at] = np.nan
             for scale, zp in ((1.0, 0), (0.37, 3), (255.0, -2)):
-                qp = quant._QParams("t", np.dtype(code), False, scale, zp, int(info.min), int(info.max))
+                qp = quant.QParams("t", np.dtype(code), False, scale, zp, int(info.min), int(info.max))
 
-                def run(n: int = n, xn: np.ndarray = xn, qp: quant._QParams = qp) -> np.ndarray:
+                def run(n: int = n, xn: np.ndarray = xn, qp: quant.QParams = qp) -> np.ndarray:
                     out = np.full((5, n + 3), 77, code)
-                    quant._quantize_into(out[:, 1:n + 1], xn, qp, rounding, "zero", 1 << 20)
+                    quant.quantize_into(out[:, 1:n + 1], xn, quant.limits(qp, xn.dtype, rounding), "zero", 1 << 20)
                     return out
                 same(*both(run, simd=simd))
     big = rng.uniform(-1e5, 1e5, (3, 40000)).astype(np.float32)  # rows split into chunks; two threads
     big[1, 39999] = np.nan
-    qp = quant._QParams("t", np.dtype(code), False, 0.75, 1, int(info.min), int(info.max))
+    qp = quant.QParams("t", np.dtype(code), False, 0.75, 1, int(info.min), int(info.max))
     def run_big() -> np.ndarray:
         out = np.zeros((3, 40001), code)
-        quant._quantize_into(out[:, :40000], big, qp, rounding, "zero", 1 << 20)
+        quant.quantize_into(out[:, :40000], big, quant.limits(qp, big.dtype, rounding), "zero", 1 << 20)
         return out
     same(*both(run_big, threads=2, simd=simd))
 
 
 @pytest.mark.parametrize("code", ["uint32", "int32", "uint16"])
 def test_quantize_32_bit_codes_through_the_private_kernel(code: str) -> None:
-    """uint32 has no TIDL test tensor helper here: drive _quantize_into directly."""
+    """uint32 has no TIDL test tensor helper here: drive quantize_into directly."""
     rng = np.random.default_rng(3)
     x = _nasty(rng, 2000, np.float32)
     info = np.iinfo(code)
     for scale in (1.0, 0.5, 1e6, 3e38):
         for zp in (0, -5, 1000):
-            qp = quant._QParams("t", np.dtype(code), False, float(np.float32(scale)), zp, int(info.min),
+            qp = quant.QParams("t", np.dtype(code), False, float(np.float32(scale)), zp, int(info.min),
                                 int(info.max))
-            def run(qp: quant._QParams = qp) -> np.ndarray:
+            def run(qp: quant.QParams = qp) -> np.ndarray:
                 out = np.zeros(x.shape, code)
-                quant._quantize_into(out, x, qp, "trunc", "zero", 256)
+                quant.quantize_into(out, x, quant.limits(qp, x.dtype, "trunc"), "zero", 256)
                 return out
             same(*both(run))
 
@@ -236,7 +236,7 @@ def test_quantize_strided_and_two_threads() -> None:
 
 
 def test_pack_prepared_calls() -> None:
-    """The same-layout pack's prepared native call (buffers._PackPlan.native): user arrays of every stride
+    """The same-layout pack's prepared native call (plan.PackPlan.native): user arrays of every stride
     pattern (reversed, strided, read-only, squeezed, NHWC into an NHWC buffer), each packed twice so
     the second call reuses the prepared call, into a padded buffer whose pads must stay as they were;
     then the same tensor with more geometries than the per-tensor cache keeps."""

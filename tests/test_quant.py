@@ -26,7 +26,7 @@ from tidl_io import (
     OptionError,
     make_descriptor,
 )
-from tidl_io.quant import _limits, _qparams, dequantize, dequantize_codes, quantize
+from tidl_io.quant import dequantize, dequantize_codes, limits, qparams, quantize
 
 # Every test here runs on the NumPy path and again on the native kernels.
 pytestmark = pytest.mark.usefixtures("both_paths")
@@ -307,7 +307,7 @@ def test_values_at_the_clip_thresholds(dtype: str, scale: float, zp: int, roundi
     """The in-range test switches paths exactly at the thresholds: the values at and
     next to them (in every combination with in-range data) match the oracle."""
     t = tensor(dtype, scale, zp)
-    lim = _limits(_qparams(t), np.dtype(np.float32), rounding)
+    lim = limits(qparams(t), np.dtype(np.float32), rounding)
     edges = []
     for thr in (lim.lo_thr, lim.hi_thr):
         f = np.float32(thr)

@@ -5,7 +5,7 @@ Layout names (any case): "NCHW" (channels first: the 6-D shape, it without leadi
 axes, or (N, C, H, W) when DIM1 = DIM2 = 1), "NHWC" (the same, channels last), "CHW" and
 "HWC" (one image: exactly 3 axes). Everything here works on shape tuples and is cached;
 the only array operation, :func:`canonical`, returns a view. Used by
-:func:`tidl_io.buffers.pack` / ``unpack`` (:func:`parse_layout`, :func:`check_shape`),
+:func:`tidl_io.plan.plan_pack` / ``plan_unpack`` (:func:`parse_layout`, :func:`check_shape`),
 :class:`tidl_io.Session` (:func:`detect`, :func:`canonical`: the layout may be left to the
 array's shape) and :meth:`tidl_io.RtTensor.from_array` (:func:`dims_of`: no tensor, the
 array's shape gives the dims).

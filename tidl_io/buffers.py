@@ -15,6 +15,9 @@ is the one place where that geometry meets memory:
   with TIDL's multiplier scale (see :mod:`tidl_io.quant`); pads are never written.
 - :func:`unpack`: the valid region, dequantized to float32 (a copy) or as a view.
 
+Both are planned once per (tensor, array geometry, options) by :mod:`tidl_io.plan` and the plan
+is executed here on the two buffers (:func:`run_pack`, :func:`run_unpack`).
+
 (:func:`tidl_io.padding.check_padding` checks that pads are zero; :mod:`tidl_io.details`
 gives TFLite-style dicts; both are importable from here too.)
 
@@ -28,51 +31,34 @@ gives TFLite-style dicts; both are importable from here too.)
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from . import _native
 from ._blocked import view_reshape
-from ._check import as_array, check_flag, check_int, check_kind, wrong_kind
+from ._check import check_int, check_kind, wrong_kind
 from ._errors import BufferMismatchError, check_out
-from ._layouts import parse_layout as _parse_layout
+from ._layouts import CL
 from ._limits import aligned_zeros, check_alloc
-from ._native import _address
-from ._plan import (
-    _CF,
-    _CL,
-    _check_user_shape,
-    _out_shape,
-    _pack_plan,
-    _PackPlan,
-    _Plan,
-    _plan,
-    _raw_bytes,
-    _reshape_view,
-    _typed,
-    _UnpackPlan,
-    _view6,
-)
+from ._native import address, quantize_at
 from .descriptor import Descriptor, Tensor
-from .permute import permute
-from .quant import (
-    NAN_MODES,
-    ROUNDINGS,
-    _check_choice,
-    _compute_dtype,
-    _conversion,
-    _dequantize_into,
-    _nan_error,
-    _NanFound,
-    _qparams,
-    _quantize_into,
-    _scratch_elems,
-    nan_policy,
+from .permute import transpose_into
+from .plan import (
+    BufferPlan,
+    PackPlan,
+    Steps,
+    UnpackPlan,
+    plan_buffer,
+    plan_pack,
+    plan_unpack,
+    raw_bytes,
+    reshape_view,
+    typed_buffer,
+    view6,
 )
+from .quant import NanFound, convert_into, dequantize_into, nan_error, nan_policy
 
 __all__ = [
     "ALIGNMENT",
@@ -92,13 +78,22 @@ hands out at least this)."""
 
 # ---- allocation -------------------------------------------------------------------------
 
-def _aligned_zeros(count: int, dtype: np.dtype) -> np.ndarray:
+def zeroed(count: int, dtype: np.dtype) -> np.ndarray:
+    """A NEW zero-filled flat array of ``count`` elements of ``dtype``, ALIGNMENT-byte aligned
+    (the caller checked the size against the cap)."""
     return aligned_zeros(count * dtype.itemsize, ALIGNMENT).view(dtype)
 
 
-def _alloc(plan: _Plan, max_bytes: int | None, func: str) -> np.ndarray:
+def _buffer(plan: BufferPlan, out: Any, max_bytes: int | None, func: str) -> np.ndarray:
+    """A NEW zero-filled aligned buffer (capped) for ``out=None``, else ``out`` as the flat typed
+    buffer, which must be writable."""
+    if out is not None:
+        buf = typed_buffer(plan, out, "out", func)
+        if not buf.flags.writeable:
+            raise BufferMismatchError(f"{plan.label}: out is read-only")
+        return buf
     check_alloc(plan.size * plan.itemsize, plan.label, max_bytes, func)
-    return _aligned_zeros(plan.size, plan.dtype)
+    return aligned_zeros(plan.size * plan.itemsize, ALIGNMENT).view(plan.dtype)
 
 
 def alloc_input(desc: Descriptor, key: int | str, *, max_bytes: int | None = None) -> np.ndarray:
@@ -110,13 +105,13 @@ def alloc_input(desc: Descriptor, key: int | str, *, max_bytes: int | None = Non
     ``TIDL_IO_MAX_ALLOC_BYTES``, default 1 GiB) before touching memory.
     """
     tensor = check_kind(desc, Descriptor, "alloc_input", "desc").input(_key(key, "alloc_input"))
-    return _alloc(_plan(tensor), max_bytes, "alloc_input")
+    return _buffer(plan_buffer(tensor), None, max_bytes, "alloc_input")
 
 
 def alloc_output(desc: Descriptor, key: int | str, *, max_bytes: int | None = None) -> np.ndarray:
     """A NEW zero-filled flat buffer for output ``key``; see :func:`alloc_input`."""
     tensor = check_kind(desc, Descriptor, "alloc_output", "desc").output(_key(key, "alloc_output"))
-    return _alloc(_plan(tensor), max_bytes, "alloc_output")
+    return _buffer(plan_buffer(tensor), None, max_bytes, "alloc_output")
 
 
 def alloc_inputs(desc: Descriptor, *, max_bytes: int | None = None) -> dict[str, np.ndarray]:
@@ -145,8 +140,8 @@ def _alloc_all(tensors: tuple[Tensor, ...], max_bytes: int | None, func: str) ->
             raise BufferMismatchError(f"{t.label}: same name as {seen[t.name].label}; a dict keyed by name "
                                       f"cannot hold both: allocate by index")
         seen[t.name] = t
-    plans = [_plan(t) for t in tensors]  # every geometry is checked before anything is allocated
-    return {t.name: _alloc(p, max_bytes, func) for t, p in zip(tensors, plans)}
+    plans = [plan_buffer(t) for t in tensors]  # every geometry is checked before anything is allocated
+    return {t.name: _buffer(p, None, max_bytes, func) for t, p in zip(tensors, plans)}
 
 
 def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None = None) -> np.ndarray:
@@ -160,11 +155,11 @@ def as_buffer(tensor: Tensor, memory: Any, *, offset: int = 0, align: int | None
     view. Nothing is written: zero the pads yourself (``buf[...] = 0``) or check them
     with :func:`check_padding`.
     """
-    plan = _plan(check_kind(tensor, Tensor, "as_buffer", "tensor"))
+    plan = plan_buffer(check_kind(tensor, Tensor, "as_buffer", "tensor"))
     where = f"as_buffer: {plan.label}"
     offset = check_int(offset, where, "offset", 0, "a whole number of bytes")
     align = 0 if align is None else check_int(align, where, "align", 0, "a whole number of bytes (or None)")
-    raw = _raw_bytes(memory, plan.label, "memory", "as_buffer")
+    raw = raw_bytes(memory, plan.label, "memory", "as_buffer")
     need = plan.size * plan.itemsize
     if offset < 0 or raw.size - offset < need:
         raise BufferMismatchError(
@@ -193,41 +188,9 @@ def view(tensor: Tensor, buf: Any) -> np.ndarray:
     >>> view(t, alloc_input(desc, 0)).shape        # doctest: +SKIP
     (1, 1, 1, 3, 224, 224)
     """
-    plan = _plan(check_kind(tensor, Tensor, "view", "tensor"))
-    return _view6(plan, _typed(plan, buf, "buf", "view"))
+    plan = plan_buffer(check_kind(tensor, Tensor, "view", "tensor"))
+    return view6(plan, typed_buffer(plan, buf, "buf", "view"))
 
-
-# ---- layout change ----------------------------------------------------------------------
-
-def _copy_into(dst: np.ndarray, src: np.ndarray, perm: tuple[int, ...]) -> None:
-    """``dst[...] = src.transpose(perm)``, same dtype: the ONE place where data changes
-    layout (HWC <-> CHW slabs and row blocks), through the permute planner (a plain copy
-    when the plan is a reshape, cache-blocked transposes otherwise). ``dst`` may be a
-    strided view into a padded buffer."""
-    permute(src, perm, out=dst)
-
-
-def _slabs(plan: _Plan) -> Iterator[tuple[int, int, int]]:
-    n, d1, d2 = plan.shape[:3]
-    return itertools.product(range(n), range(d1), range(d2))
-
-
-def _slab_groups(plan: _Plan, v6: np.ndarray, u6: np.ndarray, budget: int
-                 ) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """For many small (n, d1, d2) slabs: the buffer view in memory order and the user
-    array, both with those three axes merged into one (views), and how many slabs fit the
-    scratch ``budget`` (elements). None when a slab alone exceeds the budget, there is one
-    slab, or the strides cannot merge; callers then go slab by slab in row blocks."""
-    slab, count = math.prod(plan.shape[3:]), math.prod(plan.shape[:3])
-    if count == 1 or slab > budget:
-        return None
-    vm, um = view_reshape(v6, (count, *v6.shape[3:])), view_reshape(u6, (count, *u6.shape[3:]))
-    if vm is None or um is None:
-        return None
-    return (vm.transpose(0, 2, 3, 1) if plan.channels_last else vm), um, max(1, budget // slab)
-
-
-# ---- pack -------------------------------------------------------------------------------
 
 def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", rounding: str = "trunc",
          nan: str = "error", max_bytes: int | None = None) -> np.ndarray:
@@ -261,109 +224,85 @@ def pack(tensor: Tensor, x: Any, out: Any = None, *, layout: str = "NCHW", round
         except (KeyError, TypeError):  # (TypeError: an unhashable argument, which the checks refuse)
             pass
     if op is None:
-        op, xa = _plan_pack(tensor, x, layout, rounding, nan)
-    geo = op.geo
-    if out is None:
-        buf = _alloc(geo, max_bytes, "pack")
-    else:
-        buf = _typed(geo, out, "out", "pack")
-        if not buf.flags.writeable:
-            raise BufferMismatchError(f"{geo.label}: out is read-only")
+        op, xa = plan_pack(tensor, x, layout, rounding, nan)
+        if xa is x:
+            if len(_PACKS) >= _PACKS_MAX:
+                _PACKS.clear()
+            _PACKS[(tensor, x.shape, x.strides, x.dtype, layout, rounding, nan)] = op
+    buf = _buffer(op.geo, out, max_bytes, "pack")
     try:
-        if op.native is not None:  # the same-layout quantize: one prepared native call on two addresses
-            nans = _native.quantize_at(op.native, _address(buf) + op.at, _address(xa))
-            if nans is not None:  # (None: native off, or a buffer over the data's own bytes)
-                nan_policy(op.nan, bool(nans))
-                return buf
-        _pack_into(geo, op.qp, buf, xa, op.channels_last, op.how, op.rounding, op.nan)
-    except _NanFound:
-        raise _nan_error(geo.label, xa, "data") from None
+        run_pack(op, xa, buf)
+    except NanFound:
+        raise nan_error(op.geo.label, xa, "data") from None
     return buf
 
 
 # Pack plans by (tensor, user array shape, strides, dtype, layout, rounding, nan) as passed: every
 # check of those arguments passed once; started over past _PACKS_MAX entries.
-_PACKS: dict[tuple[Any, ...], _PackPlan] = {}
+_PACKS: dict[tuple[Any, ...], PackPlan] = {}
 _PACKS_MAX = 1024
 
 
-def _plan_pack(tensor: Tensor, x: Any, layout: str, rounding: str, nan: str) -> tuple[_PackPlan, np.ndarray]:
-    """Check pack's arguments (but ``out``) in order and plan the pack; the plan and ``x`` as an
-    array. The plan of an ndarray ``x`` is kept in _PACKS."""
-    plan = _plan(check_kind(tensor, Tensor, "pack", "tensor"))
-    qp = _qparams(tensor)
-    if type(rounding) is not str or rounding not in ROUNDINGS:
-        _check_choice(rounding, ROUNDINGS, "rounding", "pack")
-    if type(nan) is not str or nan not in NAN_MODES:
-        _check_choice(nan, NAN_MODES, "nan", "pack")
-    name, channels_last, rank3 = _parse_layout(layout, f"pack: {plan.label}")
-    xa = x if type(x) is np.ndarray else as_array(x, "pack", "x")
-    how = _conversion(qp, xa.dtype, "data")
-    _check_user_shape(plan, xa, channels_last, rank3, name)
-    op = _pack_plan(plan, qp, xa, channels_last, how, rounding, nan)
-    if xa is x:
-        if len(_PACKS) >= _PACKS_MAX:
-            _PACKS.clear()
-        _PACKS[(tensor, x.shape, x.strides, x.dtype, layout, rounding, nan)] = op
-    return op, xa
-
-
-def _pack_into(plan: _Plan, qp: Any, buf: np.ndarray, x: np.ndarray, channels_last: bool, how: str,
-               rounding: str, nan: str) -> None:
-    if np.may_share_memory(buf, x):  # the buffer over the data's own bytes: read the data first
+def run_pack(op: PackPlan, x: np.ndarray, buf: np.ndarray) -> None:
+    """Execute a pack plan: user data ``x`` (of the planned shape, strides and dtype) into the
+    flat typed buffer ``buf`` IN PLACE; raises NanFound for NaN with nan="error"."""
+    steps = op.steps
+    if steps is not None:  # a layout change: block by block, converted through a scratch, then permuted into place
+        geo, way, conv = op.geo, op.way, op.conv
+        if np.may_share_memory(buf, x):  # the buffer over the data's own bytes: read the data first
+            x = x.copy()
+        x6 = x.reshape(way.user6)  # (planned: the (n, d1, d2) axes of a grouped route merge, a view)
+        xm = x6.reshape((-1, *way.user6[3:])) if steps.group else None
+        scratch = None if op.same else np.empty(steps.group_block if steps.group else steps.row_block, geo.dtype)
+        for ub, bb, grouped in _pairs(geo, steps, x6, xm, buf, op.same):
+            if scratch is not None:
+                t = scratch[:ub.size].reshape(ub.shape)
+                convert_into(t, ub, conv, op.nan)
+                ub = t
+            transpose_into(bb, ub, way.into4 if grouped else way.into)
+        return
+    if op.native is not None:  # a quantize: one prepared native call on two addresses
+        nans = quantize_at(op.native, address(buf) + op.at, address(x))
+        if nans is not None:  # (None: native off, or a buffer over the data's own bytes)
+            if nans:
+                nan_policy(op.nan, True)
+            return
+    if np.may_share_memory(buf, x):
         x = x.copy()
-    ct = _compute_dtype(x.dtype, qp) if how == "quantize" else plan.dtype
-    float_scratch = _scratch_elems(x.nbytes, ct.itemsize)
-    if channels_last == plan.channels_last:
-        # Same axis order as the buffer: one elementwise pass over the view without size-1 axes.
-        shape, strides = plan.core[channels_last]
-        dst = np.ndarray(shape, plan.dtype, buffer=buf, offset=plan.first * plan.itemsize, strides=strides)
-        src = x.reshape(shape)  # drops size-1 axes only: a view
-        if how == "quantize":
-            _quantize_into(dst, src, qp, rounding, nan, float_scratch)
-        else:
-            np.copyto(dst, src, casting="equiv" if how == "copy" else "same_kind")
+    shape, strides = op.way.core  # one elementwise pass over the valid region without size-1 axes
+    dst = np.ndarray(shape, op.geo.dtype, buffer=buf, offset=op.at, strides=strides)
+    src = x.reshape(shape)  # drops size-1 axes only: a view
+    how = op.conv.how
+    if how == "quantize":
+        convert_into(dst, src, op.conv, op.nan)
+    else:
+        np.copyto(dst, src, casting="equiv" if how == "copy" else "same_kind")
+
+
+def _pairs(geo: BufferPlan, steps: Steps, u6: np.ndarray, um: np.ndarray | None, typed: np.ndarray, whole: bool
+           ) -> Iterator[tuple[np.ndarray, np.ndarray, bool]]:
+    """The (user block, buffer block in memory order, grouped) pairs of a layout change, in
+    order: groups of ``steps.group`` whole slabs when ``um`` is the user array ``u6`` with its
+    (n, d1, d2) axes merged, else slab by slab (``whole`` slabs, or row blocks of all channels)."""
+    way = geo.routes[not geo.channels_last]
+    at = geo.first * geo.itemsize
+    if um is not None and way.merged is not None:
+        shape, strides = way.merged
+        bm = np.ndarray(shape, geo.dtype, buffer=typed, offset=at, strides=strides)
+        k = steps.group
+        for s0 in range(0, shape[0], k):
+            yield um[s0:s0 + k], bm[s0:s0 + k], True
         return
-    v6 = _view6(plan, buf)
-    x6 = x.reshape(tuple(plan.shape[i] for i in (_CL if channels_last else _CF)))
-    # Layout change: per (n, d1, d2) slab, in row blocks of all channels.
-    c, h, w = plan.shape[3:]
-    perm = (2, 0, 1) if channels_last else (1, 2, 0)  # user block -> buffer block (memory order)
-    same = how == "copy" and x6.dtype == plan.dtype  # (equal byte order too: the permute never casts)
-    groups = _slab_groups(plan, v6, x6, _scratch_elems(x.nbytes, plan.itemsize))
-    if groups is not None:  # many small slabs: whole groups of them per step
-        vm, xm, k = groups
-        perm4 = (0, *(p + 1 for p in perm))
-        block = np.empty(min(k, xm.shape[0]) * c * h * w, plan.dtype)
-        for s0 in range(0, xm.shape[0], k):
-            src, dst = xm[s0:s0 + k], vm[s0:s0 + k]
-            if not same:
-                t = block[:src.size].reshape(src.shape)
-                if how == "quantize":
-                    _quantize_into(t, src, qp, rounding, nan, float_scratch)
-                else:
-                    np.copyto(t, src, casting="same_kind")
-                src = t
-            _copy_into(dst, src, perm4)
-        return
-    if same:
-        for i in _slabs(plan):
-            _copy_into(_mem3(v6[i], plan.channels_last), x6[i], perm)
-        return
-    rows = max(1, _scratch_elems(x.nbytes, plan.itemsize) // (c * w))
-    scratch = np.empty(min(rows, h) * c * w, plan.dtype)
-    for i in _slabs(plan):
-        xs, vb = x6[i], _mem3(v6[i], plan.channels_last)
+    b6 = np.ndarray(geo.shape, geo.dtype, buffer=typed, offset=at, strides=geo.byte_strides)
+    h, rows, user_last = geo.shape[4], steps.rows, not geo.channels_last
+    for i in geo.slabs:
+        us, bs = u6[i], _mem3(b6[i], geo.channels_last)
+        if whole:
+            yield us, bs, False
+            continue
         for h0 in range(0, h, rows):
             rs = slice(h0, min(h0 + rows, h))
-            src = xs[rs] if channels_last else xs[:, rs]
-            dst = vb[:, rs] if not plan.channels_last else vb[rs]
-            t = scratch[:src.size].reshape(src.shape)
-            if how == "quantize":
-                _quantize_into(t, src, qp, rounding, nan, float_scratch)
-            else:
-                np.copyto(t, src, casting="same_kind")  # float data, or codes of the other byte order
-            _copy_into(dst, t, perm)
+            yield (us[rs] if user_last else us[:, rs]), (bs[rs] if geo.channels_last else bs[:, rs]), False
 
 
 def _mem3(vb: np.ndarray, channels_last: bool) -> np.ndarray:
@@ -399,87 +338,59 @@ def unpack(tensor: Tensor, buf: Any, *, dequantize: bool = True, out: np.ndarray
         except (KeyError, TypeError):  # (TypeError: an unhashable argument, which the checks refuse)
             pass
         else:
-            typed = _typed(op.geo, buf, "buf", "unpack")
+            typed = typed_buffer(op.geo, buf, "buf", "unpack")
     if op is None:
-        op, typed = _plan_unpack(tensor, buf, layout, dequantize, squeeze)
-    plan, qp, channels_last, shape = op.geo, op.qp, op.channels_last, op.shape
-    if qp is None and out is None:
-        v6 = _view6(plan, typed)
-        return _reshape_view(v6.transpose(_CL) if channels_last else v6, shape)
+        op, typed = plan_unpack(tensor, buf, layout, dequantize, squeeze)
+        if type(dequantize) is bool and type(squeeze) is bool:
+            if len(_UNPACKS) >= _PACKS_MAX:
+                _UNPACKS.clear()
+            _UNPACKS[(tensor, layout, dequantize, squeeze)] = op
+    geo = op.geo
+    if op.qp is None and out is None:  # the codes: a view
+        v6 = view6(geo, typed)
+        return reshape_view(v6.transpose(CL) if op.channels_last else v6, op.shape)
     if out is None:
-        check_alloc(math.prod(shape) * 4, plan.label, max_bytes, "unpack")
-        result = np.empty(shape, np.float32)
+        check_alloc(math.prod(op.shape) * 4, geo.label, max_bytes, "unpack")
+        result = np.empty(op.shape, np.float32)
     else:
-        result = check_out(out, shape, op.dtypes, f"unpack: {plan.label}")
+        result = check_out(out, op.shape, op.dtypes, f"unpack: {geo.label}")
         if np.may_share_memory(result, typed):  # out over the buffer's own bytes: read it first
             typed = typed.copy()
-    scratch_elems = _scratch_elems(result.nbytes, 8)
-    if channels_last == plan.channels_last:
-        # Same axis order as the buffer: one elementwise pass over the view without size-1 axes.
-        core_shape, strides = plan.core[channels_last]
-        src = np.ndarray(core_shape, plan.dtype, buffer=typed, offset=plan.first * plan.itemsize, strides=strides)
-        dst = _reshape_view(result, core_shape)
-        if qp is not None:
-            _dequantize_into(dst, src, qp, scratch_elems)
-        else:
-            np.copyto(dst, src)
-        return result
-    v6 = _view6(plan, typed)
-    out6 = _reshape_view(result, tuple(plan.shape[i] for i in (_CL if channels_last else _CF)))
-    c, h, w = plan.shape[3:]
-    perm = (1, 2, 0) if channels_last else (2, 0, 1)  # buffer block (memory order) -> user block
-    groups = _slab_groups(plan, v6, out6, _scratch_elems(result.nbytes, result.itemsize))
-    if groups is not None:  # many small slabs: whole groups of them per step
-        vm, om, k = groups
-        perm4 = (0, *(p + 1 for p in perm))
-        block = np.empty(min(k, vm.shape[0]) * c * h * w, result.dtype) if qp is not None else None
-        for s0 in range(0, vm.shape[0], k):
-            src = vm[s0:s0 + k]
-            if qp is not None and block is not None:
-                t = block[:src.size].reshape(src.shape)
-                _dequantize_into(t, src, qp, scratch_elems)
-                src = t
-            _copy_into(om[s0:s0 + k], src, perm4)
-        return result
-    if qp is None:
-        for i in _slabs(plan):
-            _copy_into(out6[i], _mem3(v6[i], plan.channels_last), perm)
-        return result
-    rows = max(1, _scratch_elems(result.nbytes, result.itemsize) // (c * w))
-    scratch = np.empty(min(rows, h) * c * w, result.dtype)
-    for i in _slabs(plan):
-        vb, ob = _mem3(v6[i], plan.channels_last), out6[i]
-        for h0 in range(0, h, rows):
-            rs = slice(h0, min(h0 + rows, h))
-            src = vb[rs] if plan.channels_last else vb[:, rs]
-            dst = ob[rs] if channels_last else ob[:, rs]
-            t = scratch[:src.size].reshape(src.shape)
-            _dequantize_into(t, src, qp, scratch_elems)
-            _copy_into(dst, t, perm)
+    run_unpack(op, typed, result)
     return result
 
 
 # Unpack plans by (tensor, layout, dequantize, squeeze) as passed; started over past _PACKS_MAX entries.
-_UNPACKS: dict[tuple[Any, ...], _UnpackPlan] = {}
+_UNPACKS: dict[tuple[Any, ...], UnpackPlan] = {}
 
 
-def _plan_unpack(tensor: Tensor, buf: Any, layout: str, dequantize: bool, squeeze: bool
-                 ) -> tuple[_UnpackPlan, np.ndarray]:
-    """Check unpack's arguments (but ``out``) in order and plan the unpack; the plan and ``buf``
-    typed. The plan is kept in _UNPACKS when both flags are bools."""
-    plan = _plan(check_kind(tensor, Tensor, "unpack", "tensor"))
-    _, channels_last, rank3 = _parse_layout(layout, f"unpack: {plan.label}")
-    deq, sq = check_flag(dequantize, "unpack", "dequantize"), check_flag(squeeze, "unpack", "squeeze")
-    typed = _typed(plan, buf, "buf", "unpack")
-    shape = _out_shape(tensor, sq, channels_last, rank3)
-    qp = _qparams(tensor) if deq else None
-    dtypes = (np.dtype(np.float32), np.dtype(np.float64)) if deq else (plan.dtype,)
-    op = _UnpackPlan(plan, qp, channels_last, shape, dtypes)
-    if type(dequantize) is bool and type(squeeze) is bool:
-        if len(_UNPACKS) >= _PACKS_MAX:
-            _UNPACKS.clear()
-        _UNPACKS[(tensor, layout, dequantize, squeeze)] = op
-    return op, typed
+def run_unpack(op: UnpackPlan, typed: np.ndarray, result: np.ndarray) -> None:
+    """Execute an unpack plan: the valid region of the flat typed buffer ``typed`` into
+    ``result`` (the planned shape, one of the planned dtypes, any strides; memory apart)."""
+    geo, way, qp = op.geo, op.way, op.qp
+    scratch = op.scratch[result.dtype]
+    if way.same_order:  # one elementwise pass over the view without size-1 axes
+        shape, strides = way.core
+        src = np.ndarray(shape, geo.dtype, buffer=typed, offset=op.at, strides=strides)
+        dst = reshape_view(result, shape)
+        if qp is not None:
+            dequantize_into(dst, src, qp, scratch)
+        else:
+            np.copyto(dst, src)
+        return
+    steps = op.steps[result.dtype]
+    out6 = reshape_view(result, way.user6)
+    om = None
+    if steps.group:  # (a new result is contiguous: its (n, d1, d2) axes merge; a caller's out may not)
+        merged = (math.prod(way.user6[:3]), *way.user6[3:])
+        om = reshape_view(out6, merged) if result.flags.c_contiguous else view_reshape(out6, merged)
+    block = None if qp is None else np.empty(steps.group_block if om is not None else steps.row_block, result.dtype)
+    for ub, bb, grouped in _pairs(geo, steps, out6, om, typed, qp is None):
+        if block is not None and qp is not None:
+            t = block[:bb.size].reshape(bb.shape)
+            dequantize_into(t, bb, qp, scratch)
+            bb = t
+        transpose_into(ub, bb, way.out_of4 if grouped else way.out_of)
 
 
 # ---- moved ------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from ._check import check_kind
-from ._plan import _out_shape
 from .descriptor import Descriptor, ElementType, Tensor
+from .plan import out_shape
 
 __all__ = ["get_input_details", "get_output_details"]
 
@@ -42,8 +42,8 @@ def get_output_details(desc: Descriptor) -> list[dict[str, Any]]:
 
 def _details(t: Tensor) -> dict[str, Any]:
     element = t.element
-    nchw = np.array(_out_shape(t, True, False), dtype=np.int32)
-    shape = np.array(_out_shape(t, True, True), dtype=np.int32) if t.layout == "NHWC" else nchw
+    nchw = np.array(out_shape(t, True, False), dtype=np.int32)
+    shape = np.array(out_shape(t, True, True), dtype=np.int32) if t.layout == "NHWC" else nchw
     if element is ElementType.SinglePrecFloat or element is None:
         quantization: tuple[float, int] = (0.0, 0)
         scales, zero_points = np.zeros(0, np.float32), np.zeros(0, np.int32)

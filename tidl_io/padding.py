@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from ._check import check_kind
-from ._plan import _plan, _typed
 from .descriptor import Tensor
+from .plan import plan_buffer, typed_buffer
 
 __all__ = ["PaddingReport", "check_padding"]
 
@@ -54,8 +54,8 @@ def check_padding(tensor: Tensor, buf: Any) -> PaddingReport:
     outputs' pads hold whatever the accelerator left. Reads only the padding, in a few
     strided passes.
     """
-    plan = _plan(check_kind(tensor, Tensor, "check_padding", "tensor"))
-    typed = _typed(plan, buf, "buf", "check_padding")
+    plan = plan_buffer(check_kind(tensor, Tensor, "check_padding", "tensor"))
+    typed = typed_buffer(plan, buf, "buf", "check_padding")
     span = min(typed.size, plan.size)
     bits = typed[:span].view(np.dtype(f"u{plan.itemsize}"))
     checked = dirty = 0

@@ -29,7 +29,7 @@ from . import _blocked, _native
 from ._check import as_array, check_flag, wrong_kind
 from ._errors import BufferMismatchError, GeometryError, OptionError, check_out
 
-__all__ = ["PermutePlan", "permute", "plan_permute"]
+__all__ = ["PermutePlan", "permute", "plan_permute", "transpose_into"]
 
 RESHAPE = "reshape"
 TRANSPOSE2D = "transpose2d"
@@ -200,10 +200,17 @@ def permute(x: np.ndarray, perm: Sequence[int], out: np.ndarray | None = None,
         check_out(out, plan.out_shape, (x.dtype,), "permute")
         if _overlaps(x, out):
             x = x.copy()
-    xt = x.transpose(plan.perm)
+    transpose_into(out, x, plan.perm)
+    return out
+
+
+def transpose_into(out: np.ndarray, x: np.ndarray, perm: tuple[int, ...]) -> None:
+    """``out[...] = x.transpose(perm)`` IN PLACE for arrays whose shapes, dtypes and memory the
+    caller checked (a plan: same dtype, out of the permuted shape, memory apart; ``perm``
+    normalized): the native strided copy, else the cache-blocked NumPy one. No checks."""
+    xt = x.transpose(perm)
     if not _native.copy(out, xt):
         _blocked.copy(out, xt)
-    return out
 
 
 def _overlaps(a: np.ndarray, b: np.ndarray) -> bool:

@@ -25,10 +25,11 @@ Exact semantics, pinned by the tests:
   the division is IEEE float32 division (not a multiplication by ``1/scale``, which rounds
   differently); a result beyond float32 (a subnormal scale) is +-inf.
 
-The private ``_quantize_into`` / ``_dequantize_into`` kernels are what
-:mod:`tidl_io.buffers` uses: no full-size temporaries (at most a scratch of 1/16 of the
-data), and for data that needs no clipping one range test (an integer max over the float
-bit patterns) plus one fused NumPy pass per block.
+The kernels ``quantize_into`` / ``dequantize_into`` (on the parameters that :func:`qparams`,
+:func:`limits` and :func:`plan_conversion` prepare once) are what :mod:`tidl_io.buffers` runs:
+no full-size temporaries (at most a scratch of 1/16 of the data), and for data that needs no
+clipping one range test (an integer max over the float bit patterns) plus one fused NumPy pass
+per block.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ MIN_SCRATCH = 256
 
 
 @dataclass(frozen=True)
-class _QParams:
+class QParams:
     """What quantization needs from a tensor, validated once and cached."""
 
     label: str
@@ -84,40 +85,34 @@ class _QParams:
 
 
 @functools.lru_cache(maxsize=512)
-def _qparams(tensor: Tensor) -> _QParams:
+def qparams(tensor: Tensor) -> QParams:
     dtype = tensor.dtype  # GeometryError for an unknown element type
     if dtype.kind == "f":
-        return _QParams(tensor.label, dtype, True, 1.0, 0, 0, 0)
+        return QParams(tensor.label, dtype, True, 1.0, 0, 0, 0)
     scale = float(tensor.scale)
     if not math.isfinite(scale) or scale <= 0:
         raise GeometryError(f"{tensor.label}: {tensor.ti_name('scale')} = {scale!r}: a quantized tensor needs a "
                             f"finite multiplier > 0")
     info = np.iinfo(dtype)
-    return _QParams(tensor.label, dtype, False, scale, int(tensor.zero_point), int(info.min), int(info.max))
+    return QParams(tensor.label, dtype, False, scale, int(tensor.zero_point), int(info.min), int(info.max))
 
 
-def _compute_dtype(src: np.dtype, qp: _QParams) -> np.dtype:
+def _compute_dtype(src: np.dtype, qp: QParams) -> np.dtype:
     if src.itemsize >= 8 or qp.dtype.itemsize >= 4:  # float64 (either byte order), longdouble
         return np.dtype(np.float64)
     return np.dtype(np.float32)
 
 
-def _check_choice(value: str, allowed: tuple[str, ...], what: str, func: str = "quantize") -> None:
-    """``rounding=`` / ``nan=`` of ``func``: an ArgumentTypeError for a non-string, an
-    OptionError (a ValueError) for another name."""
-    check_choice(value, allowed, func, what)
-
-
 def nan_policy(nan: str, found: bool) -> None:
     """The ``nan=`` policy, applied in this one place by every quantizing path (NumPy
     blocks, native kernel, pack's native call): NaN ``found`` with ``nan="error"`` raises
-    :class:`_NanFound` (the caller reports where); with ``nan="zero"`` the kernels have
+    :class:`NanFound` (the caller reports where); with ``nan="zero"`` the kernels have
     written the zero point (the real value 0) and nothing is raised."""
     if found and nan == "error":
-        raise _NanFound
+        raise NanFound
 
 
-def _conversion(qp: _QParams, src: np.dtype, what: str) -> str:
+def _conversion(qp: QParams, src: np.dtype, what: str) -> str:
     """How data of dtype ``src`` goes into the tensor: "copy", "cast" or "quantize"."""
     if src.kind in "iu" and np.can_cast(src, qp.dtype, "equiv"):
         return "copy"
@@ -135,6 +130,30 @@ def _conversion(qp: _QParams, src: np.dtype, what: str) -> str:
         hint = f"pass float data to quantize it, or {qp.dtype.name} codes"
     raise BufferMismatchError(f"{qp.label}: {what} has dtype {src}, which does not go into a {qp.dtype} tensor; "
                               f"{hint}")
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """How data of one dtype and size goes into a tensor, prepared once (a pack plan's part):
+    ``how`` ("quantize", "copy" or "cast"); for "quantize" the ``limits`` (compute dtype,
+    thresholds) and ``scratch``, the scratch block of a quantizing pass (elements of the
+    compute dtype); ``codes``: the scratch budget in codes of the element dtype (the blocks of a
+    layout change)."""
+
+    how: str
+    limits: Limits | None
+    scratch: int
+    codes: int
+
+
+def plan_conversion(qp: QParams, src: np.dtype, nbytes: int, rounding: str, what: str) -> Conversion:
+    """The :class:`Conversion` of ``nbytes`` of data of dtype ``src`` (``what`` names it in the
+    error for a dtype that does not go in: :func:`_conversion`)."""
+    how, codes = _conversion(qp, src, what), scratch_elems(nbytes, qp.dtype.itemsize)
+    if how != "quantize":
+        return Conversion(how, None, codes, codes)
+    lim = limits(qp, src, rounding)
+    return Conversion(how, lim, scratch_elems(nbytes, lim.ct.itemsize), codes)
 
 
 def _blocks(shape: tuple[int, ...], max_elems: int) -> Iterator[tuple[Any, ...]]:
@@ -168,19 +187,20 @@ def _squeeze_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return a[keep], b[keep]
 
 
-def _scratch_elems(nbytes_user: int, itemsize: int) -> int:
+def scratch_elems(nbytes_user: int, itemsize: int) -> int:
     """Scratch block size: at most 1/16 of the user tensor's bytes (two scratches stay
     within 1/8), at most SCRATCH_BLOCK, at least MIN_SCRATCH elements."""
     return max(MIN_SCRATCH, min(SCRATCH_BLOCK, nbytes_user // (16 * itemsize)))
 
 
-class _NanFound(Exception):
+class NanFound(Exception):
     """Raised by the kernel on NaN with nan="error"; the caller reports where."""
 
 
 @dataclass(frozen=True)
-class _Limits:
-    """Everything one quantization setting needs per block, computed once.
+class Limits:
+    """Everything one quantization setting (the tensor's ``qp``, the source dtype, the
+    ``rounding``) needs per block, computed once: what :func:`quantize_into` runs on.
 
     ``lo_thr``/``hi_thr`` are the smallest/largest source values whose code is in range
     without clipping (found by bisection over the float bit patterns, so exact).
@@ -188,7 +208,9 @@ class _Limits:
     range test, or None.
     """
 
-    ct: np.dtype
+    qp: QParams
+    nearest: bool  # rounding="nearest" (else "trunc")
+    ct: np.dtype  # the compute dtype
     scale: np.floating
     zero_point: np.floating
     lo_f: np.floating
@@ -201,7 +223,7 @@ class _Limits:
 
 
 @functools.lru_cache(maxsize=256)
-def _limits(qp: _QParams, src: np.dtype, rounding: str) -> _Limits:
+def limits(qp: QParams, src: np.dtype, rounding: str) -> Limits:
     ct = _compute_dtype(src, qp)
     scale, zp = ct.type(qp.scale), ct.type(qp.zero_point)
     lo_f, hi_f = ct.type(qp.lo), ct.type(qp.hi)
@@ -217,7 +239,7 @@ def _limits(qp: _QParams, src: np.dtype, rounding: str) -> _Limits:
     if src.kind == "f" and src.itemsize in (2, 4, 8) and src.isnative:
         ub, ib = np.dtype(f"u{src.itemsize}"), np.dtype(f"i{src.itemsize}")
         bits = (ub, ib, 1 << (8 * src.itemsize - 1), int(np.array(np.inf, src).view(ub)))
-    return _Limits(ct, scale, zp, lo_f, hi_f, wide, lo_thr, hi_thr, src, bits)
+    return Limits(qp, rounding == "nearest", ct, scale, zp, lo_f, hi_f, wide, lo_thr, hi_thr, src, bits)
 
 
 def _threshold(ct: np.dtype, ok: Callable[[np.floating], bool], upper: bool) -> float:
@@ -245,7 +267,7 @@ def _threshold(ct: np.dtype, ok: Callable[[np.floating], bool], upper: bool) -> 
 _IN, _OUT, _NAN = 0, 1, 2
 
 
-def _range_state(s: np.ndarray, lim: _Limits) -> int:
+def _range_state(s: np.ndarray, lim: Limits) -> int:
     """_IN if every value of ``s`` quantizes in range without clipping, _NAN if ``s``
     holds a NaN, else _OUT. For IEEE floats one integer max over the bit patterns gives
     both the NaN test and the maximum of non-negative data (a second for negatives)."""
@@ -272,24 +294,25 @@ def _range_state(s: np.ndarray, lim: _Limits) -> int:
     return _IN if x_min >= lim.lo_thr and x_max <= lim.hi_thr else _OUT
 
 
-def _from_bits(bits: int, lim: _Limits) -> float:
+def _from_bits(bits: int, lim: Limits) -> float:
     return float(np.array(bits, lim.bits[0] if lim.bits else None).view(lim.src)[()])
 
 
-def _quantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, rounding: str, nan: str,
-                   scratch_elems: int) -> None:
-    """``dst[...] = quantize(src)`` for float ``src``; ``dst`` (any strides) has the
-    element dtype and src's shape. Raises _NanFound for NaN with nan="error"."""
+def quantize_into(dst: np.ndarray, src: np.ndarray, lim: Limits, nan: str, scratch_elems: int) -> None:
+    """``dst[...] = quantize(src)`` for float ``src`` of dtype ``lim.src``; ``dst`` (any strides)
+    has the element dtype and src's shape; ``scratch_elems``: the scratch block (elements of the
+    compute dtype). Raises NanFound for NaN with nan="error"."""
     if src.size == 0:
         return
-    nans = _native.quantize(dst, src, qp.scale, qp.zero_point, qp.lo, qp.hi, rounding == "nearest")
+    qp = lim.qp
+    nans = _native.quantize(dst, src, qp.scale, qp.zero_point, qp.lo, qp.hi, lim.nearest)
     if nans is not None:  # the native kernel did it (NaN written as the zero point)
         nan_policy(nan, bool(nans))
         return
     dst, src = _squeeze_pair(dst, src)
-    lim = _limits(qp, src.dtype, rounding)
     ct = lim.ct
-    fused = rounding == "trunc" and qp.zero_point == 0  # the cast alone finishes the job
+    nearest = lim.nearest
+    fused = not nearest and qp.zero_point == 0  # the cast alone finishes the job
     scratch: np.ndarray | None = None
     for idx in _blocks(src.shape, FAST_BLOCK):
         s, d = src[idx], dst[idx]
@@ -317,7 +340,7 @@ def _quantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, rounding: str
                     np.add(t, lim.zero_point, out=t)
                 if state == _NAN:
                     np.copyto(t, lim.zero_point, where=np.isnan(t))
-                if rounding == "nearest":
+                if nearest:
                     np.rint(t, out=t)
                 if state == _IN:
                     np.copyto(dd, t, casting="unsafe")
@@ -331,7 +354,17 @@ def _quantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, rounding: str
                         np.copyto(dd, qp.hi, where=big)
 
 
-def _dequantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_elems: int) -> None:
+def convert_into(dst: np.ndarray, src: np.ndarray, conv: Conversion, nan: str) -> None:
+    """``dst[...] = src`` converted as ``conv`` says (for a "copy" of another byte order, or a
+    "cast", a same-kind cast; else :func:`quantize_into`): a block of data into codes of the
+    element dtype, same shape."""
+    if conv.limits is not None:
+        quantize_into(dst, src, conv.limits, nan, conv.scratch)
+    else:
+        np.copyto(dst, src, casting="same_kind")  # float data, or codes of the other byte order
+
+
+def dequantize_into(dst: np.ndarray, src: np.ndarray, qp: QParams, scratch_elems: int) -> None:
     """``dst[...] = dequantize(src)``; src holds codes of the element dtype (any strides),
     dst is float32 or float64 of the same shape."""
     if src.size == 0:
@@ -357,13 +390,13 @@ def _dequantize_into(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_ele
 NATIVE_DEQ_MIN_BYTES = 8 << 20
 
 
-def _numpy_dequantizes_faster(dst: np.ndarray, qp: _QParams) -> bool:
+def _numpy_dequantizes_faster(dst: np.ndarray, qp: QParams) -> bool:
     return (_FAST_BUFFERED_CASTS and qp.dtype.itemsize <= 2 and not qp.zero_point
             and dst.nbytes < NATIVE_DEQ_MIN_BYTES
             and (qp.scale == 1.0 or _native.dequantize_kind(qp.dtype, qp.scale, 0) == _native.DEQ_NARROW))
 
 
-def _dequantize_blocks(dst: np.ndarray, src: np.ndarray, qp: _QParams, scratch_elems: int) -> None:
+def _dequantize_blocks(dst: np.ndarray, src: np.ndarray, qp: QParams, scratch_elems: int) -> None:
     f32 = np.float32
     narrow = qp.dtype.itemsize <= 2 and abs(qp.zero_point) <= 1 << 23
     zp = f32(qp.zero_point) if narrow else np.float64(qp.zero_point)
@@ -426,7 +459,7 @@ def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "
     >>> quantize(t, np.array([0.19, 30.0, -1.0]))                      # doctest: +SKIP
     array([  1, 255,   0], dtype=uint8)
     """
-    qp = _qparams(check_kind(tensor, Tensor, "quantize", "tensor"))
+    qp = qparams(check_kind(tensor, Tensor, "quantize", "tensor"))
     check_choice(rounding, ROUNDINGS, "quantize", "rounding")
     check_choice(nan, NAN_MODES, "quantize", "nan")
     xa = as_array(x, "quantize", "x")
@@ -442,10 +475,10 @@ def quantize(tensor: Tensor, x: object, *, rounding: str = "trunc", nan: str = "
         np.copyto(result, xa, casting="same_kind" if how == "cast" else "equiv")
         return result
     try:
-        ct = _compute_dtype(xa.dtype, qp)
-        _quantize_into(result, xa, qp, rounding, nan, _scratch_elems(xa.nbytes, ct.itemsize))
-    except _NanFound:
-        raise _nan_error(qp.label, xa, "x") from None
+        lim = limits(qp, xa.dtype, rounding)
+        quantize_into(result, xa, lim, nan, scratch_elems(xa.nbytes, lim.ct.itemsize))
+    except NanFound:
+        raise nan_error(qp.label, xa, "x") from None
     return result
 
 
@@ -456,7 +489,7 @@ def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
     ``q`` must have the tensor's element dtype (for float element types the values are
     returned as float32). ``out`` (same shape, float32 or float64) receives the result.
     """
-    qp = _qparams(check_kind(tensor, Tensor, "dequantize", "tensor"))
+    qp = qparams(check_kind(tensor, Tensor, "dequantize", "tensor"))
     qa = as_array(q, "dequantize", "q")
     if qa.dtype != qp.dtype:
         raise BufferMismatchError(f"{qp.label}: q: codes have dtype {qa.dtype}, expected the tensor's "
@@ -468,7 +501,7 @@ def dequantize(tensor: Tensor, q: object, *, out: np.ndarray | None = None,
         result = check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), f"dequantize: {qp.label}")
         if np.may_share_memory(result, qa):  # out over the codes' own bytes: read them first
             qa = qa.copy()
-    _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
+    dequantize_into(result, qa, qp, scratch_elems(qa.size * 4, 8))
     return result
 
 
@@ -481,21 +514,21 @@ def dequantize_codes(q: np.ndarray, scale: float, zero_point: int = 0, *, label:
     qa = np.asarray(q)
     dtype = qa.dtype
     if dtype.kind == "f":
-        qp = _QParams(label, dtype, True, 1.0, 0, 0, 0)
+        qp = QParams(label, dtype, True, 1.0, 0, 0, 0)
     elif dtype.kind in "iu":
         if not math.isfinite(scale) or scale <= 0:
             raise GeometryError(f"{label}: scale {scale!r}: quantized codes need a finite multiplier > 0")
         info = np.iinfo(dtype)
-        qp = _QParams(label, dtype, False, float(scale), int(zero_point), int(info.min), int(info.max))
+        qp = QParams(label, dtype, False, float(scale), int(zero_point), int(info.min), int(info.max))
     else:
         raise BufferMismatchError(f"{label}: expected integer or float codes, found dtype {dtype}")
     result = np.empty(qa.shape, np.float32) if out is None else \
         check_out(out, qa.shape, (np.dtype(np.float32), np.dtype(np.float64)), label)
-    _dequantize_into(result, qa, qp, _scratch_elems(qa.size * 4, 8))
+    dequantize_into(result, qa, qp, scratch_elems(qa.size * 4, 8))
     return result
 
 
-def _nan_error(label: str, x: np.ndarray, what: str) -> BufferMismatchError:
+def nan_error(label: str, x: np.ndarray, what: str) -> BufferMismatchError:
     mask = np.isnan(x)
     count = int(np.count_nonzero(mask))
     first = tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), x.shape)) if x.ndim else ()

@@ -223,7 +223,7 @@ def _disjoint(dst: int, dsize: int, src: int, ssize: int, span: tuple[int, int, 
     return dst + d_last + dsize <= src + s_lo or src + s_last + ssize <= dst + d_lo
 
 
-def _address(a: np.ndarray, _frombuf: Any = ctypes.c_char.from_buffer, _addressof: Any = ctypes.addressof) -> int:
+def address(a: np.ndarray, _frombuf: Any = ctypes.c_char.from_buffer, _addressof: Any = ctypes.addressof) -> int:
     """The address of a's first element. A writable C-contiguous array exports a plain buffer
     (0.4 us); anything else goes through __array_interface__ (1.5 us, a dict per call)."""
     flags = a.flags
@@ -242,7 +242,7 @@ def _pair_call(fn: Any, dst: np.ndarray, src: np.ndarray, head: tuple[Any, ...],
     if plan is None:
         return False
     k, shape, ds, ss, d_off, s_off, span = plan
-    dst_at, src_at = _address(dst), _address(src)
+    dst_at, src_at = address(dst), address(src)
     if not _disjoint(dst_at, dst.itemsize, src_at, src.itemsize, span):
         return False
     return fn(dst_at + d_off, src_at + s_off, *head, k, shape, ds, ss, *tail) == 0
@@ -254,9 +254,10 @@ def quantize(dst: np.ndarray, src: np.ndarray, scale: float, zero_point: int, lo
     number of NaN found (written as the zero point), or None when not handled."""
     if active() is None:
         return None
+    dst_at, src_at = address(dst), address(src)
     call = quantize_call(dst.shape, dst.strides, dst.dtype, src.strides, src.dtype, float(scale),
                          float(zero_point), float(lo), float(hi), bool(nearest))
-    return quantize_at(call, _address(dst), _address(src))
+    return quantize_at(call, dst_at, src_at)
 
 
 class _QArgs(ctypes.Structure):
@@ -411,7 +412,7 @@ def compare_sums(ref: np.ndarray, ref_q: tuple[float, int] | None, test: np.ndar
         return out
     shape = (ctypes.c_int64 * 3)(*ref.shape)
     rs, ts = (ctypes.c_int64 * 3)(*ref.strides), (ctypes.c_int64 * 3)(*test.strides)
-    status = lib.tio_compare(_address(ref), *sides[0], rs, _address(test), *sides[1], ts, shape,
+    status = lib.tio_compare(address(ref), *sides[0], rs, address(test), *sides[1], ts, shape,
                              out.ctypes.data, threads)
     return out if status == 0 else None
 
@@ -434,6 +435,6 @@ def compare_codes(ref: np.ndarray, test: np.ndarray, zero_point: int) -> np.ndar
         return out
     shape = (ctypes.c_int64 * 3)(*ref.shape)
     rs, ts = (ctypes.c_int64 * 3)(*ref.strides), (ctypes.c_int64 * 3)(*test.strides)
-    status = lib.tio_compare_codes(_address(ref), rs, _address(test), ts, _CODES[ref.dtype], int(zero_point),
+    status = lib.tio_compare_codes(address(ref), rs, address(test), ts, _CODES[ref.dtype], int(zero_point),
                                    shape, out.ctypes.data, threads)
     return out if status == 0 else None

@@ -53,7 +53,7 @@ import numpy as np
 from .._check import check_choice, check_flag, check_kind, check_path, open_regular, wrong_kind
 from .._errors import BufferMismatchError, FormatError, GeometryError, TidlRtError
 from .._limits import check_alloc
-from ..buffers import _aligned_zeros
+from ..buffers import zeroed
 from ..descriptor import Descriptor, Tensor, TensorLayout
 from ..models import Model, model_shape, resolve_model
 from ..padding import check_padding
@@ -414,7 +414,7 @@ class MockC7xRuntime:
         """The runtime's own padded buffer for a tensor (allocated on first use, zero-filled)."""
         if slot.internal is None:
             check_alloc(slot.nbytes, f"{slot.label}: runtime buffer")
-            slot.internal = _aligned_zeros(slot.size, slot.dtype)
+            slot.internal = zeroed(slot.size, slot.dtype)
         return slot.internal
 
     def _stage_input(self, slot: _Slot, plan: _Plan_t) -> tuple[np.ndarray, Transfer]:
