@@ -1,7 +1,7 @@
-"""Build hook: compile the optional native kernels (tidl_io/_native/*.c) into a plain shared library.
+"""Build hook: compile the optional native kernels (tidl_io/native/*.c) into a plain shared library.
 
 Everything else about the package is declared in pyproject.toml. The library goes into the wheel
-and also into the source tree's tidl_io/_native/ (git-ignored), so that ``import tidl_io`` from a
+and also into the source tree's tidl_io/native/ (git-ignored), so that ``import tidl_io`` from a
 checkout (the README's test command runs from the repository root) finds it too. Without a C
 compiler the build prints one line and the package uses its NumPy path.
 """
@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def _native_build():
-    spec = importlib.util.spec_from_file_location("_tidl_io_native_build", HERE / "tidl_io" / "_native" / "build.py")
+    spec = importlib.util.spec_from_file_location("_tidl_io_native_build", HERE / "tidl_io" / "native" / "build.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -30,9 +30,9 @@ def _native_build():
 class build_py_native(build_py):
     def run(self):
         super().run()
-        targets = [HERE / "tidl_io" / "_native"]
+        targets = [HERE / "tidl_io" / "native"]
         if not getattr(self, "editable_mode", False):
-            targets.append(Path(self.build_lib) / "tidl_io" / "_native")
+            targets.append(Path(self.build_lib) / "tidl_io" / "native")
         _native_build().try_build(targets)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from net_fixtures import V110
 
-from tidl_io.net._build import build_net
+from tidl_io.net.build import build_net
 
 from perf_fixtures import SIM_HEADER, TINY_SUMMARY, sim_row
 

@@ -115,7 +115,7 @@ def both_paths(request: pytest.FixtureRequest):
     instead when TIDL_IO_REQUIRE_NATIVE=1 (CI)."""
     import os
 
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     native = request.param == "native"
     if native and _native.LIB is None:

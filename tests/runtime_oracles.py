@@ -91,7 +91,7 @@ def test_model(desc):
                 hi = min((info.max - o.zero_point) / o.scale, 5.0)
             k = np.arange(o.size)
             y = lo + (hi - lo) * (((k * 7 + j) % 23) / 23.0) + 0.01 * np.tanh(m)
-            out[o.name] = y.reshape(tidl_io.models.model_shape(o))
+            out[o.name] = y.reshape(tidl_io.runtime.models.model_shape(o))
         return out
 
     return model, seen
@@ -120,7 +120,7 @@ def fill_inputs(desc, bufs, seed: int) -> dict[str, np.ndarray]:
 def check_outputs(desc, model_oracle, seen, codes, out_bufs, poison: bool = True) -> None:
     for t in desc.inputs:  # the model saw dequantize(quantize(x))
         np.testing.assert_array_equal(seen[t.name].ravel(), deq(t, codes[t.name]))
-    expect = model_oracle({t.name: deq(t, codes[t.name]).reshape(tidl_io.models.model_shape(t))
+    expect = model_oracle({t.name: deq(t, codes[t.name]).reshape(tidl_io.runtime.models.model_shape(t))
                            for t in desc.inputs})
     for t in desc.outputs:
         buf = out_bufs[t.name]
@@ -150,7 +150,7 @@ def _capture(desc):
 
     def model(feeds):
         seen.update({k: np.array(v) for k, v in feeds.items()})
-        return {o.name: np.zeros(tidl_io.models.model_shape(o)) for o in desc.outputs}
+        return {o.name: np.zeros(tidl_io.runtime.models.model_shape(o)) for o in desc.outputs}
 
     return model, seen
 

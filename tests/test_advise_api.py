@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 
 from conftest import ZERO_DCE
 

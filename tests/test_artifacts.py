@@ -1,4 +1,4 @@
-"""tidl_io.artifacts: io-file discovery, artifacts folders and the two sidecars, against the
+"""tidl_io.artifacts.folder: io-file discovery, artifacts folders and the two sidecars, against the
 real sidecar files in ../shared/realdata/sidecar (what edgeai-tidl-tools wrote) and literal
 folder layouts built here."""
 
@@ -10,7 +10,7 @@ import pytest
 
 import tidl_io
 from tidl_io import FormatError
-from tidl_io.artifacts import (
+from tidl_io.artifacts.folder import (
     ModelParams,
     find_artifacts,
     load_param_yaml,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tidl_io import _atomic
-from tidl_io._atomic import write_bytes_atomic
+from tidl_io.base import atomic as _atomic
+from tidl_io.base.atomic import write_bytes_atomic
 
 ATOMIC = Path(_atomic.__file__).resolve()
 

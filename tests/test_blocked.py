@@ -1,4 +1,4 @@
-"""The private kernels of tidl_io._blocked against plain NumPy, with tiny tunings that force every
+"""The private kernels of tidl_io.data.blocked against plain NumPy, with tiny tunings that force every
 code path (tiles, staging, lane casts, splits) on small arrays."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from tidl_io import _blocked
-from tidl_io._blocked import Tuning
+from tidl_io.data import blocked as _blocked
+from tidl_io.data.blocked import Tuning
 
 # Every size parameter shrunk so that arrays of a few dozen elements are cut into many tiles.
 TINY = Tuning(small_bytes=0, inner_min=3, inner_lines=2, reuse_lines=4, tile_elems=8, stage_min=4,

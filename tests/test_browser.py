@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import tidl_io
-from tidl_io.cli import main
-from tidl_io.descriptor import build, make_descriptor
+from tidl_io.cli.app import main
+from tidl_io.iodesc.descriptor import build, make_descriptor
 
 from conftest import EXAMPLES, corpus, corpus_params
 from headless import Browser, distinct_colours, find_chromium, png_pixels
@@ -161,7 +161,7 @@ def test_net_report_draws_the_layer_graph(browser: Browser, tmp_path: Path) -> N
     from net_fixtures import V1101, sample_layers
 
     from tidl_io.net import load_net
-    from tidl_io.net._build import build_net
+    from tidl_io.net.build import build_net
 
     folder = tmp_path / "artifacts"
     folder.mkdir()

@@ -31,15 +31,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io import (
-    AllocationLimitError,
-    BufferMismatchError,
-    GeometryError,
-    OptionError,
-    buffers,
-    make_descriptor,
-)
-from tidl_io.buffers import (
+from tidl_io import AllocationLimitError, BufferMismatchError, GeometryError, OptionError, make_descriptor
+from tidl_io.data import buffers
+from tidl_io.data.buffers import (
     alloc_input,
     alloc_inputs,
     alloc_output,
@@ -49,8 +43,8 @@ from tidl_io.buffers import (
     unpack,
     view,
 )
-from tidl_io.padding import check_padding
-from tidl_io.validate import geometry_problems
+from tidl_io.data.padding import check_padding
+from tidl_io.iodesc.validate import geometry_problems
 
 from conftest import FIXTURES, ROOT, corpus_params
 

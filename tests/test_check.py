@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io._check import as_array, check_flag, check_layout, layout_name, open_regular
-from tidl_io._errors import ArgumentTypeError, PathError, PathIsFolderError, PathNotFoundError
+from tidl_io.base.check import as_array, check_flag, check_layout, layout_name, open_regular
+from tidl_io.base.errors import ArgumentTypeError, PathError, PathIsFolderError, PathNotFoundError
 from tidl_io.emulator._fixture import tiny_net
 
 from conftest import EXAMPLES, FIXTURES
@@ -447,7 +447,7 @@ def test_path_errors_pickle_with_their_message() -> None:
 def test_missing_file_error_is_a_deprecated_name_of_path_not_found() -> None:
     import pickle
 
-    from tidl_io import _errors
+    from tidl_io.base import errors as _errors
 
     assert _errors.MissingFileError is PathNotFoundError is tidl_io.PathNotFoundError
     with pytest.warns(DeprecationWarning, match=r"^tidl_io.MissingFileError is deprecated: it is the same class as "
@@ -505,7 +505,7 @@ class _Growing:
 
 @pytest.mark.parametrize("size", [0, 1, 99, 100, 101, 5000])
 def test_read_limited_returns_at_most_limit_plus_one_bytes(tmp_path: Path, size: int) -> None:
-    from tidl_io._check import read_limited
+    from tidl_io.base.check import read_limited
 
     data = bytes(range(256)) * (size // 256 + 1)
     path = tmp_path / "f.bin"
@@ -516,7 +516,7 @@ def test_read_limited_returns_at_most_limit_plus_one_bytes(tmp_path: Path, size:
 
 
 def test_read_limited_reads_on_past_a_wrong_size_hint() -> None:
-    from tidl_io._check import read_limited
+    from tidl_io.base.check import read_limited
 
     data = b"x" * 3_000_000
     fh = _Growing(data, hint=0)
@@ -544,7 +544,7 @@ def test_load_allocates_about_the_file_not_the_limit() -> None:
 def test_read_limited_allocates_the_file_not_the_limit(tmp_path: Path) -> None:
     import tracemalloc
 
-    from tidl_io._check import read_limited
+    from tidl_io.base.check import read_limited
 
     path = tmp_path / "names.txt"
     path.write_bytes(b"0 1 conv\n" * 2000)  # 18 KB under a 64 MB limit

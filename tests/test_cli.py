@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 
 from conftest import EXAMPLES, FIXTURES
 
@@ -197,7 +197,7 @@ def _commands() -> dict[str, tuple[list[str], list[str]]]:
     join the tests below by themselves."""
     import argparse
 
-    from tidl_io.cli import _parser
+    from tidl_io.cli.app import _parser
 
     sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
     found = {}
@@ -366,7 +366,7 @@ def test_inspect_unusable_path_is_one_line(tmp_path: Path, name: str) -> None:
 def test_inspect_unlistable_folder_is_a_path_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A folder that may not be listed (mode 000 for a user who is not root: simulated, as
     root may list anything) is one line, not a PermissionError traceback."""
-    import tidl_io._check as check
+    from tidl_io.base import check
 
     real = os.listdir
 

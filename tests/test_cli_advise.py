@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from advise_fixtures import write_model
 
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 
 
 def _run(*argv: str) -> tuple[int, str, str]:

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import tidl_io
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 
 EXAMPLES = Path(tidl_io.__file__).parent / "examples"
 

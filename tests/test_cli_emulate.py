@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 from tidl_io.emulator._fixture import tiny_net
 
 from conftest import REALDATA

@@ -1,4 +1,4 @@
-"""``tidl-io perf`` (tidl_io.cli_perf): exit codes like diff (0 the report, 1 A B differ, 2 could
+"""``tidl-io perf`` (tidl_io.cli.perf): exit codes like diff (0 the report, 1 A B differ, 2 could
 not), one line on stderr and no traceback, --json, --html, --board, --top."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 
 from conftest import REALDATA
 from perf_fixtures import TINY_BOARD, TINY_SIM_NAME, write_tiny

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 
 from conftest import REALDATA
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tidl_io.demo import EXAMPLES, demo_image, run_demo
-from tidl_io.models import DEMO_COLORS
+from tidl_io.run.demo import EXAMPLES, demo_image, run_demo
+from tidl_io.runtime.models import DEMO_COLORS
 
 
 def test_demo_image_draws_solid_boxes() -> None:

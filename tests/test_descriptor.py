@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 import tidl_io
-from tidl_io._format import descriptor_to_dict
-from tidl_io.descriptor import make_descriptor
+from tidl_io.iodesc.descriptor import make_descriptor
+from tidl_io.iodesc.format import descriptor_to_dict
 
 from conftest import FIXTURES, REALDATA, SPECS, corpus_params, real_files
 
@@ -159,7 +159,7 @@ def _spec_offsets(family: str, cores: int) -> tuple[dict[str, tuple[int, int]], 
 def test_layout_sizes_and_offsets_match_the_spec(family: str, cores: int, size: int) -> None:
     table, total = _spec_offsets(family, cores)
     assert total == size
-    layout = tidl_io.descriptor.find_layout(family, cores)
+    layout = tidl_io.iodesc.descriptor.find_layout(family, cores)
     assert layout.size == size
     assert {m.name: (m.offset, m.itemsize) for m in layout.members} == table
 
@@ -347,7 +347,8 @@ def test_public_names_resolve() -> None:
     import importlib
     import types
 
-    for module in ("buffers", "quant", "permute", "reorg", "runtime", "session", "detection", "models"):
+    for module in ("data.buffers", "data.quant", "data.permute", "data.reorg", "runtime", "run.session",
+                   "data.detection", "runtime.models"):
         importlib.import_module(f"tidl_io.{module}")
     for name in tidl_io.__all__:
         value = getattr(tidl_io, name)

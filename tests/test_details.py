@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 
 import tidl_io
-from tidl_io.buffers import alloc_output, pack, unpack, view
-from tidl_io.details import get_input_details, get_output_details
+from tidl_io.data.buffers import alloc_output, pack, unpack, view
+from tidl_io.data.details import get_input_details, get_output_details
 
 from conftest import FIXTURES
 from test_buffers import RNG
@@ -62,10 +62,10 @@ def test_details_of_the_real_tflite_model(realdata: Path) -> None:
 
 
 def test_still_importable_from_buffers() -> None:
-    """get_input_details / get_output_details lived in tidl_io.buffers: old imports keep working."""
-    from tidl_io import details
-    from tidl_io.buffers import get_input_details as old_in
-    from tidl_io.buffers import get_output_details as old_out
+    """get_input_details / get_output_details lived in tidl_io.data.buffers: old imports keep working."""
+    from tidl_io.data import details
+    from tidl_io.data.buffers import get_input_details as old_in
+    from tidl_io.data.buffers import get_output_details as old_out
 
     assert old_in is details.get_input_details and old_out is details.get_output_details
     assert tidl_io.get_input_details is details.get_input_details

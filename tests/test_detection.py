@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tidl_io import FormatError
-from tidl_io._errors import ArgumentTypeError, BufferMismatchError
-from tidl_io.detection import (
+from tidl_io.base.errors import ArgumentTypeError, BufferMismatchError
+from tidl_io.data.detection import (
     Formatter,
     ObjectType,
     apply_formatter,

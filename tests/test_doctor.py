@@ -1,4 +1,4 @@
-"""``tidl-io doctor`` (tidl_io.doctor): real artifacts folders, mixed releases, broken and foreign files,
+"""``tidl-io doctor`` (tidl_io.doctor.checks): real artifacts folders, mixed releases, broken and foreign files,
 the TIDL-RT library of another release, --explain, --json and usage errors.
 
 Oracles: TI's own netLog and layer_info files beside the real nets, the first word of each net file
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tidl_io import OptionError
-from tidl_io._schema import find_layout
-from tidl_io.cli import main
-from tidl_io.doctor import diagnose, parse_explain
+from tidl_io.cli.app import main
+from tidl_io.doctor.checks import diagnose, parse_explain
+from tidl_io.iodesc.schema import find_layout
 
 DEEPLAB, EAST, ZERO_DCE = "bbai64-deeplabv3-mnv2-8.2", "edgeai-tidl-east-9.0", "real-time-llve-zero-dce-10.0"
 MOBILENET_IO = "bbai64__go__model__TFL-CL-0000-mobileNetV1-mlperf__artifacts__87_tidl_io_1.bin"
@@ -602,7 +602,7 @@ def test_a_net_file_whose_folder_has_no_io_file_does_not_send_the_user_back(net:
 
 def test_layer_info_of_another_model_is_one_error_read_once(net: Path, tmp_path: Path, monkeypatch) -> None:
     """The 9.0 EAST's layer_info.txt (7 lines) beside the 8.2 DeepLab net (82 layers)."""
-    import tidl_io.net._parse as parse
+    from tidl_io.net import parse
 
     folder = copy_files(net / DEEPLAB, tmp_path / "m", "201_tidl_net.bin", "201_tidl_io_1.bin")
     shutil.copy(net / EAST / "tempDir" / "625_tidl_net.bin.layer_info.txt", folder / "201_tidl_net.bin.layer_info.txt")

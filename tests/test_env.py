@@ -1,4 +1,4 @@
-"""Environment variables read one way (tidl_io._env): yes/no flags in the usual spellings,
+"""Environment variables read one way (tidl_io.base.env): yes/no flags in the usual spellings,
 whole numbers; a value not understood is a TidlIoWarning naming the variable and the value,
 and the default is used. The oracle is the documented table of spellings."""
 
@@ -9,7 +9,7 @@ import itertools
 import pytest
 
 from tidl_io import TidlIoWarning
-from tidl_io._env import FALSE, TRUE, env_flag, env_int
+from tidl_io.base.env import FALSE, TRUE, env_flag, env_int
 
 VAR = "TIDL_IO_TEST_SETTING"
 

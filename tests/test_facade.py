@@ -26,8 +26,8 @@ def test_no_public_name_is_any() -> None:
     anys = sorted(q for q, t in found.items() if t == "Any")
     assert not anys, out
     # a few literal expectations: a class, a lazily loaded function, a lazily loaded class
-    assert found["tidl_io.Tensor"].endswith(") -> tidl_io.tensor.Tensor")
-    assert found["tidl_io.pack"].startswith("def (tensor: tidl_io.tensor.Tensor, x: Any, out: Any =, *, layout: str =")
+    assert found["tidl_io.Tensor"].endswith(") -> tidl_io.iodesc.tensor.Tensor")
+    assert found["tidl_io.pack"].startswith("def (tensor: tidl_io.iodesc.tensor.Tensor, x: Any, out: Any =, *, layout: str =")
     assert found["tidl_io.MockC7xRuntime"].endswith(") -> tidl_io.runtime.mock.MockC7xRuntime")
 
 
@@ -40,9 +40,9 @@ def test_the_check_sees_an_untyped_name() -> None:
 
 def test_lazy_names_are_not_imported_eagerly() -> None:
     code = ("import sys, tidl_io, tidl_io.runtime; "
-            "print(sorted(m for m in ('tidl_io.buffers', 'tidl_io.session', 'tidl_io.runtime.mock') "
+            "print(sorted(m for m in ('tidl_io.data.buffers', 'tidl_io.run.session', 'tidl_io.runtime.mock') "
             "if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False,
                           timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['tidl_io.buffers']"  # tidl_io.runtime's protocol needs as_buffer
+    assert done.stdout.strip() == "['tidl_io.data.buffers']"  # tidl_io.runtime's protocol needs as_buffer

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io._format import SCHEMA_VERSION, descriptor_to_dict, document, dumps_json, format_descriptor
+from tidl_io.iodesc.format import SCHEMA_VERSION, descriptor_to_dict, document, dumps_json, format_descriptor
 
 from conftest import GOLDEN, ROOT, corpus_params
 
@@ -89,7 +89,7 @@ def test_unknown_element_type_shows_without_crashing() -> None:
 # ---- dumps_json: indented skeleton, one record per line, same JSON value as json.dumps ----
 
 
-from tidl_io._format import finding_to_dict
+from tidl_io.iodesc.format import finding_to_dict
 
 _json_scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
                  | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=12))

@@ -32,9 +32,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io import buffers
-from tidl_io._format import descriptor_to_dict, format_descriptor
-from tidl_io.validate import geometry_problems
+from tidl_io.data import buffers
+from tidl_io.iodesc.format import descriptor_to_dict, format_descriptor
+from tidl_io.iodesc.validate import geometry_problems
 
 from conftest import EXAMPLES, ROOT, example_files, fixture_files
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.geometry import BufferGeometry
+from tidl_io.iodesc.geometry import BufferGeometry
 
 from conftest import corpus_params
 
@@ -204,7 +204,7 @@ def test_tensor_geometry_matches_the_formulas(path: Path) -> None:
 
 @pytest.mark.parametrize("path", corpus_params())
 def test_tensor_geometry_view_equals_buffers_view(path: Path) -> None:
-    from tidl_io.buffers import alloc_input, view
+    from tidl_io.data.buffers import alloc_input, view
 
     desc = tidl_io.load(path)
     for i, t in enumerate(desc.inputs):
@@ -272,7 +272,7 @@ def test_merge_axes_walks_the_same_element_pairs(seed: int) -> None:
     memory, reversed axes, size-1 axes, a strided destination)."""
     from numpy.lib.stride_tricks import as_strided
 
-    from tidl_io.geometry import merge_axes
+    from tidl_io.iodesc.geometry import merge_axes
 
     rng = np.random.default_rng(4000 + seed)
     ndim = int(rng.integers(1, 6))

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import tidl_io
-from tidl_io._html import render_html
-from tidl_io.cli import main
-from tidl_io.descriptor import build, make_descriptor
+from tidl_io.cli.app import main
+from tidl_io.cli.html import render_html
+from tidl_io.iodesc.descriptor import build, make_descriptor
 
 from conftest import EXAMPLES, FIXTURES, GOLDEN, ROOT, corpus_params
 from headless import distinct_colours, png_pixels
@@ -166,7 +166,7 @@ def test_unwritable_destination_is_located_and_leaves_nothing(tmp_path: Path) ->
 def test_output_over_an_existing_file_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     report = tmp_path / "r.html"
     report.write_text("old")
-    import tidl_io._atomic as atomic
+    from tidl_io.base import atomic
 
     def boom(*args: object) -> None:
         raise OSError(28, "No space left on device")
@@ -192,9 +192,9 @@ def test_artifacts_folder_gives_every_file(tmp_path: Path) -> None:
 
 
 def test_plain_inspect_does_not_import_the_pictures() -> None:
-    code = ("import sys, io; from tidl_io.cli import main; "
+    code = ("import sys, io; from tidl_io.cli.app import main; "
             f"main(['inspect', '--physical', {str(EXAMPLES)!r}], out=io.StringIO()); "
-            "print(sorted(m for m in sys.modules if m in ('tidl_io.picture', 'tidl_io._html', 'html')))")
+            "print(sorted(m for m in sys.modules if m in ('tidl_io.iodesc.picture', 'tidl_io.cli.html', 'html')))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert proc.stdout.strip() == "[]"
 

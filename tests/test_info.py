@@ -1,4 +1,4 @@
-"""tidl_io.info: the lines of `tidl-io info`, found or not, and extensible."""
+"""tidl_io.runtime.info: the lines of `tidl-io info`, found or not, and extensible."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tidl_io import info
+from tidl_io.runtime import info
 
 
 def test_without_a_library(tmp_path: Path, monkeypatch) -> None:
@@ -48,7 +48,7 @@ def test_one_more_line_and_a_broken_provider(monkeypatch) -> None:
 
 
 def test_native_kernels_line_says_which_path_and_why(monkeypatch) -> None:
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     lines = dict(info.collect())
     state = _native.info()

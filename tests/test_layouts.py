@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tidl_io import BufferMismatchError, OptionError
-from tidl_io._layouts import accepted_shapes, canonical, check_shape, detect, dims_of, fits, parse_layout
+from tidl_io.base.layouts import accepted_shapes, canonical, check_shape, detect, dims_of, fits, parse_layout
 
 SHAPES = [(1, 1, 1, 3, 4, 5), (2, 1, 1, 3, 4, 5), (1, 2, 3, 3, 4, 5), (1, 1, 1, 1, 1, 7), (2, 2, 1, 3, 1, 5)]
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tidl_io import AllocationLimitError, ArgumentTypeError, OptionError, TidlIoError
-from tidl_io._limits import (
+from tidl_io.base.limits import (
     DEFAULT_MAX_ALLOC_BYTES,
     ENV_MAX_ALLOC_BYTES,
     check_alloc,
@@ -120,7 +120,7 @@ def test_negative_size_is_refused() -> None:
 @pytest.mark.parametrize("alignment", [1, 8, 64, 128, 4096])
 @pytest.mark.parametrize("nbytes", [0, 1, 63, 1000])
 def test_aligned_zeros(nbytes: int, alignment: int) -> None:
-    from tidl_io._limits import aligned_zeros
+    from tidl_io.base.limits import aligned_zeros
 
     a = aligned_zeros(nbytes, alignment)
     assert a.dtype == np.uint8 and a.shape == (nbytes,) and not a.any()

@@ -24,7 +24,7 @@ import yaml
 
 import tidl_io
 from tidl_io import ArgumentTypeError, BufferMismatchError, OptionError, TidlIoError, TidlIoWarning
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 
 from conftest import EXAMPLES, FIXTURES, ROOT, SPECS
 
@@ -167,7 +167,7 @@ def test_core_num_minus_one_is_refused_before_ti_library(arg: str, value: int, t
 @pytest.mark.parametrize("value,on", [("0", False), ("false", False), ("OFF", False), ("No", False),
                                       ("1", True), ("TRUE", True), ("on", True), ("yes", True), ("", True)])
 def test_tidl_io_native_takes_the_usual_spellings(value: str, on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     monkeypatch.setenv("TIDL_IO_NATIVE", value)
     lib, reason, _ = _native._load()
@@ -178,7 +178,7 @@ def test_tidl_io_native_takes_the_usual_spellings(value: str, on: bool, monkeypa
 
 
 def test_tidl_io_native_not_understood_warns(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     monkeypatch.setenv("TIDL_IO_NATIVE", "maybe")
     with pytest.warns(TidlIoWarning, match=r"^TIDL_IO_NATIVE='maybe' is not understood \(expected one of "
@@ -190,7 +190,7 @@ def test_tidl_io_native_not_understood_warns(monkeypatch: pytest.MonkeyPatch) ->
 @pytest.mark.parametrize("value", ["banana", "-3", "0", "2.5"])
 def test_tidl_io_threads_not_understood_warns_and_uses_the_default(value: str,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     monkeypatch.delenv("TIDL_IO_THREADS", raising=False)
     default = _native._threads_default()

@@ -10,8 +10,8 @@ import pytest
 
 import tidl_io
 from tidl_io import GeometryError, load, make_descriptor
-from tidl_io.buffers import alloc_input, alloc_output, unpack
-from tidl_io.models import (
+from tidl_io.data.buffers import alloc_input, alloc_output, unpack
+from tidl_io.runtime.models import (
     DEMO_COLORS,
     chain,
     color_boxes,
@@ -230,7 +230,7 @@ def test_model_shape_is_what_unpack_returns(path) -> None:
 def test_model_trial_arrays_respect_the_allocation_cap(monkeypatch) -> None:
     """A huge input must give the library's AllocationLimitError, not NumPy's 'array is too big'."""
     import tidl_io
-    from tidl_io import models
+    from tidl_io.runtime import models
 
     desc = tidl_io.make_descriptor("10.x", inputs=[{"inDataName": "x", "inWidth": 2**30, "inHeight": 2**30,
                                                     "inNumChannels": 1, "inChannelPitch": 2**30,
@@ -247,7 +247,7 @@ def test_model_trial_arrays_respect_the_allocation_cap(monkeypatch) -> None:
 
 def test_build_od_argument_errors_are_library_errors() -> None:
     import tidl_io
-    from tidl_io.detection import build_od
+    from tidl_io.data.detection import build_od
 
     with pytest.raises(tidl_io.OptionError, match="^build_od: obj_info_size must be a multiple of 4 and >= 28, "
                                                   "found 3$"):

@@ -1,4 +1,4 @@
-"""The native kernels (tidl_io/_native): loader behaviour, and every kernel bit for bit against the
+"""The native kernels (tidl_io/native): loader behaviour, and every kernel bit for bit against the
 NumPy path (the reference), on the same data in the same run.
 
 The pack/unpack/permute/reorg/quant modules' own tests also run on both paths (the both_paths
@@ -25,10 +25,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io import _native, buffers, quant
-from tidl_io.buffers import pack, unpack
-from tidl_io.permute import permute
-from tidl_io.reorg import MODES, reorg, reorg_inverse
+from tidl_io import native as _native
+from tidl_io.data import buffers, quant
+from tidl_io.data.buffers import pack, unpack
+from tidl_io.data.permute import permute
+from tidl_io.data.reorg import MODES, reorg, reorg_inverse
 
 from conftest import ROOT, corpus_params
 from test_buffers import corpus_tensors, geometries, make_tensor, user_data
@@ -430,7 +431,7 @@ def test_dequantize_proof_tool(tmp_path: Path) -> None:
         pytest.skip("no C compiler")
     lib = tmp_path / "libprove.so"
     subprocess.run([*shlex.split(cc), "-O2", "-shared", "-fPIC", "-pthread", "-ffp-contract=off",
-                    "-Dmain=prove_dequantize_main", "-I", str(ROOT / "tidl_io" / "_native"), "-o", str(lib),
+                    "-Dmain=prove_dequantize_main", "-I", str(ROOT / "tidl_io" / "native"), "-o", str(lib),
                     str(ROOT / "tools" / "prove_dequantize.c"), "-lm"], check=True)
     prove = ctypes.CDLL(str(lib)).prove_dequantize_main
     prove.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
@@ -683,7 +684,7 @@ def _header_exports() -> dict[str, tuple[str, list[str]]]:
     from the text (comments removed, prototypes joined across lines)."""
     import re
 
-    text = (ROOT / "tidl_io" / "_native" / "tidl_io_native.h").read_text()
+    text = (ROOT / "tidl_io" / "native" / "tidl_io_native.h").read_text()
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
     text = re.sub(r"//[^\n]*", " ", text)
     found = {}

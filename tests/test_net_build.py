@@ -1,4 +1,4 @@
-"""Fixtures for 8.6 and 11.x (no public real file) built with tidl_io.net._build from the
+"""Fixtures for 8.6 and 11.x (no public real file) built with tidl_io.net.build from the
 headers' field lists, read back with tidl_io.net, and checked byte by byte at the offsets TI's
 headers give (worked out by hand from itidl_ti.h, independently of the YAML layout compiler)."""
 
@@ -10,7 +10,7 @@ import pytest
 from net_fixtures import V86, V110, V1101, sample_layers
 
 from tidl_io.net import parse_net
-from tidl_io.net._build import build_net, spec_of
+from tidl_io.net.build import build_net, spec_of
 
 # (netVersion, cores) -> header bytes, layer bytes, and offsets inside a layer: layerType, numInBufs,
 # numOutBufs, inData, outData; inside outData: tensorScale, tensorZeroPoint, padW, pitch, dimValues;

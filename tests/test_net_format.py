@@ -14,10 +14,10 @@ import pytest
 from net_fixtures import V1101, sample_layers
 from test_net_real import _log, _netlog, _nets
 
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 from tidl_io.net import parse_net
-from tidl_io.net._build import build_net
-from tidl_io.net._graph import net_svg, ranks
+from tidl_io.net.build import build_net
+from tidl_io.net.graph import net_svg, ranks
 
 from conftest import REALDATA
 

@@ -9,7 +9,7 @@ from net_fixtures import V86, V1101, sample_layers
 import tidl_io
 from tidl_io import ElementType, TensorNotFoundError
 from tidl_io.net import load_net, parse_net
-from tidl_io.net._build import build_net
+from tidl_io.net.build import build_net
 
 from conftest import REALDATA
 

@@ -18,7 +18,7 @@ from net_fixtures import V86, V1101, sample_layers
 import tidl_io
 from tidl_io import FormatError, PathIsFolderError, PathNotFoundError, TidlIoError
 from tidl_io.net import load_net, parse_net
-from tidl_io.net._build import build_net
+from tidl_io.net.build import build_net
 
 from conftest import REALDATA
 
@@ -46,7 +46,7 @@ def test_a_newer_release_net_under_any_name_is_told_as_a_net(tmp_path: Path) -> 
     inspect says it is a net of an unknown release, not that it is no io descriptor."""
     from test_net_format import run
 
-    from tidl_io.net._parse import is_version_word
+    from tidl_io.net.parse import is_version_word
 
     path = tmp_path / "model.bin"
     path.write_bytes(_put(_fixture(), 0, "<I", 0x20260901))
@@ -61,7 +61,7 @@ def test_a_newer_release_net_under_any_name_is_told_as_a_net(tmp_path: Path) -> 
 def test_a_short_file_claiming_many_layers_reads_only_what_it_holds(tmp_path: Path) -> None:
     """numLayers at the layout's maximum (megabytes of layers) in a 1 KB file: load_net must not
     size its buffer from numLayers (peak memory far below the claimed structure size)."""
-    from tidl_io.net._schema import layout_for
+    from tidl_io.net.schema import layout_for
 
     layout = layout_for(V1101)[0]
     data = _put(_fixture(), 8, "<i", layout.max_layers)[:1024]
@@ -232,7 +232,7 @@ def test_output_data_layer_has_no_data_id() -> None:
     """Layer 81 of the 8.2 DeepLab is the output data layer: numOutBufs -1 in the file (read
     here at the schema's offsets: header 88 bytes, layers of 4532, numOutBufs at 1560), so it
     makes no buffer and has no dataId, in Python as in JSON (TI's stored outData is zeros)."""
-    from tidl_io.net._format import net_to_dict
+    from tidl_io.net.format import net_to_dict
 
     path = _deeplab() / "201_tidl_net.bin"
     raw = path.read_bytes()[:88 + 82 * 4532]
@@ -311,7 +311,7 @@ def test_layer_info_of_another_model_is_used_whole_or_not_at_all(tmp_path: Path,
 
 
 def test_parse_layer_info_locates_hostile_lines() -> None:
-    from tidl_io.net._parse import parse_layer_info
+    from tidl_io.net.parse import parse_layer_info
 
     with pytest.raises(FormatError, match=r"^info.txt: line 3: expected 'layerId dataId name'"):
         parse_layer_info("0 0 a\n\n\u00b2 1 b\n", "info.txt")

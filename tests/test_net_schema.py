@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tidl_io.net._schema import fields_of, layout_for, layouts, net_versions
-from tidl_io.releases import find_release
+from tidl_io.base.releases import find_release
+from tidl_io.net.schema import fields_of, layout_for, layouts, net_versions
 
 # netVersion -> {cores: (header bytes, layer bytes, layerType offset, outData offset)}: spec/netbin.md's table
 SIZES = {

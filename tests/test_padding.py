@@ -10,8 +10,8 @@ import pytest
 
 import tidl_io
 from tidl_io import make_descriptor
-from tidl_io.buffers import alloc_output, unpack, view
-from tidl_io.padding import check_padding
+from tidl_io.data.buffers import alloc_output, unpack, view
+from tidl_io.data.padding import check_padding
 
 from test_buffers import make_tensor, spec_index, valid_mask
 
@@ -63,10 +63,10 @@ def test_negative_zero_pads_are_dirty() -> None:
 
 
 def test_still_importable_from_buffers() -> None:
-    """check_padding and PaddingReport lived in tidl_io.buffers: old imports keep working."""
-    from tidl_io import buffers, padding
-    from tidl_io.buffers import PaddingReport
-    from tidl_io.buffers import check_padding as old
+    """check_padding and PaddingReport lived in tidl_io.data.buffers: old imports keep working."""
+    from tidl_io.data import buffers, padding
+    from tidl_io.data.buffers import PaddingReport
+    from tidl_io.data.buffers import check_padding as old
 
     assert old is padding.check_padding and PaddingReport is padding.PaddingReport
     assert tidl_io.check_padding is padding.check_padding

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tidl_io._errors import ArgumentTypeError, BufferMismatchError, GeometryError, OptionError
-from tidl_io.permute import PermutePlan, permute, plan_permute
+from tidl_io.base.errors import ArgumentTypeError, BufferMismatchError, GeometryError, OptionError
+from tidl_io.data.permute import PermutePlan, permute, plan_permute
 
 # Every test here runs on the NumPy path and again on the native kernels.
 pytestmark = pytest.mark.usefixtures("both_paths")

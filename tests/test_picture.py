@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io.cli import main
-from tidl_io.descriptor import make_descriptor
-from tidl_io.picture import svg_files, tensor_svg
+from tidl_io.cli.app import main
+from tidl_io.iodesc.descriptor import make_descriptor
+from tidl_io.iodesc.picture import svg_files, tensor_svg
 
 from conftest import EXAMPLES, FIXTURES, corpus_params, real_files
 

@@ -1,4 +1,4 @@
-"""tidl_io.plan: the routes and steps a plan decides on shapes, against NumPy's own verdict.
+"""tidl_io.data.plan: the routes and steps a plan decides on shapes, against NumPy's own verdict.
 
 A layout change goes by groups of (n, d1, d2) slabs only where those three axes merge into one
 as a view, on the buffer's side and the user's; the oracle is NumPy: ``reshape`` of an array
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tidl_io import make_descriptor
-from tidl_io.plan import plan_buffer, plan_pack, plan_unpack
+from tidl_io.data.plan import plan_buffer, plan_pack, plan_unpack
 
 
 def tensor(n: int, d1: int, d2: int, *, c: int = 3, h: int = 4, w: int = 5, pad_b: int = 0, layout: int = 0,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tidl_io.doctor import diagnose
+from tidl_io.doctor.checks import diagnose
 from tidl_io.precision.names import check_16bit_names, parse_net_log, split_names
 
 from conftest import REALDATA

@@ -1,6 +1,6 @@
 """quantize / dequantize against independent oracles.
 
-The oracle is a literal per-element Python version of the rules in tidl_io.quant's
+The oracle is a literal per-element Python version of the rules in tidl_io.data.quant's
 docstring: numpy *scalars* for the float arithmetic (two roundings, no FMA), Python ints
 for truncation (math.trunc), rounding (round: half to even) and saturation. Every code
 of the 8- and 16-bit types round-trips; NaN, +-inf and overflow are pinned by
@@ -26,7 +26,7 @@ from tidl_io import (
     OptionError,
     make_descriptor,
 )
-from tidl_io.quant import dequantize, dequantize_codes, limits, qparams, quantize
+from tidl_io.data.quant import dequantize, dequantize_codes, limits, qparams, quantize
 
 # Every test here runs on the NumPy path and again on the native kernels.
 pytestmark = pytest.mark.usefixtures("both_paths")

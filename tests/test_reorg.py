@@ -9,8 +9,8 @@ import itertools
 import numpy as np
 import pytest
 
-from tidl_io._errors import ArgumentTypeError, BufferMismatchError, GeometryError, OptionError
-from tidl_io.reorg import MODES, reorg, reorg_inverse
+from tidl_io.base.errors import ArgumentTypeError, BufferMismatchError, GeometryError, OptionError
+from tidl_io.data.reorg import MODES, reorg, reorg_inverse
 
 # Every test here runs on the NumPy path and again on the native kernels.
 pytestmark = pytest.mark.usefixtures("both_paths")

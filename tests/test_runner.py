@@ -1,4 +1,4 @@
-"""tidl_io.runner: per-stage timings over N runs, random inputs of the right range, input files."""
+"""tidl_io.run.runner: per-stage timings over N runs, random inputs of the right range, input files."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.runner import STAGES, format_run, load_inputs, random_input, run_model, run_to_dict
+from tidl_io.run.runner import STAGES, format_run, load_inputs, random_input, run_model, run_to_dict
 
 from conftest import EXAMPLES
 from runtime_oracles import _small

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tidl_io import _schema
+from tidl_io.iodesc import schema as _schema
 
 from conftest import corpus_params
 
@@ -78,9 +78,9 @@ def test_a_missing_schemas_folder_is_the_missing_file_error(tmp_path, monkeypatc
 
     import tidl_io
 
-    monkeypatch.setattr(_schema, "__file__", str(tmp_path / "pkg" / "_schema.py"))  # an install without schemas/
+    monkeypatch.setattr(_schema, "__file__", str(tmp_path / "pkg" / "iodesc" / "schema.py"))  # an install without schemas/
     with pytest.raises(tidl_io.PathNotFoundError) as err:
-        _schema._schema_dir()
+        _schema.schema_dir()
     assert isinstance(err.value, FileNotFoundError) and err.value.errno == errno.ENOENT
     assert err.value.filename == str(tmp_path / "pkg" / "schemas")
     assert str(err.value) == (f"{tmp_path / 'pkg' / 'schemas'}: no such folder; expected the layout schemas "

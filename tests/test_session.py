@@ -19,14 +19,9 @@ import pytest
 
 import tidl_io
 from tidl_io import BufferMismatchError, FormatError
-from tidl_io.models import model_shape
+from tidl_io.run.session import ModelParams, Session, parse_onnxrt_metadata, parse_param_yaml
 from tidl_io.runtime import MockC7xRuntime
-from tidl_io.session import (
-    ModelParams,
-    Session,
-    parse_onnxrt_metadata,
-    parse_param_yaml,
-)
+from tidl_io.runtime.models import model_shape
 
 from conftest import REALDATA, ROOT, real_files
 
@@ -239,7 +234,7 @@ def test_codes_keyword_writes_codes_unchanged(tmp_path: Path) -> None:
 
 
 def test_ambiguous_shapes_follow_the_hint() -> None:
-    from tidl_io.session import _to_logical
+    from tidl_io.run.session import _to_logical
     t = _spec_desc([dict(inDataName="sq", inWidth=3, inHeight=3, inNumChannels=3)], []).inputs[0]
     x = np.arange(27).reshape(1, 3, 3, 3)
     assert (_to_logical(t, x, None)[0, 0, 0] == x[0]).all()              # NCHW by default

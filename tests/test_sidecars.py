@@ -1,4 +1,4 @@
-"""The sidecar files beside a compiled model (tidl_io.sidecars): allowedNode.txt read against the real
+"""The sidecar files beside a compiled model (tidl_io.doctor.sidecars): allowedNode.txt read against the real
 ones (oracle: onnxrtMetaData.txt's numGraphNodes, an independent file of the same import), and each
 disagreement of onnxrtMetaData.txt / allowedNode.txt / param.yaml with the io files as one located line."""
 
@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from tidl_io import FormatError
-from tidl_io.doctor import diagnose
-from tidl_io.sidecars import parse_allowed_nodes
+from tidl_io.artifacts.folder import parse_allowed_nodes
+from tidl_io.doctor.checks import diagnose
 
 EAST, ZERO_DCE = "edgeai-tidl-east-9.0", "real-time-llve-zero-dce-10.0"
 

@@ -1,4 +1,4 @@
-"""The layout engine (tidl_io.structs): the grammar, the one place members are laid out, the NumPy emitter.
+"""The layout engine (tidl_io.base.structs): the grammar, the one place members are laid out, the NumPy emitter.
 
 Oracles: offsets and sizes written here as literal numbers (TI's documented struct sizes from the spec
 pages iobufdesc.md, netbin.md and tidlrt.md; hand-computed C layouts), ctypes' own layout of the same
@@ -18,8 +18,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tidl_io import FormatError, structs
-from tidl_io.structs import compile_schema, lay_out, numpy_dtype, parse_decl, resolve
+from tidl_io import FormatError
+from tidl_io.base import structs
+from tidl_io.base.structs import compile_schema, lay_out, numpy_dtype, parse_decl, resolve
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 LP64 = ctypes.sizeof(ctypes.c_void_p) == 8 and ctypes.alignment(ctypes.c_uint64) == 8

@@ -1,4 +1,4 @@
-"""tidl_io.support.text: the report for people, on a hand-made folder whose lines are written here."""
+"""tidl_io.support.report's text (SupportReport.to_text): the report for people, on a hand-made folder whose lines are written here."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.descriptor import ElementType, make_descriptor
+from tidl_io.iodesc.descriptor import ElementType, make_descriptor
 
 from conftest import FIXTURES, corpus
 

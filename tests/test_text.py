@@ -1,10 +1,10 @@
-"""tidl_io._text: names escaped for terminals, cut for tables, values bounded in messages."""
+"""tidl_io.base.text: names escaped for terminals, cut for tables, values bounded in messages."""
 
 from __future__ import annotations
 
 import pytest
 
-from tidl_io._text import escape, escape_lines, short, short_repr
+from tidl_io.base.text import escape, escape_lines, short, short_repr
 
 
 @pytest.mark.parametrize(("name", "shown"), [

@@ -1,4 +1,4 @@
-"""Finding and loading TIDL-RT, guarded structs (tidl_io.runtime.tidlrt._library)."""
+"""Finding and loading TIDL-RT, guarded structs (tidl_io.runtime.tidlrt.library)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from tidl_io import LibraryNotFoundError, TidlRtError
 from tidl_io.runtime.tidlrt import families
-from tidl_io.runtime.tidlrt._library import GUARD, Guarded, load_library
+from tidl_io.runtime.tidlrt.library import GUARD, Guarded, load_library
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from tidl_io import (
     Session,
     TidlRtError,
 )
-from tidl_io.buffers import view
+from tidl_io.data.buffers import view
 from tidl_io.runtime import MemType, MockC7xRuntime, RtTensor, Runtime, alloc_shared_buffers
 from tidl_io.runtime.tidlrt import TidlRtRuntime
 

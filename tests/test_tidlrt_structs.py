@@ -1,4 +1,4 @@
-"""TIDL-RT struct layouts compiled from schemas/tidlrt (tidl_io.runtime.tidlrt._structs).
+"""TIDL-RT struct layouts compiled from schemas/tidlrt (tidl_io.runtime.tidlrt.structs).
 
 Oracles: the sizes and offsets of spec tidlrt.md §2/§4b written here as literals (LP64), and
 default-setter byte images built here with struct.pack at those offsets."""
@@ -9,10 +9,10 @@ import struct
 
 import pytest
 
-from tidl_io import _schema
-from tidl_io.releases import find_release
-from tidl_io.runtime.tidlrt import _structs
-from tidl_io.runtime.tidlrt._structs import families, match_fingerprint
+from tidl_io.base.releases import find_release
+from tidl_io.iodesc import schema as _schema
+from tidl_io.runtime.tidlrt import structs as _structs
+from tidl_io.runtime.tidlrt.structs import families, match_fingerprint
 
 # spec §4b: Params 88 (P-a), 104 (P-b), 104 (P-c), 1648 (P-d); Tensor 600 (T4), 616 (T6); PerfStats 48
 SIZES = {
@@ -69,7 +69,7 @@ def test_io_schema_loader_ignores_the_tidlrt_folder() -> None:
 
 
 def _ti(value: str | int) -> str | None:
-    """The release the binding picks for a version text or netVersion (tidl_io.releases)."""
+    """The release the binding picks for a version text or netVersion (tidl_io.base.releases)."""
     found = find_release(value)
     return None if found is None else found.ti
 

@@ -12,7 +12,7 @@ import pytest
 
 import tidl_io
 from tidl_io import TidlRtError
-from tidl_io.runner import run_model
+from tidl_io.run.runner import run_model
 from tidl_io.runtime.tidlrt import ENV_PREFLIGHT, trial_create
 from tidl_io.runtime.tidlrt._trial import _verdict
 

@@ -1,4 +1,4 @@
-"""``tidl-io golden`` / ``tidl-io compare`` arguments (tidl_io.trace.commands): the calibration
+"""``tidl-io golden`` / ``tidl-io compare`` arguments (tidl_io.cli.trace): the calibration
 dumps against an ONNX model built here, subgraph selection, exit codes."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 
 from conftest import EAST, ZERO_DCE
 

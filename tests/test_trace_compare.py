@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 from tidl_io.trace.compare import compare_traces, orient, traces_lookup
 
 from conftest import EAST, REALDATA, ZERO_DCE

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.cli import main
+from tidl_io.cli.app import main
 from tidl_io.trace import golden as G
 
 from conftest import ROOT, ZERO_DCE
@@ -141,9 +141,9 @@ def test_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
 
 
 def test_nothing_else_imports_the_extra() -> None:
-    code = ("import sys, tidl_io, tidl_io.cli, tidl_io.trace, tidl_io.trace.compare, tidl_io.trace.commands, "
+    code = ("import sys, tidl_io, tidl_io.cli.app, tidl_io.trace, tidl_io.trace.compare, tidl_io.cli.trace, "
             "tidl_io.trace.report, tidl_io.trace.golden\n"
-            "tidl_io.cli._parser()\n"
+            "tidl_io.cli.app._parser()\n"
             "bad = [m for m in ('onnx', 'onnxruntime', 'ai_edge_litert', 'tflite_runtime', 'tensorflow') "
             "if m in sys.modules]\nassert not bad, bad\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))

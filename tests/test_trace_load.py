@@ -214,7 +214,7 @@ def test_unreadable_trace_is_a_path_error(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_unlistable_folder_is_a_path_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tidl_io._check as check
+    from tidl_io.base import check
 
     net = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
 

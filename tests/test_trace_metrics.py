@@ -154,12 +154,12 @@ def test_quantized_sources(shape: tuple[int, ...]) -> None:
 
 
 # ---- the sums, on both kernel paths, against math.fsum of the literal float64 terms ----------------
-# The native kernel (tidl_io/_native/stats.c) and the NumPy blocks take the same float64 terms from the
+# The native kernel (tidl_io/native/stats.c) and the NumPy blocks take the same float64 terms from the
 # same float32 values; only the order of the additions differs. Stated tolerance: each sum of n terms
 # within n * 2**-52 of the exact sum of their magnitudes (fsum); max, count and saturation exactly.
 
 def _values(x: M.Source) -> np.ndarray:
-    """The float32 real values, by tidl_io.quant.dequantize_codes (the library's one formula)."""
+    """The float32 real values, by tidl_io.data.quant.dequantize_codes (the library's one formula)."""
     return (x.dequantize() if isinstance(x, M.Quantized) else np.asarray(x, np.float32)).astype(np.float64)
 
 
@@ -247,7 +247,7 @@ def _check_integer(acc: M.Accumulator, ref: M.Quantized, test: M.Quantized, axis
 def test_integer_route_native_equals_numpy() -> None:
     """The native int64 kernel against the NumPy int64 route, exactly: rows, pieces > 64 K, NHWC
     (inner == 1), strided and reversed views, both dtypes at their zero-point extremes."""
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     if _native.LIB is None:
         pytest.skip(f"native kernels unavailable: {_native.REASON}")
@@ -346,7 +346,7 @@ def test_channels_of_length_0_and_1_and_strided_views(both_paths: str) -> None:
 
 def test_two_threads_big_layer() -> None:
     """>= 8 MB of work: the kernel splits it between two threads (the NumPy path is the oracle here)."""
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     if _native.LIB is None:
         pytest.skip(f"native kernels unavailable: {_native.REASON}")
@@ -386,7 +386,7 @@ def test_nan_and_inf_in_float_traces(both_paths: str) -> None:
 @pytest.mark.parametrize("simd", [False, True])  # the FMA dequantizing rows are run-time-picked vector kernels
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16])
 def test_dequantizing_rows_with_and_without_fma(simd: bool, dtype: type) -> None:
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     if _native.LIB is None:
         pytest.skip(f"native kernels unavailable: {_native.REASON}")
@@ -404,11 +404,11 @@ def test_dequantizing_rows_with_and_without_fma(simd: bool, dtype: type) -> None
 
 def test_the_sums_block_is_named_once_in_python_and_c() -> None:
     """Issue 23 item 5: the comparison sums' block (six sums per channel, then the limit count) is
-    tidl_io._native.SUMS in Python and enum tio_sum / TIO_SUMS_BLOCK in the C header: the header,
+    tidl_io.native.SUMS in Python and enum tio_sum / TIO_SUMS_BLOCK in the C header: the header,
     read literally here, must name the same sums in the same order."""
     import re
 
-    from tidl_io import _native
+    from tidl_io import native as _native
 
     header = (Path(_native.__file__).parent / "tidl_io_native.h").read_text()
     body = re.search(r"enum tio_sum\s*\{([^}]*)\}", header)

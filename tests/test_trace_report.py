@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tidl_io._format import dumps_json
+from tidl_io.iodesc.format import dumps_json
 from tidl_io.trace.compare import CompareReport, Row, _add_histograms
 from tidl_io.trace.metrics import compare_arrays
 from tidl_io.trace.report import format_report, render_html, report_to_dict

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import tidl_io
-from tidl_io.validate import geometry_problems
+from tidl_io.iodesc.validate import geometry_problems
 
 from conftest import FIXTURES, corpus_params
 

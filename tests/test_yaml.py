@@ -1,4 +1,4 @@
-"""tidl_io._yaml: YAML from a user's folder is bounded in size, depth and aliases before it is built."""
+"""tidl_io.base.safe_yaml: YAML from a user's folder is bounded in size, depth and aliases before it is built."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tidl_io import FormatError, PathError
-from tidl_io._yaml import load_yaml, load_yaml_file
+from tidl_io.base.safe_yaml import load_yaml, load_yaml_file
 
 # "billion laughs": 9 anchors, each a list of 9 aliases of the one before (9**9 leaves, 342 bytes)
 BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(

@@ -11,7 +11,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from ._errors import (
+from .base.errors import (
     AllocationLimitError,
     ArgumentTypeError,
     BufferMismatchError,
@@ -28,40 +28,49 @@ from ._errors import (
     TidlRtError,
     UnsupportedLayerError,
 )
-from .descriptor import (
+from .base.version import __version__ as __version__
+from .data.permute import PermutePlan, permute, plan_permute
+from .data.reorg import reorg, reorg_inverse
+from .iodesc.descriptor import (
     Descriptor,
     ElementType,
     Tensor,
     TensorLayout,
     build,
-    find_io_files,
     load,
     make_descriptor,
     parse,
 )
-from .permute import PermutePlan, permute, plan_permute
-from .reorg import reorg, reorg_inverse
-from .validate import Finding, validate
+from .iodesc.validate import Finding, validate
 
 if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (see _LAZY)
     from .advisor import Advice, advise
-    from .buffers import alloc_input, alloc_inputs, alloc_output, alloc_outputs, as_buffer, pack, unpack, view
-    from .details import get_input_details, get_output_details
-    from .detection import parse_od, rows_from_outputs
-    from .doctor import Diagnosis, diagnose
+    from .artifacts.folder import find_io_files
+    from .data.buffers import (
+        alloc_input,
+        alloc_inputs,
+        alloc_output,
+        alloc_outputs,
+        as_buffer,
+        pack,
+        unpack,
+        view,
+    )
+    from .data.details import get_input_details, get_output_details
+    from .data.detection import parse_od, rows_from_outputs
+    from .data.padding import PaddingReport, check_padding
+    from .data.quant import dequantize, quantize
+    from .doctor.checks import Diagnosis, diagnose
     from .emulator import Emulation, emulate
     from .net import Layer, Network, load_net, parse_net
-    from .padding import PaddingReport, check_padding
     from .perf import Performance, load_perf
     from .precision import QuantParams, QuantReport, load_quant, load_quant_params
-    from .quant import dequantize, quantize
+    from .run.session import Session
     from .runtime import InvokeReport, MockC7xRuntime, RtTensor, Runtime
     from .runtime.tidlrt import TidlRtRuntime
-    from .session import Session
     from .support import SupportReport, load_support
     from .trace import CompareReport, compare_calibration, compare_traces, load_calibration, load_traces
 
-__version__ = "0.1.0"
 
 __all__ = [
     "Advice",
@@ -145,19 +154,20 @@ __all__ = [
 
 # name -> submodule, for the names loaded on first use (PEP 562)
 _LAZY = {
-    "PaddingReport": "padding", "alloc_input": "buffers", "alloc_inputs": "buffers",
-    "alloc_output": "buffers", "alloc_outputs": "buffers", "as_buffer": "buffers",
-    "check_padding": "padding", "get_input_details": "details", "get_output_details": "details",
-    "pack": "buffers", "unpack": "buffers", "view": "buffers",
-    "dequantize": "quant", "quantize": "quant",
+    "find_io_files": "artifacts.folder",
+    "PaddingReport": "data.padding", "alloc_input": "data.buffers", "alloc_inputs": "data.buffers",
+    "alloc_output": "data.buffers", "alloc_outputs": "data.buffers", "as_buffer": "data.buffers",
+    "check_padding": "data.padding", "get_input_details": "data.details", "get_output_details": "data.details",
+    "pack": "data.buffers", "unpack": "data.buffers", "view": "data.buffers",
+    "dequantize": "data.quant", "quantize": "data.quant",
     "InvokeReport": "runtime", "MockC7xRuntime": "runtime", "RtTensor": "runtime", "Runtime": "runtime",
-    "Session": "session",
+    "Session": "run.session",
     "TidlRtRuntime": "runtime.tidlrt",
-    "parse_od": "detection", "rows_from_outputs": "detection",
+    "parse_od": "data.detection", "rows_from_outputs": "data.detection",
     "Layer": "net", "Network": "net", "load_net": "net", "parse_net": "net",
     "load_calibration": "trace", "load_traces": "trace",
     "CompareReport": "trace", "compare_calibration": "trace", "compare_traces": "trace",
-    "Diagnosis": "doctor", "diagnose": "doctor",
+    "Diagnosis": "doctor.checks", "diagnose": "doctor.checks",
     "QuantParams": "precision", "QuantReport": "precision", "load_quant": "precision", "load_quant_params": "precision",
     "SupportReport": "support", "load_support": "support",
     "Performance": "perf", "load_perf": "perf",
@@ -170,7 +180,7 @@ def native_info() -> dict[str, Any]:
     """Which kernel path is active and why: ``{"active": bool, "path": str | None, "reason": str,
     "threads": int, "isa": str | None}`` (the native kernels are optional; ``TIDL_IO_NATIVE=0``
     forces the NumPy path)."""
-    from ._native import info
+    from .native import info
     return info()
 
 

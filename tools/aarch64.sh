@@ -272,8 +272,8 @@ else
 fi
 [ -d "$REPO/../shared" ] && ln -s "$(cd "$REPO/../shared" && pwd)" "$WORK/shared"
 echo "aarch64: cross-compiling the native library with aarch64-linux-gnu-gcc"
-python3 "$COPY/tools/build_native.py" --cc aarch64-linux-gnu-gcc --out "$COPY/tidl_io/_native" >/dev/null
-LIB=$COPY/tidl_io/_native/libtidl_io_native.so
+python3 "$COPY/tools/build_native.py" --cc aarch64-linux-gnu-gcc --out "$COPY/tidl_io/native" >/dev/null
+LIB=$COPY/tidl_io/native/libtidl_io_native.so
 (cd "$COPY" && env -u PYTHONHOME -u TIDL_IO_NATIVE -u TIDL_IO_NATIVE_LIB PYTHONNOUSERSITE=1 \
     PYTHONPATH="$COPY:$SITE" TIDL_IO_REQUIRE_NATIVE=1 "$PY" -c '
 import sys, tidl_io

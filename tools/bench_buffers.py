@@ -37,11 +37,12 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np
 
-from tidl_io import _native, make_descriptor
-from tidl_io.buffers import alloc_input, alloc_output, pack, unpack, view
-from tidl_io.descriptor import Descriptor
-from tidl_io.info import cpu_description
-from tidl_io.padding import check_padding
+from tidl_io import make_descriptor
+from tidl_io import native as _native
+from tidl_io.data.buffers import alloc_input, alloc_output, pack, unpack, view
+from tidl_io.data.padding import check_padding
+from tidl_io.iodesc.descriptor import Descriptor
+from tidl_io.runtime.info import cpu_description
 
 CODES = {"uint8": 0, "int8": 1, "uint16": 2, "int16": 3, "float32": 6}
 

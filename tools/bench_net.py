@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from bench_parse import median_time  # the same timing rule as the io-descriptor benchmark
 
 from tidl_io.net import load_net
-from tidl_io.net._build import build_net
+from tidl_io.net.build import build_net
 
 REAL = ROOT.parent / "shared" / "realdata" / "net" / "bbai64-deeplabv3-mnv2-8.2" / "201_tidl_net.bin"
 

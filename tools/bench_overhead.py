@@ -23,11 +23,12 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np
 
-from tidl_io import _native, make_descriptor
-from tidl_io.buffers import alloc_input, alloc_output, pack, unpack, view
-from tidl_io.details import get_input_details
-from tidl_io.info import cpu_description
-from tidl_io.quant import quantize
+from tidl_io import make_descriptor
+from tidl_io import native as _native
+from tidl_io.data.buffers import alloc_input, alloc_output, pack, unpack, view
+from tidl_io.data.details import get_input_details
+from tidl_io.data.quant import quantize
+from tidl_io.runtime.info import cpu_description
 
 CALLS = 2000
 

@@ -30,7 +30,7 @@ import construct
 import numpy as np
 
 import tidl_io
-from tidl_io._schema import Layout
+from tidl_io.iodesc.schema import Layout
 
 
 def plain_struct(layout: Layout) -> construct.Struct:

@@ -31,10 +31,11 @@ try:
 except ImportError:  # running from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tidl_io import _blocked, _native
-from tidl_io.info import cpu_description
-from tidl_io.permute import permute, plan_permute
-from tidl_io.reorg import reorg
+from tidl_io import native as _native
+from tidl_io.data import blocked as _blocked
+from tidl_io.data.permute import permute, plan_permute
+from tidl_io.data.reorg import reorg
+from tidl_io.runtime.info import cpu_description
 
 try:
     import einops

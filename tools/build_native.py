@@ -1,6 +1,6 @@
 """Build the native kernel library by hand: in place (for a source checkout) or cross-compiled.
 
-    python tools/build_native.py                      # -> tidl_io/_native/libtidl_io_native.so
+    python tools/build_native.py                      # -> tidl_io/native/libtidl_io_native.so
     python tools/build_native.py --cc aarch64-linux-gnu-gcc --out DIR
     CC=clang python tools/build_native.py --cflags "-march=native"
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _build_module():  # by file path: no tidl_io (and no NumPy) import needed
-    spec = importlib.util.spec_from_file_location("_tidl_io_build", ROOT / "tidl_io" / "_native" / "build.py")
+    spec = importlib.util.spec_from_file_location("_tidl_io_build", ROOT / "tidl_io" / "native" / "build.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -32,8 +32,8 @@ def _build_module():  # by file path: no tidl_io (and no NumPy) import needed
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cc", help="compiler command (default: $CC, Python's CC, cc, gcc, clang)")
-    parser.add_argument("--out", type=Path, default=ROOT / "tidl_io" / "_native",
-                        help="output folder (default: tidl_io/_native, where the loader looks first)")
+    parser.add_argument("--out", type=Path, default=ROOT / "tidl_io" / "native",
+                        help="output folder (default: tidl_io/native, where the loader looks first)")
     parser.add_argument("--cflags", default="", help="extra compiler flags, e.g. '-march=native'")
     args = parser.parse_args(argv)
     build = _build_module()

@@ -51,7 +51,7 @@ def _measure(fn: Callable[[], Any]) -> tuple[str, float, int, bool]:
 
 
 def _cli(*argv: str) -> str:
-    from tidl_io.cli import main
+    from tidl_io.cli.app import main
 
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out=out, err=err)
@@ -64,8 +64,8 @@ def _cli(*argv: str) -> str:
 
 def _inputs(tmp: Path) -> list[tuple[str, Callable[[], Any]]]:
     import tidl_io
-    from tidl_io.artifacts import load_param_yaml
-    from tidl_io.doctor import parse_explain
+    from tidl_io.artifacts.folder import load_param_yaml
+    from tidl_io.doctor.checks import parse_explain
 
     examples = ROOT / "tidl_io" / "examples"
     out: list[tuple[str, Callable[[], Any]]] = []

@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import tidl_io
-from tidl_io._atomic import write_bytes_atomic
-from tidl_io.cli import main as cli_main
+from tidl_io.base.atomic import write_bytes_atomic
+from tidl_io.cli.app import main as cli_main
 from tidl_io.trace.golden import run_golden, save_golden
 
 from headless import Browser, find_chromium, png_pixels

@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from tidl_io._atomic import write_bytes_atomic
-from tidl_io.cli import main as cli_main
+from tidl_io.base.atomic import write_bytes_atomic
+from tidl_io.cli.app import main as cli_main
 
 from headless import Browser, find_chromium, png_pixels
 

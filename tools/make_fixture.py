@@ -7,7 +7,7 @@ cores, containers, NHWC, DIM1/DIM2 > 1, N > 1) and the bundled example.
     python tools/make_fixture.py --all        # every tools/fixtures/*.yaml -> tests/fixtures/*.bin
 
 A spec with ``net_version`` is a network (``*_tidl_net.bin``) instead, built with
-``tidl_io.net._build.build_net``: ``cores``, ``section_sizes`` and ``layers`` (sTIDL_Layer_t
+``tidl_io.net.build.build_net``: ``cores``, ``section_sizes`` and ``layers`` (sTIDL_Layer_t
 members by TI's names; a layer's ``name`` goes to ``<net>.layer_info.txt`` beside it, written
 as TI's importer does). These specs live in ``tools/fixtures/net/``; only the example's:
 ``net/example_<x>.yaml`` -> ``tidl_io/examples/<x>_tidl_net.bin``.
@@ -45,8 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import tidl_io
-from tidl_io._atomic import write_bytes_atomic
-from tidl_io.descriptor import make_descriptor
+from tidl_io.base.atomic import write_bytes_atomic
+from tidl_io.iodesc.descriptor import make_descriptor
 
 HEADER_DEFAULTS = {"numCores": 1, "numVirtualCores": 1, "numSuperBatches": 1, "inferenceMode": 0}
 
@@ -108,7 +108,7 @@ def descriptor_from_spec(spec: dict[str, Any], source: str = "<spec>") -> tidl_i
 
 def make_net(spec: dict[str, Any], out_path: Path) -> int:
     """A net file from a net spec, and its layer_info.txt (``layerId dataId name``)."""
-    from tidl_io.net._build import build_net
+    from tidl_io.net.build import build_net
 
     layers = [{k: v for k, v in layer.items() if k != "name"} for layer in spec["layers"]]
     data = build_net(int(spec["net_version"]), layers, cores=spec.get("cores"), section_sizes=spec.get("section_sizes"))

@@ -1,5 +1,5 @@
 /* Exhaustive check of the native dequantize kernel's division-free quotient (tio_div_by_inverse in
- * tidl_io/_native/tidl_io_native.h) against the float32 division it replaces:
+ * tidl_io/native/tidl_io_native.h) against the float32 division it replaces:
  *
  *     for every float32 b in [1, 2) (2**23 significands) and every odd integer a in [1, 2**16):
  *         tio_div_by_inverse(a, b, RN(1/b)) == RN(a / b)
@@ -13,7 +13,7 @@
  * so -a mirrors a, and a = 0 gives +0 like the division. (Round to nearest even, the default mode, is
  * assumed throughout, as NumPy's results are.)
  *
- *     cc -O3 -ffp-contract=off -pthread -I tidl_io/_native tools/prove_dequantize.c -o prove -lm
+ *     cc -O3 -ffp-contract=off -pthread -I tidl_io/native tools/prove_dequantize.c -o prove -lm
  *     ./prove            # all 2**23 significands: ~20 s on two cores with -march=native (AVX2 + FMA),
  *                        # much longer where fmaf is a library call
  *     ./prove --stride 97 --plain   # a sample, with the uncorrected product: shows that the check can fail

@@ -15,8 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .._check import check_int, open_regular, read_limited
-from .._errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, TidlIoError
+from ..base.check import check_int, open_regular, read_limited
+from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, TidlIoError
 from .model import (
     MIN_SHARE,
     cost_factor,
@@ -66,7 +66,7 @@ _NET = "_tidl_net.bin"
 def _nets(path: PathLike) -> tuple[Path, list[tuple[str, Path]]]:
     """(artifacts folder, [(subgraph name, net file)] in natural order) of a net file, an
     artifacts folder or a model folder holding ``artifacts/``."""
-    from .._check import check_path
+    from ..base.check import check_path
 
     p = Path(check_path(path, "advise", "artifacts"))
     if p.is_file() and p.name.endswith(_NET):
@@ -164,7 +164,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
     the cycle model. ``subgraph``: its name or position, when ``artifacts`` has several.
     Raises :class:`~tidl_io.OptionError` for arguments that do not fit, the readers' errors
     (:class:`~tidl_io.PathError`, :class:`~tidl_io.FormatError`) for inputs that cannot be used."""
-    from .. import load_net
+    from ..net import load_net
 
     if (compare is None) == (traces is None):
         raise OptionError("advise: give the measurements once: compare= (a 'tidl-io compare --json' report) or "

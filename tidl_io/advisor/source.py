@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._check import open_regular, read_limited
-from .._errors import FormatError, OptionError
+from ..base.check import open_regular, read_limited
+from ..base.errors import FormatError, OptionError
 
 __all__ = ["Measured", "compare_document", "measured_rows", "read_compare"]
 

@@ -10,7 +10,7 @@ parameters and weights: :func:`decode`, one frozen operation per layer, or one l
 :class:`~tidl_io.UnsupportedLayerError`), :mod:`.kernels` (the integer arithmetic in NumPy),
 :mod:`.run` (:func:`emulate`) and :mod:`.result` (:class:`Emulation`: outputs, every layer's
 codes, text / JSON, TIDL-named traces). The ``tidl-io emulate`` command is in
-:mod:`tidl_io.cli_emulate`. (The package is not named ``emulate``: importing it would shadow the
+:mod:`tidl_io.cli.emulate`. (The package is not named ``emulate``: importing it would shadow the
 facade function ``tidl_io.emulate``.)
 """
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..net._build import build_net
-from ..net._schema import layout_for
+from ..net.build import build_net
+from ..net.schema import layout_for
 
 __all__ = ["NET_VERSION_9_0", "tiny_net"]
 

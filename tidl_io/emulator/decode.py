@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._errors import FormatError, UnsupportedLayerError
+from ..base.errors import FormatError, UnsupportedLayerError
 
 if TYPE_CHECKING:
     from ..net import Layer, Network

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._atomic import write_bytes_atomic
-from .._check import check_int, check_path
-from .._errors import OptionError, TensorNotFoundError
+from ..base.atomic import write_bytes_atomic
+from ..base.check import check_int, check_path
+from ..base.errors import OptionError, TensorNotFoundError
 
 if TYPE_CHECKING:
     from ..net import Layer, Network

@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._check import as_array, check_path, open_regular, wrong_kind
-from .._errors import BufferMismatchError, FormatError, PathError, TensorNotFoundError
-from .._limits import check_alloc
+from ..base.check import as_array, check_path, open_regular, wrong_kind
+from ..base.errors import BufferMismatchError, FormatError, PathError, TensorNotFoundError
+from ..base.limits import check_alloc
 from . import kernels
 from .decode import ConcatOp, ConvOp, DataConvertOp, InputOp, Op, OutputOp, PoolOp, decode
 from .result import Emulation, LayerRun
 
 if TYPE_CHECKING:
-    from ..descriptor import Descriptor
+    from ..iodesc.descriptor import Descriptor
     from ..net import Network
 
 __all__ = ["emulate", "read_net"]
@@ -146,7 +146,7 @@ def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: D
     parsed, data = read_net(net)
     names: dict[int, str] = {}
     if io is not None:
-        from ..descriptor import Descriptor
+        from ..iodesc.descriptor import Descriptor
         if not isinstance(io, Descriptor):
             raise wrong_kind(_FUNC, "io", io, "a tidl_io.Descriptor (tidl_io.load(io_1.bin))")
         names.update({t.data_id: t.name for t in io.inputs})

@@ -18,10 +18,10 @@
 - :class:`Section` (``name``, ``offset``, ``size``, ``end``) and :class:`IoLink`.
 
 Layouts live in ``schemas/net/*.yaml``; which netVersion uses which, in the release table
-``schemas/releases.yaml`` (:mod:`tidl_io.releases`).
+``schemas/releases.yaml`` (:mod:`tidl_io.base.releases`).
 """
 
-from ._parse import load_net, parse_net
 from .model import IoLink, Layer, Network, Section
+from .parse import load_net, parse_net
 
 __all__ = ["IoLink", "Layer", "Network", "Section", "load_net", "parse_net"]

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._check import check_kind, wrong_kind
-from .._errors import ArgumentTypeError, TensorNotFoundError
-from ..geometry import BufferGeometry
-from ..tensor import _ELEMENT_BY_CODE, ElementType
+from ..base.check import check_kind, wrong_kind
+from ..base.errors import ArgumentTypeError, TensorNotFoundError
+from ..iodesc.geometry import BufferGeometry
+from ..iodesc.tensor import ELEMENT_BY_CODE, ElementType
 
 if TYPE_CHECKING:
-    from ..descriptor import Descriptor, Tensor
-    from ._schema import NetLayout
+    from ..iodesc.descriptor import Descriptor, Tensor
+    from .schema import NetLayout
 
 __all__ = ["IoLink", "Layer", "Network", "Section"]
 
@@ -72,7 +72,7 @@ class Layer:
     @property
     def element_type(self) -> ElementType | None:
         """The output's :class:`~tidl_io.ElementType` (None for a code TI does not define)."""
-        return _ELEMENT_BY_CODE.get(self.element_code)
+        return ELEMENT_BY_CODE.get(self.element_code)
 
     @property
     def dtype(self) -> np.dtype | None:
@@ -107,7 +107,7 @@ class Layer:
 
     @functools.cached_property
     def geometry(self) -> BufferGeometry | None:
-        """The output buffer's :class:`tidl_io.geometry.BufferGeometry`, from :attr:`layout`,
+        """The output buffer's :class:`tidl_io.iodesc.geometry.BufferGeometry`, from :attr:`layout`,
         dims, pads and pitches; None where the file does not define one: an output data
         layer (it produces no buffer), a :attr:`layout` the file does not tell, or pitches
         under which two valid elements would share an address."""
@@ -227,7 +227,7 @@ class Network:
 
     ``net_version`` is the file's first word (TIDL_NET_VERSION); ``release`` the TIDL
     release(s) whose importer writes it, from the one release table (``schemas/releases.yaml``,
-    :mod:`tidl_io.releases`); ``layout`` the schema variant used (see
+    :mod:`tidl_io.base.releases`); ``layout`` the schema variant used (see
     :attr:`layout_key`). ``header`` holds sTIDL_Network_t's members by TI's names (nested
     structs as dicts, arrays as lists; ``netBufInfo`` as a list of ``{base, size, offset}``).
     ``sections`` come from ``netBufInfo`` (8.6 on) or, for 8.2, from the structure size and
@@ -257,7 +257,7 @@ class Network:
     def releases(self) -> tuple[str, ...]:
         """The TIDL releases whose importer writes this netVersion, as TI numbers them
         (``("09.00", "09.01")``): rows of the release table."""
-        from ._schema import net_versions
+        from .schema import net_versions
 
         return net_versions()[self.net_version].releases
 
@@ -344,7 +344,7 @@ class Network:
         """Each tensor of io descriptor ``desc``, keyed ``("input", i)`` / ``("output", i)``,
         matched to the layer producing its dataId (``inDataId`` / ``outDataId``) and checked
         by dims (N, C, H, W and, where both store them, DIM1/DIM2)."""
-        from ..descriptor import Descriptor
+        from ..iodesc.descriptor import Descriptor
 
         check_kind(desc, Descriptor, "link_io", "desc")
         links: dict[tuple[str, int], IoLink] = {}

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from .diff import PerfDiff, diff_perf
 from .load import load_perf
-from .model import BoardCycles, LayerPerf, Performance, SubgraphPerf, Totals, TypeTotal
+from .model import BoardCycles, LayerPerf, PerformanceData, SubgraphPerf, Totals, TypeTotal
+from .performance import Performance
 
-__all__ = ["BoardCycles", "LayerPerf", "PerfDiff", "Performance", "SubgraphPerf", "Totals", "TypeTotal", "diff_perf",
+__all__ = ["BoardCycles", "LayerPerf", "PerfDiff", "Performance", "PerformanceData", "SubgraphPerf", "Totals", "TypeTotal", "diff_perf",
            "load_perf"]

@@ -7,8 +7,8 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 
-from .._check import open_regular, read_limited
-from .._errors import FormatError
+from ..base.check import open_regular, read_limited
+from ..base.errors import FormatError
 
 MAX_TEXT_BYTES = 64 << 20  # TI's logs of a thousand-layer net are a few MB
 MAX_LAYERS = 1 << 16  # layer numbers and row counts beyond any TIDL net

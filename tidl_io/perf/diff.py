@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._check import check_int
-from .._format import document
+from ..base.check import check_int
+from ..iodesc.format import document
 from ._text import printable
-from .model import LayerPerf, Performance, SubgraphPerf, Totals
+from .model import LayerPerf, PerformanceData, SubgraphPerf, Totals
 from .report import fmt, short_type
 
 __all__ = ["DiffRow", "PerfDiff", "SubgraphDiff", "diff_perf"]
@@ -53,7 +53,7 @@ class SubgraphDiff:
 
 @dataclass(frozen=True)
 class PerfDiff:
-    """Two :class:`~tidl_io.perf.model.Performance` side by side (:func:`diff_perf`)."""
+    """Two :class:`~tidl_io.perf.model.PerformanceData` side by side (:func:`diff_perf`)."""
 
     a: str
     b: str
@@ -95,7 +95,7 @@ def _pair(sa: SubgraphPerf, sb: SubgraphPerf) -> SubgraphDiff:
     return SubgraphDiff(sa.name, sb.name, sa.total, sb.total, tuple(rows), unnamed)
 
 
-def diff_perf(a: Performance, b: Performance) -> PerfDiff:
+def diff_perf(a: PerformanceData, b: PerformanceData) -> PerfDiff:
     """A's layers beside B's, matched by name per subgraph (subgraph i of A with subgraph i of B)."""
     notes = []
     if len(a.subgraphs) != len(b.subgraphs):

@@ -22,13 +22,21 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from .._check import check_path
-from .._errors import ArgumentTypeError, FormatError, OptionError, PathError, PathNotFoundError, TidlIoError
+from ..base.check import check_path
+from ..base.errors import (
+    ArgumentTypeError,
+    FormatError,
+    OptionError,
+    PathError,
+    PathNotFoundError,
+    TidlIoError,
+)
 from ._text import printable, read_text
 from .board import BoardRun, board_subgraph, parse_board
 from .bufinfo import BufInfoLayer, parse_bufinfolog
-from .model import BYTES_PER_TI_MB, BoardCycles, LayerPerf, Performance, SubgraphPerf, Totals
+from .model import BYTES_PER_TI_MB, BoardCycles, LayerPerf, SubgraphPerf, Totals
 from .netlog import NetLogLayer, parse_netlog
+from .performance import Performance
 from .simulation import SimLayer, Simulation, is_simulation_name, parse_simulation
 
 __all__ = ["load_perf", "parse_layer_names"]

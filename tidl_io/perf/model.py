@@ -12,13 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._check import check_int
-from .._errors import ArgumentTypeError, TensorNotFoundError
+from ..base.errors import ArgumentTypeError, TensorNotFoundError
 from .bufinfo import Buffer
-from .page import render_html
-from .report import format_perf, perf_to_dict
 
-__all__ = ["BYTES_PER_TI_MB", "BoardCycles", "LayerPerf", "Performance", "SubgraphPerf", "Totals", "TypeTotal",
+__all__ = ["BYTES_PER_TI_MB", "BoardCycles", "LayerPerf", "PerformanceData", "SubgraphPerf", "Totals", "TypeTotal",
            "bound"]
 
 BYTES_PER_TI_MB = 1000 * 1024
@@ -186,12 +183,12 @@ class SubgraphPerf:
 
 
 @dataclass(frozen=True)
-class Performance:
-    """Where the time goes, for every subgraph of a compiled model (:func:`tidl_io.load_perf`).
+class PerformanceData:
+    """Where the time goes, for every subgraph of a compiled model: the numbers
+    (:class:`~tidl_io.perf.performance.Performance` adds their text, JSON and page).
 
     ``subgraphs`` in TI's order, ``source`` the folder read, ``notes`` what could not be
-    joined or was left out. ``to_text()``, ``to_dict()`` (the ``--json`` document) and
-    ``to_html()`` (one self-contained page) show it; :meth:`layer_time_us` looks a layer up.
+    joined or was left out; :meth:`layer_time_us` looks a layer up.
     """
 
     source: str
@@ -218,16 +215,3 @@ class Performance:
         ``data_id`` it produces or by ``name`` (exactly one): None when the folder has no
         simulation; a :class:`~tidl_io.TensorNotFoundError` if there is no such layer."""
         return self.subgraph(subgraph).layer(index, data_id=data_id, name=name).time_us
-
-    def to_dict(self) -> dict[str, Any]:
-        """The ``--json`` document (``schema_version`` 1, ``subgraphs[...]``; null where no file says)."""
-        return perf_to_dict(self)
-
-    def to_text(self, top: int | None = None) -> str:
-        """The table (execution order, or the ``top`` slowest first), per-type totals, totals."""
-        return format_perf(self, top=None if top is None else check_int(top, "to_text", "top", 1))
-
-    def to_html(self) -> str:
-        """One self-contained HTML page: a bar per layer stacked by cycle kind, DDR traffic per
-        layer, the memory placement, the table."""
-        return render_html(self)

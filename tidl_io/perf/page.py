@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import __version__
-from ..picture import esc
+from ..base.version import __version__
+from ..iodesc.picture import esc
 from .report import config_line, fmt, kcycles, short_type, totals_line
 
 if TYPE_CHECKING:
-    from .model import LayerPerf, Performance, SubgraphPerf
+    from .model import LayerPerf, PerformanceData, SubgraphPerf
 
 __all__ = ["CYCLE_KINDS", "render_html"]
 
@@ -146,7 +146,7 @@ def _section(s: SubgraphPerf) -> str:
     return "".join(parts)
 
 
-def render_html(perf: Performance) -> str:
+def render_html(perf: PerformanceData) -> str:
     """The page (a str); every name from a file is escaped."""
     count = sum(len(s.layers) for s in perf.subgraphs)
     notes = "".join(f'<p class="note">note: {esc(n)}</p>' for n in perf.notes)

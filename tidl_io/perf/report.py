@@ -1,4 +1,4 @@
-"""How ``tidl-io perf`` shows a :class:`~tidl_io.perf.model.Performance`: the ``--json``
+"""How ``tidl-io perf`` shows a :class:`~tidl_io.perf.model.PerformanceData`: the ``--json``
 document and the text table (execution order or the slowest first, per-type totals, TI's
 totals). The page is :mod:`.page`; the diff of two compilations :mod:`.diff`."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._format import document
+from ..iodesc.format import document
 from ._text import printable
 
 if TYPE_CHECKING:
-    from .model import BoardCycles, LayerPerf, Performance, SubgraphPerf
+    from .model import BoardCycles, LayerPerf, PerformanceData, SubgraphPerf
 
 __all__ = ["config_line", "fmt", "format_perf", "kcycles", "perf_to_dict", "place", "totals_line"]
 
@@ -40,7 +40,7 @@ def _subgraph_dict(s: SubgraphPerf) -> dict[str, Any]:
             "layers": [_layer_dict(lay) for lay in s.layers]}
 
 
-def perf_to_dict(perf: Performance) -> dict[str, Any]:
+def perf_to_dict(perf: PerformanceData) -> dict[str, Any]:
     """``{"schema_version": 1, "subgraphs": [{"name", "config", "total", "layers"}]}``:
     numbers or null (null where no file says), never NaN."""
     return document((_subgraph_dict(s) for s in perf.subgraphs), key="subgraphs")
@@ -150,7 +150,7 @@ def _type_rows(s: SubgraphPerf) -> list[str]:
     return _table(rows, {1, 2, 3, 4, 5, 6})
 
 
-def format_perf(perf: Performance, top: int | None = None) -> str:
+def format_perf(perf: PerformanceData, top: int | None = None) -> str:
     """The text report: per subgraph, its configuration, the layers (execution order, or the
     ``top`` slowest first), the per-type totals and TI's totals."""
     out = [f"where the time goes: {printable(perf.source)}"]

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import FormatError
+from ..base.errors import FormatError
 
 __all__ = ["COLUMNS", "ParamStats", "parse_param_debug"]
 

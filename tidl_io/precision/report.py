@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import PathNotFoundError, TidlIoError
-from .._findings import read_text
+from ..base.errors import PathNotFoundError, TidlIoError
+from ..base.findings import read_text
 from .names import parse_net_log, read_layer_info
 from .paramdebug import ParamStats, parse_param_debug
 from .qparams import LayerQuantParams, QuantParams, load_quant_params
@@ -64,7 +64,7 @@ class Activation:
 
     @property
     def bits(self) -> int | None:
-        from ..tensor import ElementType
+        from ..iodesc.tensor import ElementType
 
         try:
             return None if self.element_type is None else ElementType(self.element_type).dtype.itemsize * 8
@@ -131,7 +131,7 @@ class QuantReport:
     def layer(self, name: str) -> QuantLayer:
         """The layer named ``name`` (TIDL's name: its output tensor's); a
         :class:`~tidl_io.TensorNotFoundError` (a KeyError) otherwise."""
-        from .._errors import TensorNotFoundError
+        from ..base.errors import TensorNotFoundError
 
         for lay in self.layers:
             if lay.name == name:
@@ -200,7 +200,7 @@ def load_quant(path: str | os.PathLike[str]) -> QuantReport:
     docstring). :class:`~tidl_io.PathNotFoundError` when there is neither a paramDebug.csv nor
     a quant-params prototxt; :class:`~tidl_io.FormatError` naming file and line for a
     malformed one."""
-    from .._check import check_path
+    from ..base.check import check_path
 
     given = Path(check_path(path, "load_quant", "path"))
     if not given.is_dir():

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .._check import check_int, wrong_kind
-from .._errors import ArgumentTypeError, BufferMismatchError, OptionError, TensorNotFoundError
-from .._limits import aligned_zeros, check_alloc
-from ..descriptor import ElementType, Tensor, TensorLayout
+from ..base.check import check_int, wrong_kind
+from ..base.errors import ArgumentTypeError, BufferMismatchError, OptionError, TensorNotFoundError
+from ..base.limits import aligned_zeros, check_alloc
+from ..iodesc.descriptor import ElementType, Tensor, TensorLayout
 from .protocol import Buffer, RtTensor, Tensors
 
 # ---- conversions (TIDL-RT's copy_* templates) ------------------------------------------
@@ -58,8 +58,8 @@ def _user_qparams(rt: RtTensor) -> tuple[np.float32, int]:
 
 def _device_qparams(t: Tensor) -> tuple[np.float32, int]:
     """(scale, zero point) of the device tensor in a conversion: 1 and 0 for a float
-    tensor, whose buffer holds real values (what :func:`tidl_io.quant.dequantize` and
-    :func:`tidl_io.buffers.unpack` read), so the reformat path and the zero-copy path give
+    tensor, whose buffer holds real values (what :func:`tidl_io.data.quant.dequantize` and
+    :func:`tidl_io.data.buffers.unpack` read), so the reformat path and the zero-copy path give
     the same values. TIDL-RT's input copy forces scale 1 for a float device tensor; its
     output copy (``cp_data_out_tensor_tidlrt_tiovx``) takes ``outTensorScale`` as is, which
     only differs where a float output's stored scale is not 1 (not seen in real files)."""

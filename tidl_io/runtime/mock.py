@@ -27,9 +27,9 @@ element type, a padded buffer handed to the reformat path (TIDL-RT would read it
 (``input_pads="error"``; ``"warn"`` issues a :class:`PaddingWarning`, ``"off"`` skips).
 
 The device step dequantizes each input's valid region (``float32(q - zp) / float32(scale)``,
-:func:`tidl_io.quant.dequantize`; float as is), calls the model (see :mod:`tidl_io.models`)
+:func:`tidl_io.data.quant.dequantize`; float as is), calls the model (see :mod:`tidl_io.runtime.models`)
 with float64 arrays, quantizes each result to the output type (``rint(y * scale + zp)``,
-half to even, saturated, NaN read as 0: :func:`tidl_io.quant.quantize`; float outputs as
+half to even, saturated, NaN read as 0: :func:`tidl_io.data.quant.quantize`; float outputs as
 float32) and writes it into the padded output buffer after filling every non-valid
 element with poison (0xA5 bytes; a quiet NaN 0x7FC0A5A5 for float32), so code that reads
 output pads is caught. Each invoke returns an :class:`InvokeReport` (also kept as
@@ -50,15 +50,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._check import check_choice, check_flag, check_kind, check_path, open_regular, wrong_kind
-from .._errors import BufferMismatchError, FormatError, GeometryError, TidlRtError
-from .._limits import check_alloc
-from ..buffers import zeroed
-from ..descriptor import Descriptor, Tensor, TensorLayout
-from ..models import Model, model_shape, resolve_model
-from ..padding import check_padding
-from ..quant import dequantize, quantize
-from ..validate import geometry_problems
+from ..base.check import check_choice, check_flag, check_kind, check_path, open_regular, wrong_kind
+from ..base.errors import BufferMismatchError, FormatError, GeometryError, TidlRtError
+from ..base.limits import check_alloc
+from ..data.buffers import zeroed
+from ..data.padding import check_padding
+from ..data.quant import dequantize, quantize
+from ..iodesc.descriptor import Descriptor, Tensor, TensorLayout
+from ..iodesc.validate import geometry_problems
 from ._datamove import (
     PlanMemo,
     _convert_in,
@@ -75,6 +74,7 @@ from ._datamove import (
     check_rt,
     match_buffers,
 )
+from .models import Model, model_shape, resolve_model
 from .protocol import (
     _DEFAULT_ALIGNMENT,
     Buffer,
@@ -114,7 +114,7 @@ def poison_value(dtype: np.dtype | str) -> np.generic:
 @dataclass(frozen=True)
 class _PadPlan:
     """Where a tensor's non-valid buffer elements are: the strided blocks
-    ``(start, shape, strides)`` of :meth:`tidl_io.geometry.BufferGeometry.gaps` up to
+    ``(start, shape, strides)`` of :meth:`tidl_io.iodesc.geometry.BufferGeometry.gaps` up to
     ``buffer_size`` (a few per tensor whatever its number of planes)."""
 
     blocks: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
@@ -145,13 +145,13 @@ def _bit_views(block: np.ndarray) -> list[np.ndarray]:
 
 def _device_quantize(y: np.ndarray, t: Tensor, out: np.ndarray) -> None:
     """The device's store of real values ``y`` into ``out`` (the valid-region view):
-    :func:`tidl_io.quant.quantize` with round-half-to-even and NaN read as 0 (float
+    :func:`tidl_io.data.quant.quantize` with round-half-to-even and NaN read as 0 (float
     outputs take the values as float32)."""
     quantize(t, y, rounding="nearest", nan="zero", out=out)
 
 
 def _dequantize(q: np.ndarray, t: Tensor) -> np.ndarray:
-    """The device's read of a valid region: :func:`tidl_io.quant.dequantize` (float32
+    """The device's read of a valid region: :func:`tidl_io.data.quant.dequantize` (float32
     arithmetic), handed to the model as float64."""
     out = np.empty(q.shape, np.float64)
     dequantize(t, q, out=out)
@@ -207,13 +207,13 @@ def check_model_kind(model: Any, func: str) -> None:
     ArgumentTypeError naming ``func`` for anything else."""
     if model is not None and not (callable(model) or isinstance(model, (str, Mapping))):
         raise wrong_kind(func, "model", model, "a callable, a built-in model name or a model spec "
-                         "(mapping or YAML text; see tidl_io.models)")
+                         "(mapping or YAML text; see tidl_io.runtime.models)")
 
 
 class MockC7xRuntime:
     """A host stand-in for TIDL-RT on the C7x (see the module docstring).
 
-    ``model`` is a callable, a built-in name or spec (see :func:`tidl_io.models.resolve_model`;
+    ``model`` is a callable, a built-in name or spec (see :func:`tidl_io.runtime.models.resolve_model`;
     default identity when shapes allow it, else ramp). ``net`` is the ``*_tidl_net.bin``
     path or bytes: only checked to be a regular, non-empty file (None is accepted: the mock
     needs no network; a missing file raises :class:`~tidl_io.PathNotFoundError`). ``input_pads`` is "error", "warn" or "off"; ``poison`` fills output pads.
@@ -504,7 +504,7 @@ def _poison(slot: _Slot, buf: np.ndarray) -> None:
 
 
 def _pad_message(t: Tensor, buf: np.ndarray) -> str:
-    """Where the first non-zero input pad element is (from :func:`tidl_io.padding.check_padding`)."""
+    """Where the first non-zero input pad element is (from :func:`tidl_io.data.padding.check_padding`)."""
     report = check_padding(t, buf)
     i = report.first_dirty if report.first_dirty is not None else 0
     value = buf[i].item()

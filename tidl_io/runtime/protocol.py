@@ -18,11 +18,11 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from .._check import as_array, check_layout, wrong_kind
-from .._errors import BufferMismatchError
-from .._layouts import dims_of
-from ..buffers import as_buffer
-from ..descriptor import Descriptor, ElementType, Tensor, TensorLayout
+from ..base.check import as_array, check_layout, wrong_kind
+from ..base.errors import BufferMismatchError
+from ..base.layouts import dims_of
+from ..data.buffers import as_buffer
+from ..iodesc.descriptor import Descriptor, ElementType, Tensor, TensorLayout
 
 __all__ = [
     "Buffer",
@@ -95,13 +95,13 @@ class RtTensor:
         - "NCHW", 4 axes (N, C, H, W) -> (N, 1, 1, C, H, W); fewer axes get leading 1s
           ((C, H, W) is one image, N = 1); 6 axes are (N, DIM1, DIM2, C, H, W) as they are;
           5 axes are (DIM1, DIM2, C, H, W) with N = 1: the 6-D shape without its leading
-          axis, as :func:`tidl_io.buffers.pack` accepts it and ``Tensor.squeezed_shape``
+          axis, as :func:`tidl_io.data.buffers.pack` accepts it and ``Tensor.squeezed_shape``
           gives it for a 5-D tensor;
         - "NHWC", at most 4 axes (N, H, W, C) -> (N, 1, 1, C, H, W), fewer axes leading 1s;
         - "CHW" / "HWC": one image, exactly 3 axes, as NCHW / NHWC with N = 1.
 
-        (The same layout names and resolver as :func:`tidl_io.buffers.pack`:
-        :func:`tidl_io._layouts.dims_of`.)
+        (The same layout names and resolver as :func:`tidl_io.data.buffers.pack`:
+        :func:`tidl_io.base.layouts.dims_of`.)
 
         >>> RtTensor.from_array("img", np.zeros((2, 3, 4, 5), np.uint8)).dims
         (2, 1, 1, 3, 4, 5)
@@ -289,8 +289,8 @@ class RuntimeFactory(Protocol):
 def alloc_shared_buffers(runtime: Runtime) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """One zero-filled buffer per input and per output of the runtime's descriptor, in its
     shared memory (so invokes are zero copy): flat arrays of the tensor's dtype and buffer
-    size (as :func:`tidl_io.buffers.alloc_input` makes, typed by
-    :func:`tidl_io.buffers.as_buffer`), by name. NEW memory, zeroed here once (TIDL-RT's
+    size (as :func:`tidl_io.data.buffers.alloc_input` makes, typed by
+    :func:`tidl_io.data.buffers.as_buffer`), by name. NEW memory, zeroed here once (TIDL-RT's
     shared heap is dirty, and input pads must be zero)."""
     def one(t: Tensor) -> np.ndarray:
         buf = as_buffer(t, runtime.alloc_shared(t.alloc_size * t.itemsize, _DEFAULT_ALIGNMENT))

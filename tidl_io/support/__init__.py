@@ -1,8 +1,7 @@
 """Why a model was split: which of its nodes TIDL took, which run on the ARM, and TI's reasons
 (``tidl-io why``). Owns the readers of ``tempDir/graphvizInfo.txt`` (:mod:`.graphviz`) and the
 compile log's Subgraph Information Summary (:mod:`.runlog`), the join with ``allowedNode.txt`` /
-``onnxrtMetaData.txt`` (:mod:`.report`), the advice per reason (:mod:`.advice`) and the text
-(:mod:`.text`).
+``onnxrtMetaData.txt`` and the report's text (:mod:`.report`), and the advice per reason (:mod:`.advice`).
 
 >>> r = tidl_io.load_support("od-8220-yolox-10.0")       # doctest: +SKIP
 >>> r.counts["total"], r.counts["supported"], len(r.subgraphs)   # doctest: +SKIP

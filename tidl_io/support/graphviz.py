@@ -21,7 +21,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from .._errors import FormatError
+from ..base.errors import FormatError
 
 __all__ = ["GraphNode", "Status", "parse_graphviz", "split_diag", "status_of"]
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._errors import PathNotFoundError, TensorNotFoundError, TidlIoError
-from .._findings import read_text
+from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
+from ..base.findings import read_text
 from .advice import DEFAULT_MAX_SUBGRAPHS, advice_for, subgraph_advice
 from .graphviz import GraphNode, Status, parse_graphviz
 from .runlog import CoreSummary, parse_subgraph_summary
@@ -168,8 +168,6 @@ class SupportReport:
 
     def to_text(self, node: str | None = None) -> str:
         """The report for people; with ``node``, that node's line only."""
-        from .text import node_text, report_text
-
         return node_text(self, self.node(node)) if node is not None else report_text(self)
 
 
@@ -207,7 +205,7 @@ def _first(folders: Sequence[Path], name: str) -> Path | None:
 def _max_subgraphs(param: Path | None, notes: list[str]) -> int:
     if param is None:
         return DEFAULT_MAX_SUBGRAPHS
-    from .._yaml import load_yaml
+    from ..base.safe_yaml import load_yaml
 
     try:
         doc = load_yaml(read_text(param), str(param))  # the one bounded YAML reader: size, depth, aliases
@@ -233,9 +231,8 @@ def load_support(path: str | os.PathLike[str]) -> SupportReport:
     :class:`~tidl_io.FormatError` (naming file and line) for a malformed graphvizInfo.txt,
     allowedNode.txt, onnxrtMetaData.txt or run.log summary.
     """
-    from .._check import check_path
-    from ..artifacts import parse_onnxrt_metadata
-    from ..sidecars import parse_allowed_nodes
+    from ..artifacts.folder import parse_allowed_nodes, parse_onnxrt_metadata
+    from ..base.check import check_path
 
     given = Path(check_path(path, "load_support", "path"))
     gv, art = _locate(given)
@@ -313,3 +310,79 @@ def _against_summary(summary: tuple[CoreSummary, ...], nodes: tuple[SupportNode,
 def subgraph_problem(report: SupportReport) -> str | None:
     """The subgraph count against TIDL's limit, as text (None when under it)."""
     return None if report.subgraphs is None else subgraph_advice(len(report.subgraphs), report.max_subgraphs)
+
+
+# ---- the report for people (tidl-io why's text) ------------------------------------------
+
+_SHOW = 6  # node names shown per group
+
+
+def _where(n: SupportNode) -> str:
+    if n.subgraph is None:
+        return "runs on the ARM"
+    name = f" ({printable(n.subgraph_name)})" if n.subgraph_name else ""
+    return f"subgraph {n.subgraph}{name}"
+
+
+def report_text(r: SupportReport) -> str:
+    c = r.counts
+    lines = [f"{printable(r.source)}: {c['total']} nodes: {c['supported']} supported, {c['unsupported']} unsupported"
+             + (f", {c['unknown']} unknown" if c["unknown"] else "")]
+    if r.subgraphs is not None:
+        lines.append(f"  {c['on_tidl']} on TIDL in {len(r.subgraphs)} subgraph(s) (TIDL's limit "
+                     f"{r.max_subgraphs}), {c['on_arm']} on the ARM")
+        for s in r.subgraphs:
+            name = f" {printable(s.name)}" if s.name else ""
+            lines.append(f"    subgraph {s.index}{name}: {s.nodes} nodes")
+    else:
+        lines.append("  where the nodes landed: unknown (no allowedNode.txt)")
+    if r.summary is not None:
+        rows = ", ".join(f"{printable(x.core)} {x.nodes} nodes / "
+                         f"{'x' if x.subgraphs is None else x.subgraphs} subgraph(s)" for x in r.summary)
+        lines.append(f"  compile log summary (line {r.summary[0].line}): {rows}")
+    limit = subgraph_problem(r)
+    if limit:
+        lines.append(f"  ! {limit}")
+    lines.append("")
+    lines.append("By reason:")
+    said: set[str] = set()
+    for g in r.groups:
+        names = ", ".join(printable(x) for x in g.nodes[:_SHOW]) + (", …" if g.count > _SHOW else "")
+        reason = printable(g.reason) or "(TI gave no text)"
+        arm = f" [{g.on_arm} on the ARM]" if g.on_arm and r.subgraphs is not None else ""
+        mark = "  " if g.status is Status.SUPPORTED else "! "
+        lines.append(f"{mark}{g.count} node{'s' if g.count != 1 else ''} {printable(g.op)} ({g.status.value}){arm}: "
+                     f"{reason}")
+        if g.status is not Status.SUPPORTED or g.count <= _SHOW:
+            lines.append(f"      {names}")
+        if g.advice:
+            lines.append(f"      -> {g.advice}" if g.advice not in said else "      -> (as above)")
+            said.add(g.advice)
+    arm_nodes = [n for n in r.nodes if n.on_arm and n.status is Status.SUPPORTED] if r.subgraphs is not None else []
+    if arm_nodes:
+        lines.append("")
+        lines.append(f"{len(arm_nodes)} supported node(s) in no subgraph (run on the ARM; e.g. cut off by an "
+                     f"unsupported neighbour or a deny_list): "
+                     + ", ".join(printable(n.name) for n in arm_nodes[:_SHOW]) + (", …" if len(arm_nodes) > _SHOW
+                                                                                    else ""))
+    for p in r.problems:
+        lines.append(f"error: {printable(p)}")
+    for note in r.notes:
+        lines.append(f"note: {printable(note)}")
+    return "\n".join(lines)
+
+
+def node_text(r: SupportReport, n: SupportNode) -> str:
+    def names(ids: tuple[int, ...]) -> str:
+        return ", ".join(printable(r.nodes[i].name) for i in ids) or "-"
+
+    origin = f" [{n.origin}]" if n.origin else ""
+    stage = f"[{n.stage}] " if n.stage else ""
+    return "\n".join([
+        f"{printable(r.source)}: line {n.line}: node {n.index} {printable(n.name)!s} ({printable(n.op)})",
+        f"  status:   {n.status.value}",
+        f"  TI says:  {stage}{printable(n.reason) or '(nothing)'}{printable(origin)}",
+        f"  where:    {_where(n) if r.subgraphs is not None else 'unknown (no allowedNode.txt)'}",
+        f"  inputs:   {names(n.inputs)}",
+        f"  outputs:  {names(n.outputs)}",
+    ])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._errors import FormatError
+from ..base.errors import FormatError
 
 __all__ = ["CoreSummary", "parse_subgraph_summary"]
 

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .._check import check_path, wrong_kind
-from .._errors import FormatError, PathError, PathNotFoundError
-from ..artifacts import find_artifacts
-from ..descriptor import Descriptor, Tensor, load
+from ..artifacts.folder import find_artifacts
+from ..base.check import check_path, wrong_kind
+from ..base.errors import FormatError, PathError, PathNotFoundError
+from ..iodesc.descriptor import Descriptor, Tensor, load
 
 __all__ = ["Calibration", "load_calibration", "tensor_nchw"]
 

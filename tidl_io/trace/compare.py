@@ -7,7 +7,7 @@ by dataId; calibration dumps (:class:`CalibrationReference`), matched by output 
 frame. One layer is in memory at a time: its trace is read, its reference read, the metrics
 taken (:mod:`tidl_io.trace.metrics`) and both dropped.
 
-Golden arrays are oriented by shape through the one layout resolver (:mod:`tidl_io._layouts`),
+Golden arrays are oriented by shape through the one layout resolver (:mod:`tidl_io.base.layouts`),
 never guessed: an array whose shape is the layer's NCHW shape (or the same with size-1 axes
 dropped or added) is taken as is; one whose NHWC->NCHW transpose is the layer's shape is
 transposed; when both readings fit and they differ (C, H and W alike), the row says
@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from .. import _layouts, _native
+from .. import native as _native
+from ..base import layouts as _layouts
 from .load import ReadBuffer
 from .metrics import Accumulator, Metrics, Quantized, Source
 from .npz import NpzArrays

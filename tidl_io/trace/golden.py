@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import _layouts
-from .._atomic import open_atomic
-from .._errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
-from ..artifacts import ModelParams, load_param_yaml
+from ..artifacts.folder import ModelParams, load_param_yaml
+from ..base import layouts as _layouts
+from ..base.atomic import open_atomic
+from ..base.errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
 from .npz import NpzArrays
 
 __all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "fit_input", "load_model_inputs", "model_inputs",
@@ -136,7 +136,7 @@ def model_inputs(model: str | os.PathLike[str]) -> tuple[ModelInput, ...]:
 
 def fit_input(x: np.ndarray, inp: ModelInput, layout: str, source: str, notes: list[str]) -> np.ndarray:
     """``x`` in the model input's shape (``layout``: the model's, "NCHW" or "NHWC"): as is, or
-    in the other order when only that fits, decided by :mod:`tidl_io._layouts` (the one
+    in the other order when only that fits, decided by :mod:`tidl_io.base.layouts` (the one
     resolver); a shape that fits both orders differently, or neither, is a BufferMismatchError."""
     if x.shape == inp.shape:
         return x.astype(inp.dtype, copy=False)

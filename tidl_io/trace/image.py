@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._errors import FormatError
+from ..base.errors import FormatError
 
 __all__ = ["read_image"]
 

@@ -41,10 +41,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _layouts
-from .._check import check_flag, check_kind, check_path, list_folder, path_kind, wrong_kind
-from .._errors import FormatError, PathError, PathNotFoundError
-from ..quant import dequantize_codes
+from ..base import layouts as _layouts
+from ..base.check import check_flag, check_kind, check_path, list_folder, path_kind, wrong_kind
+from ..base.errors import FormatError, PathError, PathNotFoundError
+from ..data.quant import dequantize_codes
 from .metrics import Quantized
 from .names import TraceName, parse_trace_name
 

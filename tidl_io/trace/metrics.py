@@ -16,8 +16,8 @@ second trace set), both real values of one shape with channels on ``axis`` (1 fo
   minimum for signed types.
 
 Values are float32 (other dtypes are converted block by block; codes are dequantized as
-:func:`tidl_io.quant.dequantize_codes` does); differences, products and sums are float64. The
-native kernel (``tidl_io._native.compare_sums``: one pass, 8-bit/16-bit codes or float32 on
+:func:`tidl_io.data.quant.dequantize_codes` does); differences, products and sums are float64. The
+native kernel (``tidl_io.native.compare_sums``: one pass, 8-bit/16-bit codes or float32 on
 either side) is used when loaded; the NumPy code, a cache-sized block at a time, is the
 reference and the fallback. Max, counts and saturation agree exactly; the sums differ only
 in the order of the float64 additions: each within n * 2**-52 of the sum of its |terms| for n
@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _native
-from ..quant import dequantize_codes
+from .. import native as _native
+from ..data.quant import dequantize_codes
 
 __all__ = ["Accumulator", "Metrics", "Quantized", "channel_snr_db", "compare_arrays", "cosine", "max_abs", "mean_abs",
            "saturated", "snr_db", "worst_channel"]
@@ -136,7 +136,7 @@ def _worst(snrs: tuple[float, ...]) -> int | None:
 @dataclass(frozen=True)
 class Quantized:
     """Codes and their quantization, standing for the real values ``(codes - zero_point) /
-    scale`` (:func:`tidl_io.quant.dequantize_codes`) without making them all at once."""
+    scale`` (:func:`tidl_io.data.quant.dequantize_codes`) without making them all at once."""
 
     codes: np.ndarray
     scale: float

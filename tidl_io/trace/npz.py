@@ -11,7 +11,7 @@ Before any data is read, a member's ``.npy`` header is checked (:meth:`NpzArrays
 version 1.0, 2.0 or 3.0, a header of at most 64 KiB, a shape of whole numbers >= 0, a numeric
 dtype (integers and floats: no bool, complex, string, datetime, structured or object arrays,
 so no pickle), and a size that is exactly the member's data in the zip directory and within
-the allocation cap (:func:`tidl_io._limits.check_alloc`). Callers can look at the shape
+the allocation cap (:func:`tidl_io.base.limits.check_alloc`). Callers can look at the shape
 (:meth:`NpzArrays.shape`) before reading the data at all.
 """
 
@@ -30,8 +30,8 @@ from typing import IO
 
 import numpy as np
 
-from .._errors import FormatError, PathNotFoundError
-from .._limits import check_alloc
+from ..base.errors import FormatError, PathNotFoundError
+from ..base.limits import check_alloc
 
 __all__ = ["Member", "NpzArrays"]
 

@@ -18,10 +18,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__
-from .._format import document, dumps_json
-from .._text import escape, short
-from ..picture import esc
+from ..base.text import escape, short
+from ..base.version import __version__
+from ..iodesc.format import document, dumps_json
+from ..iodesc.picture import esc
 from .metrics import Metrics
 
 __all__ = ["CompareReport", "Histogram", "Row", "Status", "format_report", "render_html", "report_to_dict"]

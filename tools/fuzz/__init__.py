@@ -15,10 +15,10 @@ pair is a reproducer, and every failing input is also saved as a ``.bin`` (``--s
 
 Operations. Every input goes through ``parse``, ``validate`` and ``build`` (which must give
 the bytes back). Then one input in ``--cli-every`` (default 10) goes through
-``tidl_io.cli.main`` instead, on a temp file (``inspect``, ``inspect --json``, ``inspect
+``tidl_io.cli.app.main`` instead, on a temp file (``inspect``, ``inspect --json``, ``inspect
 --physical``, ``validate``, ``validate --json`` in rotation); of the others, half go through
 the formatter (``descriptor_to_dict`` + strict JSON, the table, the physical table) and half
-through the buffer operations of ``tidl_io.buffers`` on up to ``--tensors`` (default 2)
+through the buffer operations of ``tidl_io.data.buffers`` on up to ``--tensors`` (default 2)
 tensors, mutated ones first, flagged ones included: ``alloc_input``/``alloc_output``,
 ``view``, ``as_buffer``, ``pack``, ``unpack``, ``check_padding`` (plus ``alloc_inputs``/
 ``alloc_outputs`` and ``get_*_details`` on one input in 12). Buffers over 1 MiB that the

@@ -72,10 +72,10 @@ class Checker:
         self.cli_every = cli_every
         self.tensors = tensors
         self.verbose = verbose
-        from tidl_io import buffers
+        from tidl_io.data import buffers
 
         self.buffers = buffers
-        from tidl_io._limits import max_alloc_bytes
+        from tidl_io.base.limits import max_alloc_bytes
 
         self.cap = max_alloc_bytes()
 

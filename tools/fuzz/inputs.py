@@ -52,7 +52,7 @@ class _Ctx:
             self.touched.append((which, kind, slot))
 
     def layout_of(self, data: bytearray) -> Any:
-        from tidl_io._schema import layout_by_size, layouts
+        from tidl_io.iodesc.schema import layout_by_size, layouts
 
         lay = layout_by_size().get(len(data))
         if lay is not None:
@@ -124,7 +124,7 @@ def m_bitflip(ctx: _Ctx, data: bytearray) -> str:
 
 
 def m_truncate(ctx: _Ctx, data: bytearray) -> str:
-    from tidl_io._schema import layout_by_size
+    from tidl_io.iodesc.schema import layout_by_size
 
     r = ctx.rng.random()
     if r < 0.3:
@@ -139,7 +139,7 @@ def m_truncate(ctx: _Ctx, data: bytearray) -> str:
 
 
 def m_extend(ctx: _Ctx, data: bytearray) -> str:
-    from tidl_io._schema import layout_by_size
+    from tidl_io.iodesc.schema import layout_by_size
 
     r = ctx.rng.random()
     if r < 0.3:
@@ -324,7 +324,7 @@ def m_extreme(ctx: _Ctx, data: bytearray) -> str:
 
 def m_resize_to_layout(ctx: _Ctx, data: bytearray) -> str:
     """Truncate or zero-extend to another layout's exact size: reread under another layout."""
-    from tidl_io._schema import layout_by_size
+    from tidl_io.iodesc.schema import layout_by_size
 
     size = ctx.rng.choice(sorted(layout_by_size()))
     if size < len(data):

@@ -219,7 +219,7 @@ def run_parent(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     totals["peak_rss_mb"] = max(totals["peak_rss_mb"], _peak_rss_mb(resource.RUSAGE_CHILDREN))
 
-    from tidl_io._atomic import write_bytes_atomic
+    from tidl_io.base.atomic import write_bytes_atomic
 
     for f in failures:
         if f["index"] >= 0:
@@ -283,7 +283,7 @@ def replay(args: argparse.Namespace) -> int:
         checker.run(args.replay, item, rng)
         print(f"{1e3 * (time.process_time() - c0):.1f} ms CPU; ops {stats.ops}")
     if args.save_dir:
-        from tidl_io._atomic import write_bytes_atomic
+        from tidl_io.base.atomic import write_bytes_atomic
 
         path = Path(args.save_dir) / f"fuzz-seed{args.seed}-{args.replay}.bin"
         write_bytes_atomic(path, item.data)

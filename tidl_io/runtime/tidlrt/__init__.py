@@ -12,12 +12,12 @@
 
 from __future__ import annotations
 
-from ._library import ENV_LIBRARY, ENV_VERSION, Library, load_library
-from ._preflight import ENV_PREFLIGHT, preflight
 from ._select import probe, select_family
-from ._structs import Family, families, releases
 from ._trial import trial_create
+from .library import ENV_LIBRARY, ENV_VERSION, Library, load_library
+from .preflight import ENV_PREFLIGHT, preflight
 from .runtime import TidlRtRuntime, is_available
+from .structs import Family, families, releases
 
 __all__ = ["ENV_LIBRARY", "ENV_PREFLIGHT", "ENV_VERSION", "Family", "Library", "TidlRtRuntime", "families",
            "is_available", "load_library", "preflight", "probe", "releases", "select_family", "trial_create"]

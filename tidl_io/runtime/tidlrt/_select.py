@@ -9,17 +9,11 @@ import os
 import struct
 from dataclasses import dataclass
 
-from ..._errors import TidlRtError
-from ...descriptor import Descriptor
-from ...releases import find_release
-from ._library import ENV_LIBRARY, ENV_VERSION, GUARD, Library
-from ._structs import (
-    Family,
-    Fingerprint,
-    families,
-    match_fingerprint,
-    releases,
-)
+from ...base.errors import TidlRtError
+from ...base.releases import find_release
+from ...iodesc.descriptor import Descriptor
+from .library import ENV_LIBRARY, ENV_VERSION, GUARD, Library
+from .structs import Family, Fingerprint, families, match_fingerprint, releases
 
 __all__ = ["Selection", "net_version", "probe", "select_family"]
 

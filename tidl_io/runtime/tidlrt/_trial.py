@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..._errors import TidlRtError
-from ._preflight import alloc_status_cause
+from ...base.errors import TidlRtError
+from .preflight import alloc_status_cause
 
 __all__ = ["trial_create"]
 
@@ -132,10 +132,10 @@ def _child(request_file: str, steps_file: str) -> int:
     def step(kind: str, **kw: Any) -> None:
         os.write(fd, (json.dumps({"step": kind, **kw}) + "\n").encode())
 
-    from ..._errors import TidlIoError
-    from ...descriptor import load
-    from ._library import load_library
+    from ...base.errors import TidlIoError
+    from ...iodesc.descriptor import load
     from ._select import probe
+    from .library import load_library
     from .runtime import TidlRtRuntime
 
     try:

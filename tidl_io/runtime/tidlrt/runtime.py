@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._check import check_kind, check_path, open_regular, wrong_kind
-from ..._errors import (
+from ...base.check import check_kind, check_path, open_regular, wrong_kind
+from ...base.errors import (
     BufferMismatchError,
     FormatError,
     GeometryError,
@@ -39,8 +39,8 @@ from ..._errors import (
     PathNotFoundError,
     TidlRtError,
 )
-from ...descriptor import Descriptor, Tensor, TensorLayout, build
-from ...validate import geometry_problems
+from ...iodesc.descriptor import Descriptor, Tensor, TensorLayout, build
+from ...iodesc.validate import geometry_problems
 from .._datamove import (
     PlanMemo,
     _mismatches,
@@ -61,10 +61,10 @@ from ..protocol import (
     Tensors,
     Transfer,
 )
-from ._library import Guarded, Library, alloc_shared, load_library, owner_of
-from ._preflight import preflight
 from ._select import Selection, select_family
-from ._structs import FLT_MAX, Family
+from .library import Guarded, Library, alloc_shared, load_library, owner_of
+from .preflight import preflight
+from .structs import FLT_MAX, Family
 
 if TYPE_CHECKING:
     from typing_extensions import Self

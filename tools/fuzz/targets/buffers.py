@@ -1,4 +1,4 @@
-"""Target ``buffers``: the buffer operations of ``tidl_io.buffers`` on up to ``--tensors``
+"""Target ``buffers``: the buffer operations of ``tidl_io.data.buffers`` on up to ``--tensors``
 tensors of the other half of the parsed inputs (index % 6 in 3..5), mutated ones first."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _buffers(checker: Checker, index: int, desc: Any, touched: list[tuple[int, s
         _tensor_ops(checker, index, owner, t, rng)
 
 def _tensor_ops(checker, index: int, owner: Any, t: Any, rng: random.Random) -> None:
-    from tidl_io.validate import geometry_problems
+    from tidl_io.iodesc.validate import geometry_problems
 
     b = checker.buffers
     np = _np()

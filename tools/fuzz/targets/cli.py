@@ -1,4 +1,4 @@
-"""Target ``cli``: ``tidl_io.cli.main`` on a temp file instead of the library calls
+"""Target ``cli``: ``tidl_io.cli.app.main`` on a temp file instead of the library calls
 (``inspect``, ``inspect --json``, ``inspect --physical``, ``validate``, ``validate --json`` in
 rotation), on one input in ``--cli-every``."""
 
@@ -25,8 +25,8 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
 
 
 def _cli(checker: Checker, index: int, data: bytes) -> None:
-    from tidl_io._atomic import write_bytes_atomic
-    from tidl_io.cli import main
+    from tidl_io.base.atomic import write_bytes_atomic
+    from tidl_io.cli.app import main
 
     path = checker.scratch / SOURCE
     write_bytes_atomic(path, data)

@@ -90,7 +90,7 @@ def _inputs(rng: random.Random) -> tuple[Any, int]:
 
 def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Random) -> None:
     import tidl_io
-    from tidl_io._atomic import write_bytes_atomic
+    from tidl_io.base.atomic import write_bytes_atomic
 
     data, steps = _mutate(rng)
     x, frames = _inputs(rng)

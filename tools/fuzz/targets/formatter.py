@@ -23,7 +23,7 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
 
 
 def _format(checker: Checker, index: int, desc: Any, r: int) -> None:
-    from tidl_io._format import descriptor_to_dict, format_descriptor
+    from tidl_io.iodesc.format import descriptor_to_dict, format_descriptor
 
     where = (SOURCE,)
     if r == 0:

@@ -107,7 +107,7 @@ def make_npz(rng: random.Random) -> tuple[bytes, str]:
 
 
 def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Random) -> None:
-    from tidl_io._atomic import write_bytes_atomic
+    from tidl_io.base.atomic import write_bytes_atomic
     from tidl_io.trace.compare import GoldenReference, Target
     from tidl_io.trace.golden import read_meta
     from tidl_io.trace.npz import NpzArrays

@@ -43,7 +43,7 @@ def selects(checker: Checker, index: int) -> bool:
 
 @functools.cache
 def _net_bytes() -> bytes:
-    from tidl_io.net._build import build_net
+    from tidl_io.net.build import build_net
 
     from .net import _layers, _sizes
 
@@ -122,7 +122,7 @@ def _path(base: Path, rng: random.Random) -> Path:
 
 def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Random) -> None:
     import tidl_io
-    from tidl_io._atomic import write_bytes_atomic
+    from tidl_io.base.atomic import write_bytes_atomic
 
     base = Path(checker.scratch) / f"hostile{index % 4}"
     base.mkdir(exist_ok=True)
@@ -142,7 +142,7 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
 
         checker.op(index, "hostile layer_info", names, (str(path),))
     elif kind == 1:
-        from tidl_io.artifacts import load_param_yaml
+        from tidl_io.artifacts.folder import load_param_yaml
 
         folder = base / "model"
         if not folder.is_dir():
@@ -155,7 +155,7 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         if index % 64 == 9:  # one hostile input in four
             checker.op(index, "hostile doctor param.yaml", lambda: _doctor(str(folder)), (str(folder),))
     elif kind == 2:
-        from tidl_io.doctor import parse_explain
+        from tidl_io.doctor.checks import parse_explain
 
         text = rng.choice(("Tensor ", "Layer ", "dataId ", "DIM Error - For Tensor ", "")) + _number(rng)
 
@@ -184,7 +184,7 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
 
 
 def _doctor(path: str) -> None:
-    from tidl_io.cli import main
+    from tidl_io.cli.app import main
 
     out, err = io.StringIO(), io.StringIO()
     code = main(["doctor", "--no-library", path], out=out, err=err)
@@ -196,7 +196,7 @@ def _doctor(path: str) -> None:
 
 
 def _inspect(path: str) -> None:
-    from tidl_io.cli import main
+    from tidl_io.cli.app import main
 
     out, err = io.StringIO(), io.StringIO()
     code = main(["inspect", path], out=out, err=err)

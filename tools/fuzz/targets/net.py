@@ -36,7 +36,7 @@ def selects(checker: Checker, index: int) -> bool:
 @functools.cache
 def _seeds() -> tuple[tuple[str, bytes], ...]:
     from tidl_io.net import load_net
-    from tidl_io.net._build import build_net
+    from tidl_io.net.build import build_net
 
     seeds: list[tuple[str, bytes]] = []
     for path in sorted((ROOT.parent / "shared" / "realdata" / "net").rglob("*_tidl_net.bin")):
@@ -78,7 +78,7 @@ def _field_offsets(data: bytes) -> list[int]:
     """Byte offsets of the fields the parser reads, for the seed's own layout."""
     import struct
 
-    from tidl_io.net._schema import layout_for
+    from tidl_io.net.schema import layout_for
 
     variants = layout_for(struct.unpack_from("<I", data)[0]) if len(data) >= 4 else ()
     if not variants:
@@ -137,7 +137,7 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         print(f"  net input: {steps}")
     where = (NET_SOURCE,)
     if index % 32 == 3:  # the file path: bounded reads, layer_info.txt
-        from tidl_io._atomic import write_bytes_atomic
+        from tidl_io.base.atomic import write_bytes_atomic
 
         path = Path(checker.scratch) / NET_SOURCE
         write_bytes_atomic(path, data)
@@ -152,8 +152,8 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
 
 
 def _use(checker: Checker, index: int, net: Any) -> None:
-    from tidl_io.net._format import format_net, net_to_dict
-    from tidl_io.net._graph import net_svg
+    from tidl_io.net.format import format_net, net_to_dict
+    from tidl_io.net.graph import net_svg
 
     where = (NET_SOURCE,)
     checker.op(index, "net format", lambda: format_net(net, NET_SOURCE, physical=index % 16 == 3), where)

@@ -6,7 +6,7 @@ The table comes from ``rng`` (so ``(seed, index)`` reproduces it): the shipped t
 line-level mutations: a line dropped, duplicated or swapped with the next, a value replaced
 (by another release spelling, a number, null, a list, a mapping, text), a byte changed, the
 text cut. Operations: ``parse_table`` (or ``load_table`` on a temp file one time in four),
-then, with the table in use, every spelling and look-up of ``tidl_io.releases`` and the net
+then, with the table in use, every spelling and look-up of ``tidl_io.base.releases`` and the net
 version view the net reader builds from it.
 """
 
@@ -67,13 +67,13 @@ def make_table(rng: random.Random) -> tuple[bytes, str]:
 
 
 def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Random) -> None:
-    from tidl_io.releases import load_table, parse_table
+    from tidl_io.base.releases import load_table, parse_table
 
     data, steps = make_table(rng)
     if checker.verbose:
         print(f"  releases input: {steps}")
     if index % 128 == 13:  # the file path: bounded reads
-        from tidl_io._atomic import write_bytes_atomic
+        from tidl_io.base.atomic import write_bytes_atomic
 
         path = Path(checker.scratch) / TABLE_SOURCE
         write_bytes_atomic(path, data)
@@ -84,8 +84,8 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         return
 
     def use() -> None:
-        from tidl_io.net._schema import known_versions_text, net_versions
-        from tidl_io.releases import find_release, releases_label, releases_text, using_table
+        from tidl_io.base.releases import find_release, releases_label, releases_text, using_table
+        from tidl_io.net.schema import known_versions_text, net_versions
 
         with using_table(table):
             for row in table:

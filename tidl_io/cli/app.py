@@ -1,0 +1,73 @@
+"""``tidl-io`` command line: the parser and :func:`main`. Each command family lives in a module
+of its own (:mod:`.inspect`: inspect, validate; :mod:`.run`: demo, run, info; :mod:`.doctor`;
+:mod:`.trace`: golden, compare; :mod:`.perf`; :mod:`.why`; :mod:`.quant`; :mod:`.emulate`;
+:mod:`.advise`), each with ``add_commands(sub)``. No logic lives here.
+
+Exit codes: 0 ok, 1 invalid or unsupported file, 2 usage error. Diagnostics go to stderr
+in one line, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from ..base.errors import TidlIoError
+from ..base.text import escape
+from ..base.version import __version__
+from . import advise as cli_advise
+from . import doctor as cli_doctor
+from . import emulate as cli_emulate
+from . import inspect as cli_inspect
+from . import perf as cli_perf
+from . import quant as cli_quant
+from . import run as cli_run
+from . import trace as cli_trace
+from . import why as cli_why
+from .codes import EXIT_INVALID, EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tidl-io",
+        description="Inspect and check TIDL I/O buffer descriptors (*_tidl_io_1.bin).",
+    )
+    parser.add_argument("--version", action="version", version=f"tidl-io {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    for family in (cli_inspect, cli_run, cli_doctor, cli_trace, cli_why, cli_quant, cli_emulate, cli_perf, cli_advise):
+        family.add_commands(sub)  # each imports what its commands need when they run
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    if out is None:
+        out = sys.stdout
+        # names can hold any character: never die on a terminal or pipe that cannot show one
+        reconfigure = getattr(out, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    err = err or sys.stderr
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: 0 for --help/--version, 2 for usage errors
+        return int(exc.code or 0)
+    try:
+        return int(args.run(args, out, err))
+    except BrokenPipeError:  # e.g. piped into head: not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except TidlIoError as exc:
+        print(f"tidl-io: error: {escape(str(exc))}", file=err)
+        return EXIT_INVALID
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""``tidl-io doctor``: argument parsing and printing only. The checks are
+:func:`tidl_io.diagnose`; the CLI prints its :class:`~tidl_io.doctor.checks.Diagnosis` with
+``to_text()``, ``to_dict()`` (``--json``) or ``to_html()`` (``--html``).
+
+Exit codes like ``diff``: 0 all files agree, 1 a finding (an error of the files), 2 could not
+do the job (usage: a bad ``--explain``, an empty PATH, an ``--html`` file that cannot be
+written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import TextIO
+
+from ..base.errors import TidlIoError
+from ..base.text import escape
+
+__all__ = ["add_commands"]
+
+EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
+
+
+def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..doctor.checks import diagnose, parse_explain
+    from ..iodesc.format import dumps_json
+
+    def usage(message: str) -> int:
+        print(f"tidl-io doctor: error: {escape(message)}", file=err)
+        return EXIT_USAGE
+
+    try:
+        keys = [parse_explain(text) for text in args.explain or ()]
+    except TidlIoError as exc:
+        return usage(str(exc))
+    if args.no_library and args.library is not None:
+        return usage("--library and --no-library exclude each other")
+    if args.json and args.html:
+        return usage("--json and --html exclude each other")
+    for what, value in (("PATH", args.path), ("--library", args.library), ("--html", args.html)):
+        if value == "":
+            return usage(f"{what} is empty; expected a path")
+    found = diagnose(args.path, library=args.library, explain=keys, check_library=not args.no_library)
+    if found.library is not None and args.library is not None:  # the CLI names its own option
+        found = dataclasses.replace(found, library=found.library.replace("library= argument", "--library"))
+    if args.html:
+        from ..base.atomic import write_bytes_atomic
+
+        page = found.to_html()
+        if args.html == "-":
+            out.write(page)
+        else:
+            try:
+                write_bytes_atomic(args.html, page.encode("utf-8"))
+            except OSError as exc:
+                return usage(f"{args.html}: cannot write: {exc.strerror or exc}")
+            except TidlIoError as exc:
+                return usage(str(exc))
+            out.write(found.to_text() + "\n")
+    elif args.json:
+        out.write(dumps_json(found.to_dict()) + "\n")
+    else:
+        out.write(found.to_text() + "\n")
+    return EXIT_OK if found.ok else EXIT_FINDING
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Add ``doctor`` to the ``tidl-io`` command line."""
+    p = sub.add_parser("doctor", help="do the files of a compiled model agree? (releases, io <-> net, sidecars)",
+                       description="Check an artifacts folder (or a model folder holding artifacts/ and "
+                                   "param.yaml, or a net file whose io descriptor is missing): which TIDL release "
+                                   "built it (netVersion and io descriptor size must agree), io descriptor against "
+                                   "net (counts, dims, element types, scales by dataId), layer_info.txt, "
+                                   "onnxrtMetaData.txt / allowedNode.txt / param.yaml, and whether the TIDL-RT "
+                                   "library tidl-io would load is that release. Exit 0 when all agree, 1 with one "
+                                   "located line per problem, 2 for usage errors. The same as "
+                                   "tidl_io.diagnose(PATH) in Python.")
+    p.add_argument("path", metavar="PATH", help="an artifacts folder, or a model folder holding artifacts/")
+    p.add_argument("--explain", action="append", metavar="MESSAGE",
+                   help="name what a TI message's number is: 'DIM Error - For Tensor 20' (dataId 20), "
+                        "'Layer 5', or a bare dataId (repeatable)")
+    p.add_argument("--library", metavar="LIB", help="the libvx_tidl_rt.so to compare with (default: the one "
+                                                     "tidl-io would load)")
+    p.add_argument("--no-library", action="store_true", help="skip the TIDL-RT library check")
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+    p.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page to FILE "
+                                                  "('-': the page instead of the text, to stdout)")
+    p.set_defaults(run=_cmd_doctor)

@@ -1,0 +1,126 @@
+"""The ``tidl-io emulate`` command: arguments to :func:`tidl_io.emulate`, its result to text,
+JSON, an .npz and trace files. Registered by :mod:`tidl_io.cli.app`; no logic lives here.
+
+Exit 0 when the net ran, 2 when it could not (usage, unreadable or inconsistent input, a
+layer the emulator does not implement: one line, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    e = sub.add_parser("emulate", help="run a compiled net on the host in TIDL's integer arithmetic",
+                       description="Run the compiled network of ART (an artifacts folder or a *_tidl_net.bin) on "
+                                   "--input in TIDL's fixed-point reference arithmetic, without TI's tools or a board. "
+                                   "Prints the outputs' shapes and ranges; --output saves them (.npz, by the io "
+                                   "descriptor's names), --traces writes every layer under TIDL's trace names for "
+                                   "tidl-io compare. Exit 0 done, 2 could not (a layer it does not implement: one "
+                                   "line naming it).")
+    e.add_argument("artifacts", metavar="ART", help="an artifacts folder, or a *_tidl_net.bin")
+    e.add_argument("--input", required=True, metavar="X",
+                   help=".npy (a one-input net) or .npz (arrays by input name, or arr_0.. in input order); NCHW, "
+                        "frames stacked on the first axis")
+    e.add_argument("--subgraph", type=int, metavar="N", help="which subgraph of ART (0 = the first; needed when several)")
+    e.add_argument("--output", metavar="OUT_NPZ", help="save the outputs (float32 as TIDL-RT returns them), atomically")
+    e.add_argument("--traces", metavar="DIR", help="write every layer's codes (.y) and floats (_float.bin) here")
+    e.add_argument("--frame", type=int, default=0, metavar="K", help="the frame --traces writes (default 0)")
+    e.add_argument("--json", action="store_true", help="machine-readable summary")
+    e.set_defaults(run=cmd_emulate)
+
+
+def _usage(err: TextIO, message: str) -> int:
+    print(f"tidl-io emulate: error: {_escape(message)}", file=err)
+    return EXIT_USAGE
+
+
+def _escape(text: str) -> str:
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
+
+
+def _pick(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    """(net file, io file or None) of ART and --subgraph."""
+    from ..artifacts.folder import find_artifacts
+    from ..base.errors import FormatError, PathNotFoundError
+
+    art = Path(args.artifacts)
+    if art.is_file():
+        io_file = art.with_name(art.name.replace("_tidl_net.bin", "_tidl_io_1.bin"))
+        return art, io_file if io_file != art and io_file.is_file() else None
+    if not art.exists():
+        raise PathNotFoundError(str(art), "expected an artifacts folder or a *_tidl_net.bin")
+    found = find_artifacts(art)
+    n = len(found.io_files)
+    sg = args.subgraph
+    if sg is None and n == 1:
+        sg = 0
+    if sg is None or not 0 <= sg < n:
+        raise FormatError(str(art), f"{n} subgraph(s) ({', '.join(found.subgraph_names)}): say which one with "
+                          f"--subgraph N (0..{n - 1})")
+    net = found.net_files[sg]
+    if net is None:
+        raise FormatError(str(found.io_files[sg]), "no *_tidl_net.bin beside this io file: the emulator needs the net")
+    return net, found.io_files[sg]
+
+
+def _inputs(path: str) -> Any:
+    import numpy as np
+
+    from ..base.errors import FormatError
+
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except ValueError as exc:
+        raise FormatError(path, f"not a .npy / .npz of numbers ({exc})") from None
+    if isinstance(loaded, np.ndarray):
+        return loaded
+    with loaded:
+        keys = list(loaded.files)
+        arrays = {k: loaded[k] for k in keys}
+    if keys and all(k == f"arr_{i}" for i, k in enumerate(keys)):
+        return [arrays[k] for k in keys]
+    return arrays
+
+
+def cmd_emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..base.errors import TidlIoError
+
+    try:
+        return _emulate(args, out, err)
+    except TidlIoError as exc:  # could not do the job: one line, exit 2
+        return _usage(err, str(exc))
+    except OSError as exc:
+        return _usage(err, f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+
+
+def _emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import numpy as np
+
+    from ..base.atomic import write_bytes_atomic
+    from ..emulator import emulate
+    from ..iodesc.descriptor import load
+    from ..iodesc.format import dumps_json
+
+    if args.frame < 0:
+        return _usage(err, f"--frame must be >= 0, found {args.frame}")
+    net_file, io_file = _pick(args)
+    desc = load(io_file) if io_file is not None else None
+    inputs = _inputs(args.input)
+    result = emulate(net_file, inputs, io=desc)
+    if args.traces is not None:
+        result.write_traces(args.traces, subgraph=args.subgraph or 0, frame=args.frame)
+    if args.output is not None:
+        buf = io.BytesIO()
+        np.savez(buf, **dict(result.outputs))  # type: ignore[arg-type]
+        write_bytes_atomic(args.output, buf.getvalue())
+    if args.json:
+        out.write(dumps_json(result.to_dict()) + "\n")
+    else:
+        out.write(result.to_text() + "\n")
+    return EXIT_OK

@@ -1,0 +1,46 @@
+"""The ``tidl-io quant`` command: arguments to :func:`tidl_io.precision.report.load_quant`, its
+report to text or JSON. Registered by :mod:`tidl_io.cli.app`; no logic lives here.
+
+Exit codes: 0 the files agree, 1 a finding (a scale or name that disagrees between the net,
+paramDebug and the prototxt), 2 could not read the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
+
+
+def add_commands(sub: Any) -> None:
+    q = sub.add_parser("quant", help="which layers lose precision: paramDebug weight error, prototxt ranges",
+                       description="Per layer of the compiled model: the weight and bias error TIDL measured "
+                                   "(tempDir/*_tidl_net.bin_paramDebug.csv, worst maxRelDifference first) and the "
+                                   "activation range, bit depth, scale and zero point from model/*qparams*.prototxt "
+                                   "(advanced_options:quant_params_proto_path), checked against the net's own "
+                                   "scales. Exit 0 the files agree, 1 a disagreement, 2 unreadable input.")
+    q.add_argument("path", metavar="PATH", help="a model folder, its artifacts folder, or tempDir")
+    q.add_argument("--top", type=int, default=20, metavar="N", help="layers in the text table (0: all; default 20)")
+    q.add_argument("--json", action="store_true", help="machine-readable report (strict JSON), every layer")
+    q.set_defaults(run=cmd_quant)
+
+
+def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..base.errors import TidlIoError
+    from ..iodesc.format import dumps_json
+    from ..precision.report import load_quant, printable
+
+    if args.top < 0:
+        print(f"tidl-io quant: error: --top must be >= 0, found {args.top}", file=err)
+        return EXIT_USAGE
+    try:
+        report = load_quant(args.path)
+    except (TidlIoError, OSError) as exc:
+        print(f"tidl-io quant: error: {printable(str(exc))}", file=err)
+        return EXIT_USAGE
+    if args.json:
+        out.write(dumps_json(report.to_dict()) + "\n")
+    else:
+        out.write(report.to_text(top=args.top or None) + "\n")
+    return EXIT_OK if report.ok else EXIT_FINDING

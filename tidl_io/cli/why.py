@@ -1,0 +1,54 @@
+"""The ``tidl-io why`` command: arguments to :func:`tidl_io.support.load_support`, its report to
+text or JSON. Registered by :mod:`tidl_io.cli.app`; no logic lives here.
+
+Exit codes: 0 every node on TIDL (and no disagreement), 1 a finding (a node unsupported or on
+the ARM, more subgraphs than TIDL's limit, run.log disagreeing), 2 could not read the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
+
+
+def add_commands(sub: Any) -> None:
+    w = sub.add_parser("why", help="why a model was split: TI's verdict per node, where it landed, what to do",
+                       description="Read tempDir/graphvizInfo.txt (TI's verdict on every node of the original "
+                                   "model), allowedNode.txt / onnxrtMetaData.txt (the subgraph each node landed in, "
+                                   "or the ARM) and run.log's Subgraph Information Summary; group the nodes by "
+                                   "TI's reason, count the subgraphs against TIDL's limit (max_num_subgraphs) and "
+                                   "say what TI documents a user can do. Exit 0 all nodes on TIDL, 1 a finding, "
+                                   "2 unreadable input.")
+    w.add_argument("path", metavar="PATH", help="a model folder, its artifacts folder, tempDir, or graphvizInfo.txt")
+    w.add_argument("--node", metavar="NAME", help="show one node (its name, or its index in graphvizInfo.txt)")
+    w.add_argument("--json", action="store_true", help="machine-readable report (strict JSON)")
+    w.set_defaults(run=cmd_why)
+
+
+def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..base.errors import TidlIoError
+    from ..iodesc.format import dumps_json
+    from ..support import load_support
+    from ..support.report import printable
+
+    try:
+        report = load_support(args.path)
+        text = None if args.json else report.to_text(node=args.node)
+        if args.json and args.node is not None:
+            node = report.node(args.node).to_dict()
+    except (TidlIoError, OSError) as exc:
+        print(f"tidl-io why: error: {printable(str(exc))}", file=err)
+        return EXIT_USAGE
+    if args.json:
+        doc = report.to_dict() if args.node is None else {"schema_version": 1, "source": report.source,
+                                                           "node": node}
+        out.write(dumps_json(doc) + "\n")
+    else:
+        out.write(f"{text}\n")
+    if args.node is not None:
+        n = report.node(args.node)
+        return EXIT_OK if n.status.value == "supported" and not (report.subgraphs is not None and n.on_arm) \
+            else EXIT_FINDING
+    return EXIT_OK if report.ok else EXIT_FINDING
