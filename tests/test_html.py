@@ -159,7 +159,7 @@ def test_bad_input_is_reported_and_the_rest_still_drawn(tmp_path: Path) -> None:
 def test_unwritable_destination_is_located_and_leaves_nothing(tmp_path: Path) -> None:
     dest = tmp_path / "no" / "such" / "folder" / "r.html"
     code, _, err = run("inspect", "--html", str(EXAMPLES), "-o", str(dest))
-    assert code == 1 and err == f"tidl-io: error: {dest}: cannot write: No such file or directory\n"
+    assert code == 1 and err == f"tidl-io: error: {dest}: cannot write it: the folder '{dest.parent}' does not exist\n"
     assert list(tmp_path.iterdir()) == []
 
 

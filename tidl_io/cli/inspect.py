@@ -269,7 +269,9 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 write_bytes_atomic(dest, svg.encode("utf-8"))
             print(f"{len(files)} picture(s) written to {folder}", file=out)
     except OSError as exc:
-        print(f"tidl-io: error: {dest}: cannot write: {exc.strerror or exc}", file=err)
+        why = str(exc.strerror or exc)
+        print(f"tidl-io: error: {escape(str(dest))}: {why if why.startswith('cannot write') else 'cannot write: ' + why}",
+              file=err)
         return EXIT_INVALID
     return status
 
