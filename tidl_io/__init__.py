@@ -180,7 +180,7 @@ def native_info() -> dict[str, Any]:
     """Which kernel path is active and why: ``{"active": bool, "path": str | None, "reason": str,
     "threads": int, "isa": str | None}`` (the native kernels are optional; ``TIDL_IO_NATIVE=0``
     forces the NumPy path)."""
-    from .native import info
+    from .native import info  # start-up
     return info()
 
 

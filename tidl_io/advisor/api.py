@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_int, open_regular, read_limited
+from ..base.check import check_int, check_path, open_regular, read_limited
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, TidlIoError
 from .model import (
     MIN_SHARE,
@@ -47,7 +47,7 @@ def accepted_names(art: Path, subgraph: str) -> tuple[set[str], str | None]:
     """(names TIDL accepts in a 16-bit list for subgraph ``subgraph`` of artifacts folder
     ``art``, the file they came from): ``layer_info.txt``'s names (TIDL's full output names),
     else the netLog's "Out Data Names" (which TI cuts to their last 50 characters)."""
-    from ..precision.names import parse_net_log, read_layer_info
+    from ..precision.names import parse_net_log, read_layer_info  # start-up
 
     for folder in (art, art / "tempDir"):
         info = folder / f"{subgraph}_tidl_net.bin.layer_info.txt"
@@ -66,7 +66,6 @@ _NET = "_tidl_net.bin"
 def _nets(path: PathLike) -> tuple[Path, list[tuple[str, Path]]]:
     """(artifacts folder, [(subgraph name, net file)] in natural order) of a net file, an
     artifacts folder or a model folder holding ``artifacts/``."""
-    from ..base.check import check_path
 
     p = Path(check_path(path, "advise", "artifacts"))
     if p.is_file() and p.name.endswith(_NET):
@@ -164,7 +163,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
     the cycle model. ``subgraph``: its name or position, when ``artifacts`` has several.
     Raises :class:`~tidl_io.OptionError` for arguments that do not fit, the readers' errors
     (:class:`~tidl_io.PathError`, :class:`~tidl_io.FormatError`) for inputs that cannot be used."""
-    from ..net import load_net
+    from ..net import load_net  # start-up
 
     if (compare is None) == (traces is None):
         raise OptionError("advise: give the measurements once: compare= (a 'tidl-io compare --json' report) or "
@@ -210,7 +209,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
 
 def _performance(perf: Any, art: Path, name: str, notes: list[str]) -> tuple[Any, str | None]:
     """(the subgraph's SubgraphPerf or None, its description)."""
-    from ..perf import Performance, load_perf
+    from ..perf import Performance, load_perf  # start-up
 
     if perf is False:
         return None, None

@@ -136,8 +136,8 @@ def _golden_tensors(golden: Any, inputs: Sequence[str], params: Any) -> tuple[Ma
     """(tensor name -> array, description) of a golden .npz, a model run on ``inputs``, or arrays."""
     if isinstance(golden, Mapping):
         return golden, "golden arrays"
-    from ..trace.golden import load_model_inputs, run_golden
-    from ..trace.npz import NpzArrays
+    from ..trace.golden import load_model_inputs, run_golden  # start-up
+    from ..trace.npz import NpzArrays  # start-up
 
     g = Path(golden)
     if g.suffix.lower() in _MODELS:
@@ -156,9 +156,9 @@ def compare_document(traces: str | os.PathLike[str], net: Any, *, golden: Any, i
 
     Uses compare's public functions only; where ``tidl_io.compare_traces(traces, artifacts=,
     golden=, ...)`` returns a report object, this is its ``.to_dict()``."""
-    from ..trace.compare import compare_traces, golden_lookup
-    from ..trace.load import load_traces
-    from ..trace.report import report_to_dict
+    from ..trace.compare import compare_traces, golden_lookup  # start-up
+    from ..trace.load import load_traces  # start-up
+    from ..trace.report import report_to_dict  # start-up
 
     tested = load_traces(traces, net, subgraph=subgraph)
     tensors, describe = _golden_tensors(golden, inputs, params)

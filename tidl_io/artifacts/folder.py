@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.check import check_path, layout_name, open_regular, path_kind, read_limited
 from ..base.errors import FormatError, PathError, PathNotFoundError
-from ..base.safe_yaml import load_yaml
+from ..base.safe_yaml import load_yaml, load_yaml_file
 from ..base.text import short_repr
 from ..data.detection import Formatter
 
@@ -277,7 +277,6 @@ def load_param_yaml(path: str | os.PathLike[str]) -> ModelParams:
     """:func:`parse_param_yaml` of the file at ``path``, read by the one bounded YAML loader
     (:func:`tidl_io.base.safe_yaml.load_yaml_file`: at most 1 MiB, 64 levels, 100 000 items with
     aliases expanded); PathError for a path that cannot be read, FormatError otherwise."""
-    from ..base.safe_yaml import load_yaml_file
 
     name = check_path(path, "load_param_yaml", "path")
     raw = load_yaml_file(name, expected="an edgeai param.yaml")

@@ -136,7 +136,7 @@ def check_out(out: object, shape: tuple[int, ...], dtypes: tuple[object, ...], l
     """``out`` if it is a writable numpy array of ``shape`` and one of ``dtypes`` (no
     casting); an :class:`ArgumentTypeError` if it is no array, a :class:`BufferMismatchError`
     naming ``label`` and what was expected if it does not fit."""
-    import numpy as np
+    import numpy as np  # start-up
 
     if not isinstance(out, np.ndarray):
         raise ArgumentTypeError(f"{label}: out: expected a numpy array (or None), found {type(out).__name__}")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .check import open_regular, read_limited
 from .errors import FormatError, TidlIoError
 
 __all__ = ["ERROR", "NOTE", "DoctorFinding", "dims_text", "read_text", "reason"]
@@ -54,7 +55,6 @@ def reason(exc: BaseException, path: str) -> str:
 
 
 def read_text(path: Path) -> str:
-    from .check import open_regular, read_limited
 
     with open_regular(str(path), f"a text file ({path.name})") as fh:
         return read_limited(fh, 1 << 24)[: 1 << 24].decode("utf-8", errors="replace")

@@ -379,7 +379,7 @@ def check_expect(schema: Schema, expect: Mapping[str, Any], variant: str | None)
 
 def load_yaml(path: Path) -> Any:
     """A layout file's YAML (the C loader when PyYAML has it)."""
-    import yaml
+    import yaml  # start-up
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with path.open("rb") as fh:

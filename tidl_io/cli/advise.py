@@ -12,6 +12,9 @@ import argparse
 import math
 from typing import Any, TextIO
 
+from ..base.errors import TidlIoError
+from ..iodesc.format import dumps_json
+
 EXIT_OK, EXIT_USAGE = 0, 2
 
 _DESCRIPTION = (
@@ -85,7 +88,6 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..base.errors import TidlIoError
 
     try:
         return _advise(args, out, err)
@@ -105,8 +107,7 @@ def _usage(err: TextIO, message: str) -> int:
 
 
 def _advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..advisor import advise
-    from ..iodesc.format import dumps_json
+    from ..advisor import advise  # start-up
 
     golden = args.golden if args.golden is not None else args.golden_npz
     if args.compare is None and args.traces is None:

@@ -13,8 +13,10 @@ import argparse
 import dataclasses
 from typing import TextIO
 
+from ..base.atomic import write_bytes_atomic
 from ..base.errors import TidlIoError
 from ..base.text import escape
+from ..iodesc.format import dumps_json
 
 __all__ = ["add_commands"]
 
@@ -22,8 +24,7 @@ EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 
 
 def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..doctor.checks import diagnose, parse_explain
-    from ..iodesc.format import dumps_json
+    from ..doctor.checks import diagnose, parse_explain  # start-up
 
     def usage(message: str) -> int:
         print(f"tidl-io doctor: error: {escape(message)}", file=err)
@@ -44,7 +45,6 @@ def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if found.library is not None and args.library is not None:  # the CLI names its own option
         found = dataclasses.replace(found, library=found.library.replace("library= argument", "--library"))
     if args.html:
-        from ..base.atomic import write_bytes_atomic
 
         page = found.to_html()
         if args.html == "-":

@@ -12,6 +12,11 @@ import io
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..base.atomic import write_bytes_atomic
+from ..base.errors import FormatError, PathNotFoundError, TidlIoError
+from ..iodesc.descriptor import load
+from ..iodesc.format import dumps_json
+
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
@@ -46,8 +51,7 @@ def _escape(text: str) -> str:
 
 def _pick(args: argparse.Namespace) -> tuple[Path, Path | None]:
     """(net file, io file or None) of ART and --subgraph."""
-    from ..artifacts.folder import find_artifacts
-    from ..base.errors import FormatError, PathNotFoundError
+    from ..artifacts.folder import find_artifacts  # start-up
 
     art = Path(args.artifacts)
     if art.is_file():
@@ -70,9 +74,7 @@ def _pick(args: argparse.Namespace) -> tuple[Path, Path | None]:
 
 
 def _inputs(path: str) -> Any:
-    import numpy as np
-
-    from ..base.errors import FormatError
+    import numpy as np  # start-up
 
     try:
         loaded = np.load(path, allow_pickle=False)
@@ -89,7 +91,6 @@ def _inputs(path: str) -> Any:
 
 
 def cmd_emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..base.errors import TidlIoError
 
     try:
         return _emulate(args, out, err)
@@ -100,12 +101,9 @@ def cmd_emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import numpy as np
+    import numpy as np  # start-up
 
-    from ..base.atomic import write_bytes_atomic
-    from ..emulator import emulate
-    from ..iodesc.descriptor import load
-    from ..iodesc.format import dumps_json
+    from ..emulator import emulate  # start-up
 
     if args.frame < 0:
         return _usage(err, f"--frame must be >= 0, found {args.frame}")

@@ -88,8 +88,8 @@ def _section(path: str, desc: Descriptor, counter: list[int]) -> str:
 
 def _net_section(path: str, net: Network, counter: list[int]) -> str:
     """A net: its header line, sections, layer table and a picture of its layer graph."""
-    from ..net.format import net_header_line, net_rows, sections_line
-    from ..net.graph import net_svg
+    from ..net.format import net_header_line, net_rows, sections_line  # start-up
+    from ..net.graph import net_svg  # start-up
 
     counter[1] += 1
     rows = net_rows(net)

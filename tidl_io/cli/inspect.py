@@ -22,6 +22,18 @@ from ..iodesc.descriptor import Descriptor, load
 if TYPE_CHECKING:
     from ..net import Network
 
+from ..base.atomic import write_bytes_atomic
+from ..base.check import list_folder, path_kind
+from ..iodesc.format import (
+    descriptor_to_dict,
+    document,
+    dumps_json,
+    finding_to_dict,
+    format_descriptor,
+    format_findings,
+)
+from ..iodesc.picture import svg_files
+from ..iodesc.validate import validate
 from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
 T = TypeVar("T")
@@ -31,7 +43,6 @@ def _targets(path: str, nets: bool = False, notes: list[str] | None = None) -> I
     """The files PATH names; for a folder its io files (in onnxrtMetaData.txt's order, as
     doctor and TIDL run them) and, with ``nets``, each one's net after it. What is skipped
     is said in ``notes``. A path that cannot be looked at or listed is a one-line failure."""
-    from ..base.check import path_kind
 
     p = Path(path)
     try:
@@ -46,12 +57,12 @@ def _targets(path: str, nets: bool = False, notes: list[str] | None = None) -> I
             return
         except (TidlIoError, OSError) as exc:
             raise _Fail(_one_line(exc, str(p))) from None
-        from ..artifacts.folder import order_io_files
+        from ..artifacts.folder import order_io_files  # start-up
 
         for io_file in order_io_files(folder, files):
             yield io_file
             if nets:
-                from ..artifacts.folder import net_file_of
+                from ..artifacts.folder import net_file_of  # start-up
 
                 try:
                     net = net_file_of(io_file)
@@ -68,9 +79,8 @@ def _other_folder(p: Path, exc: TidlIoError, nets: bool, notes: list[str] | None
     holding artifacts (one level down: a folder of models), each as a folder of its own;
     neither: the error, which names those subfolders. A subfolder holding nets but no io
     file is skipped with a note."""
-    from ..artifacts.folder import artifact_subfolders
-    from ..base.check import list_folder
-    from ..net.parse import looks_like_net
+    from ..artifacts.folder import artifact_subfolders  # start-up
+    from ..net.parse import looks_like_net  # start-up
 
     if nets:
         try:
@@ -124,7 +134,7 @@ def _load(path: Path) -> Descriptor:
 
 def _load_any(path: Path) -> Descriptor | Network:
     """A net file (``*tidl_net*.bin`` or a known netVersion) as a Network, else a descriptor."""
-    from ..net.parse import load_net, looks_like_net
+    from ..net.parse import load_net, looks_like_net  # start-up
 
     return _read(load_net, path) if looks_like_net(path) else _load(path)
 
@@ -184,8 +194,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output is not None:
         print("tidl-io: error: -o/--output goes with --html or --svg", file=err)
         return EXIT_USAGE
-    from ..iodesc.format import descriptor_to_dict, dumps_json, format_descriptor
-    from ..net.format import format_net, net_to_dict
+    from ..net.format import format_net, net_to_dict  # start-up
 
     items, nets, texts = [], [], []
     failures: list[str] = []
@@ -220,7 +229,6 @@ def _json_document(paths: Sequence[str], items: list[dict[str, Any]], nets: list
     object (``net_version``, ``release``, ``layers[]``, ...) with ``schema_version``. Anything
     else (io files, folders, several paths, a file that failed): ``{"schema_version",
     "descriptors": [...], "nets": [...]}``, both arrays always present."""
-    from ..iodesc.format import document
 
     if len(paths) == 1 and nets and not items and not Path(paths[0]).is_dir():
         (net,) = nets
@@ -232,7 +240,6 @@ def _json_document(paths: Sequence[str], items: list[dict[str, Any]], nets: list
 
 def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``inspect --html`` (one page, to -o or stdout) and ``--svg`` (one file per tensor in -o)."""
-    from ..base.atomic import write_bytes_atomic
 
     if args.json:
         print("tidl-io: error: --json and --html/--svg exclude each other", file=err)
@@ -249,7 +256,7 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_INVALID
     try:
         if args.html:
-            from .html import render_html
+            from .html import render_html  # start-up
 
             page = render_html(items, errors)
             if dest is None or dest == "-":
@@ -257,8 +264,7 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 write_bytes_atomic(dest, page.encode("utf-8"))
         else:
-            from ..iodesc.picture import svg_files
-            from ..net.graph import net_svg_files
+            from ..net.graph import net_svg_files  # start-up
 
             folder = Path(dest)
             folder.mkdir(parents=True, exist_ok=True)
@@ -277,8 +283,6 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..iodesc.format import document, dumps_json, finding_to_dict, format_findings
-    from ..iodesc.validate import validate
 
     status = EXIT_OK
     items = []

@@ -11,6 +11,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..base.atomic import write_bytes_atomic
+from ..base.errors import TidlIoError
+from ..iodesc.format import dumps_json
+
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 
 
@@ -43,7 +47,6 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..base.errors import TidlIoError
 
     try:
         return _perf(args, out, err)
@@ -56,9 +59,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _perf(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..base.atomic import write_bytes_atomic
-    from ..iodesc.format import dumps_json
-    from ..perf import diff_perf, load_perf
+    from ..perf import diff_perf, load_perf  # start-up
 
     if len(args.paths) > 2:
         print("tidl-io perf: error: give one folder, or two to compare (A B)", file=err)

@@ -10,6 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..base.errors import TidlIoError
+from ..iodesc.format import dumps_json
+
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 
 
@@ -27,9 +30,7 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..base.errors import TidlIoError
-    from ..iodesc.format import dumps_json
-    from ..precision.report import load_quant, printable
+    from ..precision.report import load_quant, printable  # start-up
 
     if args.top < 0:
         print(f"tidl-io quant: error: --top must be >= 0, found {args.top}", file=err)

@@ -7,28 +7,28 @@ import argparse
 from typing import TextIO
 
 from ..base.text import escape, escape_lines
+from ..iodesc.format import dumps_json
 from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
 
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..run.demo import run_demo
+    from ..run.demo import run_demo  # start-up
 
     return int(run_demo(out=out))
 
 
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..iodesc.format import dumps_json
-    from ..run.runner import format_run, load_inputs, run_model, run_to_dict
-    from ..run.session import find_artifacts
+    from ..run.runner import format_run, load_inputs, run_model, run_to_dict  # start-up
+    from ..run.session import find_artifacts  # start-up
 
     runtime: object = args.runtime
     if args.trace and args.runtime == "mock":
         print("tidl-io: error: --trace is for TIDL-RT; the mock has no traces", file=err)
         return EXIT_USAGE
     if args.trace:
-        import functools
+        import functools  # start-up
 
-        from ..runtime.tidlrt import TidlRtRuntime
+        from ..runtime.tidlrt import TidlRtRuntime  # start-up
 
         runtime = functools.partial(TidlRtRuntime, trace_log_level=2, trace_write_level=1)
     try:
@@ -38,7 +38,7 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_INVALID
     names: tuple[str, ...] = ()
     if args.input:
-        from ..run.session import Session
+        from ..run.session import Session  # start-up
 
         with Session(args.path, runtime="mock") as probe:  # names only: no device is touched
             names = probe.input_names
@@ -49,7 +49,7 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..runtime.info import collect, format_info
+    from ..runtime.info import collect, format_info  # start-up
 
     out.write(escape_lines(format_info(collect())) + "\n")
     return EXIT_OK

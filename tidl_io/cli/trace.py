@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from ..base.atomic import write_bytes_atomic
 from ..base.errors import TidlIoError
 from ..base.text import escape
 
@@ -85,7 +86,7 @@ def _guarded(run: Callable[[argparse.Namespace, TextIO, TextIO], int], failed: i
 
 
 def cmd_golden(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..trace.golden import load_model_inputs, run_golden, save_golden
+    from ..trace.golden import load_model_inputs, run_golden, save_golden  # start-up
 
     notes: list[str] = []
     feeds = load_model_inputs(args.model, args.input, params=args.params, notes=notes)
@@ -104,8 +105,8 @@ def _usage(err: TextIO, message: str) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..trace.api import MODELS, compare_calibration, compare_traces
-    from ..trace.compare import DEFAULT_MIN_SNR_DB
+    from ..trace.api import MODELS, compare_calibration, compare_traces  # start-up
+    from ..trace.compare import DEFAULT_MIN_SNR_DB  # start-up
 
     min_snr = DEFAULT_MIN_SNR_DB if args.min_snr is None else args.min_snr
     if not math.isfinite(min_snr):
@@ -137,7 +138,6 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _emit(report: CompareReport, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..base.atomic import write_bytes_atomic
 
     out.write((report.to_json() if args.json else report.to_text()) + "\n")
     if args.html:

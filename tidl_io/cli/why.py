@@ -10,6 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..base.errors import TidlIoError
+from ..iodesc.format import dumps_json
+
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 
 
@@ -28,10 +31,8 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..base.errors import TidlIoError
-    from ..iodesc.format import dumps_json
-    from ..support import load_support
-    from ..support.report import printable
+    from ..support import load_support  # start-up
+    from ..support.report import printable  # start-up
 
     try:
         report = load_support(args.path)

@@ -403,6 +403,6 @@ def __getattr__(name: str) -> Any:
     """check_padding / PaddingReport (now tidl_io.data.padding) and get_input_details /
     get_output_details (now tidl_io.data.details) stay importable from here."""
     if name in _MOVED:
-        import importlib
+        import importlib  # start-up
         return getattr(importlib.import_module(f"{__package__}.{_MOVED[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

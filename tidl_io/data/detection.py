@@ -36,6 +36,7 @@ import numpy as np
 
 from ..base.check import as_array, wrong_kind
 from ..base.errors import BufferMismatchError, FormatError, OptionError
+from ..base.text import short_repr
 
 __all__ = [
     "OD_HEADER_NBYTES",
@@ -263,7 +264,6 @@ class Formatter:
     def from_mapping(cls, spec: Mapping[str, Any], source: str = "param.yaml") -> Formatter:
         """From param.yaml's mapping (``name``, ``src_indices``, ``dst_indices``); the known
         names DetectionBoxSL2BoxLS and DetectionYXYX2XYXY get their default indices."""
-        from ..base.text import short_repr
 
         name = spec.get("name", "")
         name = name if isinstance(name, str) and len(name) <= 80 else short_repr(name)

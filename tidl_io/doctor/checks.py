@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..artifacts.folder import OnnxrtMetadata, locate_io_files
-from ..base.check import path_kind, wrong_kind
+from ..base.check import check_flag, check_path, list_folder, open_regular, path_kind, wrong_kind
 from ..base.errors import (
     LibraryNotFoundError,
     OptionError,
@@ -120,8 +120,13 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     Never raises for what it finds: a missing or unusable ``path`` is an error finding too;
     only arguments of the wrong kind and an ``explain`` without a usable number raise
     (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`)."""
-    from ..artifacts.folder import artifact_subfolders, natural_key, net_candidate, net_file_of, subgraph_name
-    from ..base.check import check_flag, check_path
+    from ..artifacts.folder import (  # start-up
+        artifact_subfolders,
+        natural_key,
+        net_candidate,
+        net_file_of,
+        subgraph_name,
+    )
 
     path = check_path(path, "diagnose", "path")
     keys = _explain_keys(explain)
@@ -176,7 +181,7 @@ def _finish(path: str, folder: Path, subs: list[_Sub], meta: OnnxrtMetadata | No
         findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
     from ..precision.names import (
         check_16bit_names,  # the 16-bit name lists (tidl_io.precision owns the check)
-    )
+    )  # start-up
 
     findings += check_16bit_names(Path(path), folder)
     lib_text: str | None = "not checked"
@@ -195,8 +200,7 @@ def _failed(path: str, folder: str, message: str) -> Diagnosis:
 
 def _nets_in(folder: Path) -> list[Path]:
     """The net files directly in ``folder`` (or its ``artifacts/``), for a folder without io files."""
-    from ..base.check import list_folder
-    from ..net.parse import looks_like_net
+    from ..net.parse import looks_like_net  # start-up
 
     for where in (folder, folder / "artifacts"):
         try:
@@ -214,7 +218,7 @@ def _nets_in(folder: Path) -> list[Path]:
 def _net_only_sub(net: Path) -> _Sub:
     """A subgraph of which only the net is there: the io file TI would have written beside it
     is named as missing, and the net is checked alone."""
-    from ..net.parse import io_file_of
+    from ..net.parse import io_file_of  # start-up
 
     io = io_file_of(net)
     name = io.name.removesuffix("_tidl_io_1.bin") if io.name.endswith("_tidl_io_1.bin") else io.stem
@@ -231,8 +235,7 @@ def _net_only_sub(net: Path) -> _Sub:
 def _net_given(path: Path) -> tuple[str, bool] | None:
     """When PATH is a network file rather than a folder (or an io file): what to say, and
     whether its io file is missing (then the net is checked alone); else None."""
-    from ..base.check import open_regular
-    from ..net.parse import io_file_of, is_version_word, looks_like_net
+    from ..net.parse import io_file_of, is_version_word, looks_like_net  # start-up
 
     if not looks_like_net(path):
         return None
@@ -280,7 +283,7 @@ def _explain_keys(explain: Any) -> list[tuple[str, int]]:
 # ---- one subgraph: io file, net file, release, io <-> net --------------------------------
 
 def _check_subgraph(s: _Sub) -> _Sub:
-    from ..artifacts.folder import net_candidate
+    from ..artifacts.folder import net_candidate  # start-up
 
     io = str(s.io)
     net_said = bool(s.findings)  # what is under the net's name was found unusable already
@@ -465,7 +468,7 @@ def _check_layer_info(net: Network, s: _Sub) -> list[DoctorFinding]:
     """The net's layer_info.txt when it was not used (:attr:`Network.layer_info_error`: a
     hostile line, another line count, other dataIds or data-layer names: the file of another
     model). Read once, by :func:`~tidl_io.load_net`."""
-    from ..net.parse import find_layer_info
+    from ..net.parse import find_layer_info  # start-up
 
     if net.layer_info_error is None:
         return []
@@ -480,7 +483,7 @@ def _check_layer_info(net: Network, s: _Sub) -> list[DoctorFinding]:
 # ---- TIDL-RT: which release would load this -------------------------------------------------
 
 def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
-    from ..runtime.tidlrt import families, load_library, probe, releases
+    from ..runtime.tidlrt import families, load_library, probe, releases  # start-up
 
     try:
         lib = load_library(library)

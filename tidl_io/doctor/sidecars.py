@@ -92,7 +92,7 @@ def check_sidecars(given: Path, folder: Path, subs: Sequence[_Subgraph], meta: O
 def _subgraphs_present(folder: Path, subs: Sequence[_Subgraph]) -> set[str]:
     """The subgraphs whose io file is in ``folder``: those checked, and those PATH (one io file)
     did not name; the sidecars describe the whole folder."""
-    from ..artifacts.folder import locate_io_files, subgraph_name
+    from ..artifacts.folder import locate_io_files, subgraph_name  # start-up
 
     try:
         listed = {subgraph_name(f) for f in locate_io_files(folder)[1]}

@@ -13,12 +13,12 @@ import numpy as np
 from ..base.check import as_array, check_path, open_regular, wrong_kind
 from ..base.errors import BufferMismatchError, FormatError, PathError, TensorNotFoundError
 from ..base.limits import check_alloc
+from ..iodesc.descriptor import Descriptor
 from . import kernels
 from .decode import ConcatOp, ConvOp, DataConvertOp, InputOp, Op, OutputOp, PoolOp, decode
 from .result import Emulation, LayerRun
 
 if TYPE_CHECKING:
-    from ..iodesc.descriptor import Descriptor
     from ..net import Network
 
 __all__ = ["emulate", "read_net"]
@@ -29,7 +29,7 @@ _FUNC = "emulate"
 def read_net(net: Any) -> tuple[Network, bytes]:
     """``(Network, the file's bytes)`` from a path, the file's bytes, or a Network read from
     a file (its ``source`` is read again and must be the same size)."""
-    from ..net import Network, load_net, parse_net
+    from ..net import Network, load_net, parse_net  # start-up
 
     if isinstance(net, Network):
         if not Path(net.source).is_file():
@@ -146,7 +146,6 @@ def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: D
     parsed, data = read_net(net)
     names: dict[int, str] = {}
     if io is not None:
-        from ..iodesc.descriptor import Descriptor
         if not isinstance(io, Descriptor):
             raise wrong_kind(_FUNC, "io", io, "a tidl_io.Descriptor (tidl_io.load(io_1.bin))")
         names.update({t.data_id: t.name for t in io.inputs})

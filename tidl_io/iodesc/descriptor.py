@@ -253,7 +253,7 @@ def build(desc: Descriptor) -> bytes:
     """The file bytes of ``desc``, built from its fields (``build(parse(b)) == b``)."""
     check_kind(desc, Descriptor, "build", "desc")
     struct = desc.layout.struct
-    import construct
+    import construct  # start-up
 
     try:
         body = struct.build(dict(desc.fields))

@@ -221,7 +221,7 @@ _CONSTRUCT_CODES = {"i": "l", "I": "L", "c": "B"}  # struct's codes construct sp
 def _build_struct(layout: Layout) -> Any:
     """The construct emitter: the engine's struct as a ``construct.Struct`` (a scalar as its C
     type's format, an array as one numpy read, padding as ``Padding``)."""
-    import construct
+    import construct  # start-up
 
     class NumpyArray(construct.Construct):
         """A fixed-shape array parsed with one ``numpy.frombuffer`` (read-only result)."""

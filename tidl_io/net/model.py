@@ -16,11 +16,12 @@ import numpy as np
 
 from ..base.check import check_kind, wrong_kind
 from ..base.errors import ArgumentTypeError, TensorNotFoundError
+from ..iodesc.descriptor import Descriptor
 from ..iodesc.geometry import BufferGeometry
 from ..iodesc.tensor import ELEMENT_BY_CODE, ElementType
 
 if TYPE_CHECKING:
-    from ..iodesc.descriptor import Descriptor, Tensor
+    from ..iodesc.descriptor import Tensor
     from .schema import NetLayout
 
 __all__ = ["IoLink", "Layer", "Network", "Section"]
@@ -257,7 +258,7 @@ class Network:
     def releases(self) -> tuple[str, ...]:
         """The TIDL releases whose importer writes this netVersion, as TI numbers them
         (``("09.00", "09.01")``): rows of the release table."""
-        from .schema import net_versions
+        from .schema import net_versions  # start-up
 
         return net_versions()[self.net_version].releases
 
@@ -344,7 +345,6 @@ class Network:
         """Each tensor of io descriptor ``desc``, keyed ``("input", i)`` / ``("output", i)``,
         matched to the layer producing its dataId (``inDataId`` / ``outDataId``) and checked
         by dims (N, C, H, W and, where both store them, DIM1/DIM2)."""
-        from ..iodesc.descriptor import Descriptor
 
         check_kind(desc, Descriptor, "link_io", "desc")
         links: dict[tuple[str, int], IoLink] = {}

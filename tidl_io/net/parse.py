@@ -24,6 +24,7 @@ from ..base.check import check_path, open_regular, wrong_kind
 from ..base.errors import FormatError, PathError, TidlIoError
 from ..base.structs import Struct
 from ..base.text import short, short_repr
+from ..iodesc.descriptor import load
 from .model import Layer, Network, Section, decide_layouts
 from .schema import HEADER, START, NetLayout, common, fields_of, known_versions_text, layout_for, net_versions
 
@@ -487,7 +488,6 @@ def _span(ids: list[int]) -> str:
 def _io_names_mismatch(net: Network, info: dict[int, tuple[int, str]]) -> str | None:
     """The input data layers' names against the io descriptor's input names (by dataId), when
     that descriptor is beside the net and readable."""
-    from ..iodesc.descriptor import load
 
     io = io_file_of(net.source)
     try:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..base.errors import FormatError, TidlIoError
 from ..base.findings import ERROR, NOTE, DoctorFinding, read_text, reason
+from ..base.safe_yaml import load_yaml
 
 __all__ = ["KEYS", "check_16bit_names", "model_names", "parse_net_log", "read_layer_info", "split_names"]
 
@@ -95,7 +96,6 @@ def split_names(value: Any) -> list[str]:
 
 def _options(path: Path) -> tuple[dict[str, list[str]], str]:
     """{key: entries} of ``session.runtime_options`` in a param.yaml / config.yaml, and its text."""
-    from ..base.safe_yaml import load_yaml
 
     text = read_text(path)
     doc = load_yaml(text, str(path))  # the one bounded YAML reader: size, depth, aliases

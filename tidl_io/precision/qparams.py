@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ..base.atomic import write_bytes_atomic
+from ..base.check import check_path, open_regular, read_limited
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, TensorNotFoundError
 
 __all__ = ["LayerQuantParams", "QuantParams", "TensorQuantParams", "load_quant_params", "parse_quant_params"]
@@ -163,8 +165,6 @@ class QuantParams:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_bytes` to ``path`` atomically (the old file or the new one, never a torn one)."""
-        from ..base.atomic import write_bytes_atomic
-        from ..base.check import check_path
 
         write_bytes_atomic(check_path(path, "QuantParams.save", "path"), self.to_bytes())
 
@@ -366,7 +366,6 @@ def parse_quant_params(data: bytes, source: str = "quant_params.prototxt") -> Qu
 
 def load_quant_params(path: str | os.PathLike[str]) -> QuantParams:
     """:func:`parse_quant_params` of the file at ``path`` (a ``*qparams*.prototxt``)."""
-    from ..base.check import check_path, open_regular, read_limited
 
     p = check_path(path, "load_quant_params", "path")
     with open_regular(p, "TIDL's quantization-parameters prototxt") as fh:

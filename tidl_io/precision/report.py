@@ -27,8 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import PathNotFoundError, TidlIoError
+from ..base.check import check_path
+from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
+from ..iodesc.tensor import ElementType
 from .names import parse_net_log, read_layer_info
 from .paramdebug import ParamStats, parse_param_debug
 from .qparams import LayerQuantParams, QuantParams, load_quant_params
@@ -64,7 +66,6 @@ class Activation:
 
     @property
     def bits(self) -> int | None:
-        from ..iodesc.tensor import ElementType
 
         try:
             return None if self.element_type is None else ElementType(self.element_type).dtype.itemsize * 8
@@ -131,7 +132,6 @@ class QuantReport:
     def layer(self, name: str) -> QuantLayer:
         """The layer named ``name`` (TIDL's name: its output tensor's); a
         :class:`~tidl_io.TensorNotFoundError` (a KeyError) otherwise."""
-        from ..base.errors import TensorNotFoundError
 
         for lay in self.layers:
             if lay.name == name:
@@ -200,7 +200,6 @@ def load_quant(path: str | os.PathLike[str]) -> QuantReport:
     docstring). :class:`~tidl_io.PathNotFoundError` when there is neither a paramDebug.csv nor
     a quant-params prototxt; :class:`~tidl_io.FormatError` naming file and line for a
     malformed one."""
-    from ..base.check import check_path
 
     given = Path(check_path(path, "load_quant", "path"))
     if not given.is_dir():
@@ -245,7 +244,7 @@ def _identity(art: Path, sg: str, files: dict[str, Any], notes: list[str]
     """layer index -> (name, type, dataId, net tensorScale) from the net, else layer_info."""
     net_path = art / f"{sg}_tidl_net.bin"
     if net_path.is_file():
-        from ..net import load_net
+        from ..net import load_net  # start-up
 
         try:
             net = load_net(net_path)

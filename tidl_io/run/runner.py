@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..base.check import check_int, open_regular
-from ..base.errors import FormatError, OptionError
+from ..base.errors import FormatError, OptionError, TidlRtError
 from ..iodesc.descriptor import Tensor
 from ..runtime.models import model_shape
 from ..runtime.protocol import InvokeReport
@@ -92,9 +92,8 @@ def _first_create_apart(path: str | os.PathLike[str], runtime: str) -> tuple[str
     """``runtime`` "auto" or "tidlrt" with TIDL-RT's first create tried in a child process
     first (:func:`~tidl_io.runtime.tidlrt.trial_create`): the runtime to use and notes.
     "auto" falls back to the mock, with the reason, when the trial fails; "tidlrt" raises."""
-    from ..base.errors import TidlRtError
-    from ..runtime.tidlrt import load_library, preflight, trial_create
-    from .session import find_artifacts
+    from ..runtime.tidlrt import load_library, preflight, trial_create  # start-up
+    from .session import find_artifacts  # start-up
 
     arts = find_artifacts(path)
     try:
@@ -123,7 +122,7 @@ def run_model(path: str | os.PathLike[str], *, runtime: Any = "auto", inputs: Ma
     first create runs in a child process first, so a crash inside TI's library becomes a
     :class:`~tidl_io.TidlRtError` naming the signal and the call ("auto": the mock, with
     that reason in ``notes``)."""
-    from .session import Session
+    from .session import Session  # start-up
 
     check_int(repeat, "run_model", "repeat", 1, "a whole number")
     rng = np.random.default_rng(seed)

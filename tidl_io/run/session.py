@@ -76,8 +76,10 @@ from ..base.errors import (
     OptionError,
     PathNotFoundError,
     TensorNotFoundError,
+    TidlRtError,
 )
 from ..base.layouts import canonical, detect
+from ..base.safe_yaml import load_yaml
 from ..data.buffers import pack, unpack
 from ..data.detection import denormalize, rows_from_outputs, select
 from ..iodesc.descriptor import Descriptor, Tensor, load
@@ -392,8 +394,7 @@ class Session:
 
 def _yaml_mapping(text: str) -> bool:
     """Whether one line of text is YAML for a mapping (else Session takes it as a path)."""
-    from ..base.errors import FormatError
-    from ..base.safe_yaml import load_yaml
+    from ..base.errors import FormatError  # start-up
 
     try:
         return isinstance(load_yaml(text, "model spec"), Mapping)
@@ -421,7 +422,7 @@ def _choose_runtime(runtime: Any, model: Any, input_pads: str, artifacts: Artifa
             runtime = _auto(model, artifacts, notes)
         if runtime == "mock":
             return _mock_factory(model, input_pads), "mock"
-        from ..runtime.tidlrt import TidlRtRuntime
+        from ..runtime.tidlrt import TidlRtRuntime  # start-up
 
         def tidlrt(desc: Descriptor, net: str | os.PathLike[str] | bytes | None = None) -> Runtime:
             return TidlRtRuntime(desc, net)
@@ -464,8 +465,7 @@ def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:
     if model is not None:
         notes.append("runtime: the host mock (model= given)")
         return "mock"
-    from ..base.errors import TidlRtError
-    from ..runtime.tidlrt import load_library
+    from ..runtime.tidlrt import load_library  # start-up
 
     try:
         lib = load_library()
@@ -478,7 +478,7 @@ def _auto(model: Any, artifacts: Artifacts, notes: list[str]) -> str:
                      f"{', '.join(missing)})")
         return "mock"
     # TI's board runtime without its devices would crash in TIDLRT_create: the mock instead
-    from ..runtime.tidlrt import preflight
+    from ..runtime.tidlrt import preflight  # start-up
 
     try:
         preflight(lib)

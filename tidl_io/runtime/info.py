@@ -12,6 +12,10 @@ import platform
 import sys
 from collections.abc import Callable
 
+from ..base.errors import TidlRtError
+from ..base.releases import release_table
+from ..base.version import __version__
+
 __all__ = ["PROVIDERS", "collect", "cpu_description", "format_info", "register"]
 
 Provider = Callable[[], tuple[str, str]]
@@ -22,20 +26,18 @@ def _python() -> tuple[str, str]:
 
 
 def _numpy() -> tuple[str, str]:
-    import numpy
+    import numpy  # start-up
 
     return "numpy", numpy.__version__
 
 
 def _tidlio() -> tuple[str, str]:
-    from ..base.version import __version__
 
     return "tidl-io", __version__
 
 
 def _library() -> tuple[str, str]:
-    from ..base.errors import TidlRtError
-    from .tidlrt import load_library
+    from .tidlrt import load_library  # start-up
 
     try:
         lib = load_library()
@@ -46,9 +48,7 @@ def _library() -> tuple[str, str]:
 
 
 def _layout() -> tuple[str, str]:
-    from ..base.errors import TidlRtError
-    from ..base.releases import release_table
-    from .tidlrt import families, load_library, probe
+    from .tidlrt import families, load_library, probe  # start-up
 
     try:
         lib = load_library()
@@ -64,9 +64,8 @@ def _layout() -> tuple[str, str]:
 
 
 def _devices() -> tuple[str, str]:
-    from ..base.errors import TidlRtError
-    from .tidlrt import load_library
-    from .tidlrt.preflight import check_devices, library_needs
+    from .tidlrt import load_library  # start-up
+    from .tidlrt.preflight import check_devices, library_needs  # start-up
 
     try:
         lib = load_library()
@@ -84,10 +83,9 @@ def _devices() -> tuple[str, str]:
 
 
 def _shared_memory() -> tuple[str, str]:
-    from ..base.errors import TidlRtError
-    from .tidlrt import load_library
-    from .tidlrt.library import alloc_shared
-    from .tidlrt.preflight import library_needs
+    from .tidlrt import load_library  # start-up
+    from .tidlrt.library import alloc_shared  # start-up
+    from .tidlrt.preflight import library_needs  # start-up
 
     try:
         lib = load_library()
@@ -144,7 +142,7 @@ def _cpu() -> tuple[str, str]:
 
 
 def _native() -> tuple[str, str]:
-    from ..native import info
+    from ..native import info  # start-up
 
     n = info()
     if not n["active"]:

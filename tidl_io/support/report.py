@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..base.check import check_path
 from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
+from ..base.safe_yaml import load_yaml
 from .advice import DEFAULT_MAX_SUBGRAPHS, advice_for, subgraph_advice
 from .graphviz import GraphNode, Status, parse_graphviz
 from .runlog import CoreSummary, parse_subgraph_summary
@@ -141,7 +143,7 @@ class SupportReport:
     def node(self, name: str) -> SupportNode:
         """The node named ``name`` (or, for a number, the node of that index); a
         :class:`~tidl_io.TensorNotFoundError` (a KeyError) naming the closest names when there is none."""
-        import difflib
+        import difflib  # start-up
 
         for n in self.nodes:
             if n.name == name:
@@ -205,7 +207,6 @@ def _first(folders: Sequence[Path], name: str) -> Path | None:
 def _max_subgraphs(param: Path | None, notes: list[str]) -> int:
     if param is None:
         return DEFAULT_MAX_SUBGRAPHS
-    from ..base.safe_yaml import load_yaml
 
     try:
         doc = load_yaml(read_text(param), str(param))  # the one bounded YAML reader: size, depth, aliases
@@ -231,8 +232,7 @@ def load_support(path: str | os.PathLike[str]) -> SupportReport:
     :class:`~tidl_io.FormatError` (naming file and line) for a malformed graphvizInfo.txt,
     allowedNode.txt, onnxrtMetaData.txt or run.log summary.
     """
-    from ..artifacts.folder import parse_allowed_nodes, parse_onnxrt_metadata
-    from ..base.check import check_path
+    from ..artifacts.folder import parse_allowed_nodes, parse_onnxrt_metadata  # start-up
 
     given = Path(check_path(path, "load_support", "path"))
     gv, art = _locate(given)

@@ -172,7 +172,7 @@ def _trace_subgraphs(folder: Path) -> list[int]:
 
 def _net_of(arts_path: PathLike, subgraph: int | str | None, traces: Path) -> tuple[Network, int | None]:
     """The network of the traces' subgraph, and the number to pick traces by (None: any)."""
-    from ..net import load_net
+    from ..net import load_net  # start-up
 
     arts = find_artifacts(arts_path)
     subs = subgraphs(arts)
@@ -287,7 +287,7 @@ def compare_calibration(artifacts: PathLike, *, golden: PathLike | Mapping[str, 
     inputs, or an ``.npz`` (or arrays) holding each output's frames on a leading axis.
     ``subgraph``: TIDL's number or the subgraph's name, needed when several subgraphs have
     dumps. Raises as :func:`compare_traces` does."""
-    from ..net import load_net
+    from ..net import load_net  # start-up
 
     func = "compare_calibration"
     artifacts = check_path(artifacts, func, "artifacts")

@@ -115,7 +115,7 @@ def read_image(path: str | Path) -> np.ndarray:
         except ValueError as exc:
             raise FormatError(str(p), f"not a valid PGM/PPM header: {exc}") from None
     try:
-        from PIL import Image
+        from PIL import Image  # start-up
     except ImportError:
         raise FormatError(str(p), "not a PNG, PGM or PPM picture; other formats need Pillow "
                           "(pip install pillow)") from None

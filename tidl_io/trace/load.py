@@ -261,7 +261,7 @@ def load_traces(path: str | os.PathLike[str], net: Network, *, subgraph: int | N
     A folder may hold the traces of several subgraphs or cores (``<base>_<sg>_...``,
     ``C7X_<n>_...``): pick one with ``subgraph`` / ``core``; with several and none picked,
     a FormatError lists them. A folder with no trace file is a PathNotFoundError."""
-    from ..net import Network
+    from ..net import Network  # start-up
 
     folder = Path(check_path(path, "load_traces", "path"))
     check_kind(net, Network, "load_traces", "net")

@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...base.errors import TidlRtError
+from ...base.errors import TidlIoError, TidlRtError
+from ...iodesc.descriptor import load
 from .preflight import alloc_status_cause
 
 __all__ = ["trial_create"]
@@ -124,7 +125,7 @@ def _how(code: int) -> str:
 # ---- the child ----------------------------------------------------------------------------
 
 def _child(request_file: str, steps_file: str) -> int:
-    import resource
+    import resource  # start-up
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash here is expected: no core file
     fd = os.open(steps_file, os.O_WRONLY | os.O_APPEND)
@@ -132,11 +133,9 @@ def _child(request_file: str, steps_file: str) -> int:
     def step(kind: str, **kw: Any) -> None:
         os.write(fd, (json.dumps({"step": kind, **kw}) + "\n").encode())
 
-    from ...base.errors import TidlIoError
-    from ...iodesc.descriptor import load
-    from ._select import probe
-    from .library import load_library
-    from .runtime import TidlRtRuntime
+    from ._select import probe  # start-up
+    from .library import load_library  # start-up
+    from .runtime import TidlRtRuntime  # start-up
 
     try:
         req = json.loads(Path(request_file).read_text())
