@@ -12,10 +12,8 @@ import argparse
 import math
 from typing import Any, TextIO
 
-from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
-
-EXIT_OK, EXIT_USAGE = 0, 2
+from .codes import EXIT_OK, EXIT_USAGE, one_line_failures
 
 _DESCRIPTION = (
     "Rank the layers of a compiled model where 16 bits would buy the most accuracy per microsecond, and print a "
@@ -88,14 +86,8 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
     try:
-        return _advise(args, out, err)
-    except TidlIoError as exc:
-        print(f"tidl-io advise: error: {exc}", file=err)
-    except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"tidl-io advise: error: {where}{exc.strerror or exc}", file=err)
+        return one_line_failures("advise", _advise, args, out, err)
     except ValueError as exc:  # np.load of a file that is no array, a model the runtime refuses
         print(f"tidl-io advise: error: {' '.join(str(exc).split())[:300]}", file=err)
     return EXIT_USAGE

@@ -1,3 +1,29 @@
-"""The exit codes of every command, as ``diff``'s: 0 all good, 1 a finding, 2 could not do the job."""
+"""The exit codes of every command, as ``diff``'s (0 all good, 1 a finding, 2 could not do the
+job), and the one way a command turns a failure into its one line on stderr."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TextIO
+
+from ..base.errors import TidlIoError
+from ..base.text import escape
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+Body = Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+
+def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``body(args, out, err)``; a library error or an OS error (a file that cannot be read or
+    written) becomes ``tidl-io COMMAND: error: ...`` on ``err`` (escaped) and exit 2."""
+    try:
+        return body(args, out, err)
+    except TidlIoError as exc:
+        message = str(exc)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        message = f"{where}{exc.strerror or exc}"
+    print(f"tidl-io {command}: error: {escape(message)}", file=err)
+    return EXIT_USAGE

@@ -12,10 +12,9 @@ import argparse
 from typing import Any, TextIO
 
 from ..base.atomic import write_bytes_atomic
-from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
-
-EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
+from .codes import EXIT_INVALID as EXIT_FINDING
+from .codes import EXIT_OK, EXIT_USAGE, one_line_failures
 
 
 def _positive(text: str) -> int:
@@ -47,15 +46,7 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
-    try:
-        return _perf(args, out, err)
-    except TidlIoError as exc:
-        print(f"tidl-io perf: error: {exc}", file=err)
-    except OSError as exc:  # --html where no file can be written
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"tidl-io perf: error: {where}{exc.strerror or exc}", file=err)
-    return EXIT_USAGE
+    return one_line_failures("perf", _perf, args, out, err)
 
 
 def _perf(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
