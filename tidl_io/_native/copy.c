@@ -48,7 +48,7 @@
 /* On x86 the transposes with destination rows longer than 512 bytes go through a block buffer instead
  * (tio_tr_strip): TIO_TR_RUN bytes of each of TIO_TR_COLS source rows are transposed into the buffer
  * (at most 48 KiB, on each thread's stack), whose rows are then copied out as destination runs, with
- * non-temporal stores for whole cache lines once the output is TIO_NT_MIN_BYTES or more (below, a
+ * non-temporal stores for whole cache lines once the output is tio_nt_min() or more (twice L2) (below, a
  * 1000 x 1000 float32 transpose took 4x a copy with plain stores, 1.1x with them). Why, measured on an
  * Intel Xeon (Sapphire / Emerald Rapids class, KVM, 2 vCPUs; 2-D float32 4096 x 4096 and 4095 x 4097,
  * one thread, times np.copyto of the same bytes): the tiles writing straight into the destination
@@ -74,9 +74,6 @@
 #define TIO_TR_BYTES(isz) (TIO_TR_ROWS(isz) * (TIO_TR_LEAD + TIO_TR_COLS(isz) * (isz))) /* a strip's buffer */
 #define TIO_TR_MAX(x, y) ((x) > (y) ? (x) : (y))
 #define TIO_TR_BUF TIO_TR_MAX(TIO_TR_MAX(TIO_TR_BYTES(1), TIO_TR_BYTES(2)), TIO_TR_MAX(TIO_TR_BYTES(4), TIO_TR_BYTES(8)))
-#ifndef TIO_NT_MIN_BYTES
-#define TIO_NT_MIN_BYTES ((int64_t)1 << 20)
-#endif
 #if defined(TIO_SSE2) && (defined(__x86_64__) || defined(__i386__)) && !defined(TIO_NO_TR_BUF)
 #define TIO_TR_BUFFERED 1
 #endif
@@ -93,7 +90,7 @@ typedef struct {
     int64_t nb, dsb, ssb;     /* the plane's other axis (transposes, lanes) */
     int64_t pieces;           /* work items per outer index */
     int64_t strip;            /* transpose: b indices per item */
-    int avx;                  /* transpose: the AVX2 tiles (x86-64 CPUs that have them) */
+    int level;                /* the ISA level (tio_isa_level), read once by the calling thread */
     int buffered;             /* transpose: through the block buffer (tio_tr_strip) */
     int nt;                   /* transpose: non-temporal stores of whole destination lines */
 } tio_cjob;
@@ -419,10 +416,10 @@ TIO_AVX_FN static void tio_block32_avx(uint32_t *d, int64_t db, const uint32_t *
 #endif
 
 #define TIO_BLOCK(T, K, TILE, HAVE)                                                                        \
-    static void tio_block_##T(T *d, int64_t db, const T *s, int64_t sa, int64_t ni, int64_t nj)            \
+    static void tio_block_##T(T *d, int64_t db, const T *s, int64_t sa, int64_t ni, int64_t nj, int level) \
     {                                                                                                      \
         int64_t i = 0;                                                                                     \
-        if (HAVE) {                                                                                        \
+        if (HAVE && level >= 1) {                                                                          \
             TIO_TILES(K, TILE)                                                                             \
         }                                                                                                  \
         TIO_REST                                                                                           \
@@ -448,27 +445,26 @@ TIO_BLOCK(uint64_t, 1, tio_no_tile, 0)
 
 /* One block of the plane (strides in bytes), by item size. */
 static void tio_block(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t nj, int64_t isz,
-                      int avx)
+                      int level)
 {
-    (void)avx;
     switch (isz) {
     case 1:
-        tio_block_uint8_t((uint8_t *)d, dsb, (const uint8_t *)s, ssa, ni, nj);
+        tio_block_uint8_t((uint8_t *)d, dsb, (const uint8_t *)s, ssa, ni, nj, level);
         return;
     case 2:
-        tio_block_uint16_t((uint16_t *)d, dsb / 2, (const uint16_t *)s, ssa / 2, ni, nj);
+        tio_block_uint16_t((uint16_t *)d, dsb / 2, (const uint16_t *)s, ssa / 2, ni, nj, level);
         return;
     case 4:
 #if defined(TIO_AVX)
-        if (avx) {
+        if (level >= 2) {
             tio_block32_avx((uint32_t *)d, dsb / 4, (const uint32_t *)s, ssa / 4, ni, nj);
             return;
         }
 #endif
-        tio_block_uint32_t((uint32_t *)d, dsb / 4, (const uint32_t *)s, ssa / 4, ni, nj);
+        tio_block_uint32_t((uint32_t *)d, dsb / 4, (const uint32_t *)s, ssa / 4, ni, nj, level);
         return;
     case 8:
-        tio_block_uint64_t((uint64_t *)d, dsb / 8, (const uint64_t *)s, ssa / 8, ni, nj);
+        tio_block_uint64_t((uint64_t *)d, dsb / 8, (const uint64_t *)s, ssa / 8, ni, nj, level);
         return;
     default:
         for (int64_t i = 0; i < ni; i++)
@@ -496,13 +492,13 @@ static inline void tio_stream_line(char *d, const char *s)
  * block, which completes the line (only a row's own first and last partial lines take plain stores;
  * they fall within the row's own bytes, so nothing outside the destination is written). */
 static void tio_tr_strip(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t na, int64_t isz,
-                         int avx, int nt, char *buf)
+                         int level, int nt, char *buf)
 {
     const int64_t cols = TIO_TR_COLS(isz), line = TIO_TR_LEAD + cols * isz;
     for (int64_t j0 = 0; j0 < na; j0 += cols) {
         int64_t nj = na - j0 < cols ? na - j0 : cols;
         int last = j0 + nj == na;
-        tio_block(buf + TIO_TR_LEAD, line, s + j0 * ssa, ssa, ni, nj, isz, avx);
+        tio_block(buf + TIO_TR_LEAD, line, s + j0 * ssa, ssa, ni, nj, isz, level);
         for (int64_t i = 0; i < ni; i++) {
             char *at = d + i * dsb + j0 * isz;
             const char *from = buf + i * line + TIO_TR_LEAD;
@@ -571,7 +567,7 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
             int64_t ni = job->nb - i0 < job->strip ? job->nb - i0 : job->strip;
 #if defined(TIO_TR_BUFFERED)
             if (job->buffered) {
-                tio_tr_strip(d + i0 * job->dsb, job->dsb, s + i0 * isz, job->ssa, ni, job->na, isz, job->avx,
+                tio_tr_strip(d + i0 * job->dsb, job->dsb, s + i0 * isz, job->ssa, ni, job->na, isz, job->level,
                              job->nt, (char *)buf);
                 break;
             }
@@ -580,7 +576,7 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
             for (int64_t j0 = 0; j0 < job->na; j0 += tile) {
                 int64_t nj = job->na - j0 < tile ? job->na - j0 : tile;
                 tio_block(d + i0 * job->dsb + j0 * isz, job->dsb, s + i0 * isz + j0 * job->ssa, job->ssa, ni, nj,
-                          isz, job->avx);
+                          isz, job->level);
             }
             break;
         }
@@ -619,6 +615,7 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     int lg = tio_log2_size(itemsize);
     int aligned = lg >= 0 && ((uintptr_t)dst | (uintptr_t)src) % (uintptr_t)itemsize == 0;
     job.kind = TIO_GENERAL;
+    job.level = tio_isa_level(); /* chosen by the calling thread, before any worker starts */
     if (job.dsa == itemsize && job.ssa == itemsize) {
         job.kind = TIO_ROWS;
     } else if (b >= 0 && src_strides[b] == itemsize && job.dsa == itemsize && aligned
@@ -664,9 +661,6 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     case TIO_DEINTERLEAVE: job.pieces = (job.na + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_INTERLEAVE: job.pieces = (job.nb + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_TRANSPOSE:
-#if defined(TIO_AVX)
-        job.avx = tio_cpu_avx2(); /* chosen by the calling thread, before any worker starts */
-#endif
         /* a strip of b: whole cache lines of each source row */
         job.strip = TIO_STRIP_BYTES / itemsize > 4 ? TIO_STRIP_BYTES / itemsize : 4;
 #if defined(TIO_TR_BUFFERED)
@@ -677,7 +671,7 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
         job.buffered = job.na * itemsize > 512;
         if (job.buffered) {
             job.strip = TIO_TR_ROWS(itemsize);
-            job.nt = tio_simd_on() && total * itemsize >= TIO_NT_MIN_BYTES;
+            job.nt = job.level >= 1 && total * itemsize >= tio_nt_min();
         }
 #endif
         job.pieces = (job.nb + job.strip - 1) / job.strip;
@@ -693,14 +687,12 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
 
 /* ---- in-place square transpose ------------------------------------------------------------------ */
 
-#ifndef TIO_SQ_TILE
-#define TIO_SQ_TILE 128 /* cells: 32 -> 128 took 4096^2 float32 from ~2.3x / 1.4x a copy to ~1.8x / 1.0x */
-#endif
-
+/* Blocks of tio_sq_tile(cell) cells (from L2 at load time: 128 with 512 KiB and four-byte cells;
+ * 32 -> 128 took 4096^2 float32 from ~2.3x / 1.4x a copy to ~1.8x / 1.0x on a Zen 3) */
 typedef struct {
     char *data;
-    int64_t cell, batch, n, tiles;
-    int avx;
+    int64_t cell, batch, n, tiles, tile;
+    int level;
 } tio_sqjob;
 
 static inline void tio_swap_cells(char *x, char *y, int64_t cell)
@@ -765,20 +757,19 @@ TIO_AVX_FN static void tio_sq_pair32_avx(uint32_t *m, int64_t n, int64_t r0, int
 /* Swap block (r0.., c0..) with the transpose of block (c0.., r0..), nr x nc cells; on the diagonal
  * (r0 == c0) only the upper triangle is swapped. */
 static void tio_sq_pair(char *m, int64_t n, int64_t cell, int64_t r0, int64_t c0, int64_t nr, int64_t nc,
-                        int avx)
+                        int level)
 {
     int64_t row = n * cell;
     int diag = r0 == c0;
-    (void)avx;
 #if defined(TIO_AVX)
-    if (avx && cell == 4) {
+    if (level >= 2 && cell == 4) {
         tio_sq_pair32_avx((uint32_t *)m, n, r0, c0, nr, nc, diag);
         return;
     }
 #endif
     int64_t i = 0;
 #if TIO_HAVE_TR32
-    if (cell == 4 && !diag) {
+    if (cell == 4 && !diag && level >= 1) {
         uint32_t *base = (uint32_t *)m;
         for (; i + 4 <= nr; i += 4) {
             int64_t j = 0;
@@ -812,10 +803,10 @@ static void tio_square_range(void *ctx, int64_t lo, int64_t hi)
         /* alternate short and long tile rows so that halves of the range carry equal work */
         int64_t ti = (k % 2 == 0) ? k / 2 : t - 1 - k / 2;
         char *m = job->data + bi * job->n * job->n * job->cell;
-        int64_t r0 = ti * TIO_SQ_TILE, nr = job->n - r0 < TIO_SQ_TILE ? job->n - r0 : TIO_SQ_TILE;
-        for (int64_t c0 = r0; c0 < job->n; c0 += TIO_SQ_TILE) {
-            int64_t nc = job->n - c0 < TIO_SQ_TILE ? job->n - c0 : TIO_SQ_TILE;
-            tio_sq_pair(m, job->n, job->cell, r0, c0, nr, nc, job->avx);
+        int64_t tile = job->tile, r0 = ti * tile, nr = job->n - r0 < tile ? job->n - r0 : tile;
+        for (int64_t c0 = r0; c0 < job->n; c0 += tile) {
+            int64_t nc = job->n - c0 < tile ? job->n - c0 : tile;
+            tio_sq_pair(m, job->n, job->cell, r0, c0, nr, nc, job->level);
         }
     }
 }
@@ -824,10 +815,8 @@ int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n,
 {
     if (cell_bytes < 1 || batch < 0 || n < 0)
         return -1;
-    tio_sqjob job = {(char *)data, cell_bytes, batch, n, (n + TIO_SQ_TILE - 1) / TIO_SQ_TILE, 0};
-#if defined(TIO_AVX)
-    job.avx = tio_cpu_avx2(); /* likewise */
-#endif
+    int64_t tile = tio_sq_tile(cell_bytes);
+    tio_sqjob job = {(char *)data, cell_bytes, batch, n, (n + tile - 1) / tile, tile, tio_isa_level()};
     tio_parallel(tio_square_range, &job, batch * job.tiles, threads, 2 * batch * n * n * cell_bytes);
     return 0;
 }
