@@ -687,8 +687,8 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
 
 /* ---- in-place square transpose ------------------------------------------------------------------ */
 
-/* Blocks of tio_sq_tile(cell) cells (from L2 at load time: 128 with 512 KiB and four-byte cells;
- * 32 -> 128 took 4096^2 float32 from ~2.3x / 1.4x a copy to ~1.8x / 1.0x on a Zen 3) */
+/* Blocks of tio_sq_tile(cell) x tio_sq_tile(cell) cells: both blocks of a swap in L1d (chosen at load
+ * time, cpu.c; 64 with 32 KiB and four-byte cells) */
 typedef struct {
     char *data;
     int64_t cell, batch, n, tiles, tile;

@@ -11,11 +11,12 @@
  * Caches, in order of trust: Linux sysfs (/sys/devices/system/cpu/cpu0/cache/index*: every
  * architecture), then cpuid (x86: leaf 4, or AMD's 0x8000001D), then sysconf (glibc), else the
  * defaults below; each size must be plausible to be taken. The kernels' blocking follows from them:
- *   sq_tile   the in-place square transpose's block (cells): both blocks of a swap within half of L2
- *   nt_min    output bytes from which transposes store whole lines non-temporally: twice L2
- *   stream_min  output bytes from which (de)interleaves do: the last-level cache (from there the
- *             destination cannot stay in cache anyway, and skipping the read-for-ownership saves a
- *             third of the traffic)
+ *   sq_tile   the in-place square transpose's block (cells): both blocks of a swap within L1d
+ *             (4096^2 float32 on a Zen 3, 32 KiB L1d, one thread, CPU time / np.copyto's, two runs:
+ *             blocks of 32: 1.91-2.05x, 48: 1.62-1.66x, 64: 1.66-1.76x, 80: 1.73-1.75x, 128 (the
+ *             constant before): 1.73-1.87x, 176 (half of L2): 1.81-1.97x, 256: 1.78-1.85x)
+ *   nt_min    output bytes from which transposes store whole lines non-temporally: twice L2, 1-8 MiB
+ *             (1 MiB, the constant before, on the Zen 3 and on the Intel Xeon it was measured on)
  */
 #define _GNU_SOURCE 1
 #include "tidl_io_native.h"
@@ -35,7 +36,7 @@
 static int64_t tio_l1d, tio_l2, tio_l3, tio_line;
 static const char *tio_cache_source = "defaults";
 static int64_t tio_sq_tile_cells[9]; /* by cell size 1..8 (others: the 8-byte value) */
-static int64_t tio_nt_bytes, tio_stream_bytes;
+static int64_t tio_nt_bytes;
 static int tio_max_level, tio_level, tio_fma;
 static int tio_ready;
 
@@ -180,17 +181,18 @@ static void tio_cpu_init(void)
         tio_l3 = TIO_DEFAULT_L3;
     if (!tio_line)
         tio_line = 64;
-    /* the in-place transpose: the largest multiple of 16 cells whose two blocks fill at most half of L2
-       (other data, the hardware's prefetches), 16 to 256: 128 with 512 KiB and 4-byte cells */
+    /* the in-place transpose: the largest multiple of 16 cells whose two blocks fit in L1d, 32 to 256:
+       64 with 32 or 48 KiB and 4-byte cells, 128 with 1-byte cells */
     for (int cell = 1; cell <= 8; cell++) {
-        int64_t t = 16;
-        while (t + 16 <= 256 && 2 * (t + 16) * (t + 16) * cell <= tio_l2 / 2)
+        int64_t t = 32;
+        while (t + 16 <= 256 && 2 * (t + 16) * (t + 16) * cell <= tio_l1d)
             t += 16;
+#if defined(TIO_SQ_TILE) /* (a fixed block, for measuring) */
+        t = TIO_SQ_TILE;
+#endif
         tio_sq_tile_cells[cell] = t;
     }
-    int64_t llc = tio_l3 > tio_l2 ? tio_l3 : tio_l2;
     tio_nt_bytes = tio_clamp(2 * tio_l2, (int64_t)1 << 20, (int64_t)8 << 20);
-    tio_stream_bytes = tio_clamp(llc, (int64_t)1 << 20, (int64_t)1 << 30);
 #if defined(TIO_X86_DISPATCH)
     __builtin_cpu_init();
     tio_max_level = __builtin_cpu_supports("avx2") ? 2 : 1;
@@ -246,12 +248,6 @@ int64_t tio_nt_min(void)
     return tio_nt_bytes;
 }
 
-int64_t tio_stream_min(void)
-{
-    tio_cpu_init();
-    return tio_stream_bytes;
-}
-
 static const char *const tio_level_names[3] = {
     "portable",
 #if defined(__aarch64__) || defined(__ARM_NEON)
@@ -276,10 +272,10 @@ const char *tio_tuning(void)
         }
         snprintf(text, sizeof text,
                  "levels=%s l1d=%lld l2=%lld l3=%lld line=%lld caches=%s sq_tile_f32=%lld sq_tile_u8=%lld "
-                 "nt_min=%lld stream_min=%lld",
+                 "nt_min=%lld",
                  levels, (long long)tio_l1d, (long long)tio_l2, (long long)tio_l3, (long long)tio_line,
                  tio_cache_source, (long long)tio_sq_tile_cells[4], (long long)tio_sq_tile_cells[1],
-                 (long long)tio_nt_bytes, (long long)tio_stream_bytes);
+                 (long long)tio_nt_bytes);
         __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
     }
     return text;

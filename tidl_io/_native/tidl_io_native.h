@@ -41,10 +41,9 @@ int tio_cpu_avx2(void);
 int tio_cpu_avx2_fma(void);
 #endif
 /* cpu.c: parameters chosen from the CPU's caches at load time: the in-place square transpose's block
- * (cells of `cell` bytes), the output bytes from which transposes / (de)interleaves store non-temporally */
+ * (cells of `cell` bytes), the output bytes from which transposes store whole lines non-temporally */
 int64_t tio_sq_tile(int64_t cell);
 int64_t tio_nt_min(void);
-int64_t tio_stream_min(void);
 
 /* Dequantizing by a fixed divisor b without a divider: with y = RN(1/b) (float32, normal), the
  * quotient a/b of a float32 `a` is approximated by RN(a * y), and one FMA step corrects it from the
