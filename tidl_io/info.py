@@ -164,7 +164,8 @@ def _tuning(n: dict[str, object]) -> str:
     caches, blocking = n.get("caches"), n.get("blocking")
     if not isinstance(caches, dict) or not isinstance(blocking, dict):
         return ""
-    levels = n.get("isa_levels") or []
+    levels = n.get("isa_levels")
+    levels = levels if isinstance(levels, list) else []
     return (f"; ISA level {n.get('isa_level')} (of {', '.join(str(x) for x in levels)}; TIDL_IO_ISA caps it); "
             f"caches L1d {_size(caches['l1d'])}, L2 {_size(caches['l2'])}, "
             f"L3 {_size(caches['l3']) if caches['l3'] else 'none found'} (from {caches['source']}); "
