@@ -12,7 +12,7 @@ import platform
 import sys
 from collections.abc import Callable
 
-__all__ = ["PROVIDERS", "collect", "cpu_description", "format_info", "register"]
+__all__ = ["PROVIDERS", "collect", "cpu_description", "format_info", "native_description", "register"]
 
 Provider = Callable[[], tuple[str, str]]
 
@@ -143,13 +143,19 @@ def _cpu() -> tuple[str, str]:
     return "cpu", cpu_description()
 
 
-def _native() -> tuple[str, str]:
+def native_description() -> str:
+    """Which path the kernels take and what they chose from the CPU at load time (the ISA level, the
+    caches, the blocking): the ``native kernels`` line of ``tidl-io info``, which benchmark tables print too."""
     from ._native import info
 
     n = info()
     if not n["active"]:
-        return "native kernels", f"off, NumPy path ({n['reason']})"
-    return "native kernels", f"active: {n['path']} ({n['isa']}, {n['threads']} thread(s)){_tuning(n)}"
+        return f"off, NumPy path ({n['reason']})"
+    return f"active: {n['path']} ({n['isa']}, {n['threads']} thread(s)){_tuning(n)}"
+
+
+def _native() -> tuple[str, str]:
+    return "native kernels", native_description()
 
 
 def _size(nbytes: int) -> str:
