@@ -171,6 +171,8 @@ def test_cache_sizes_are_the_systems() -> None:
         assert t == 32 or 2 * t * t * cell <= caches["l1d"]
         assert t == 256 or 2 * (t + 16) ** 2 * cell > caches["l1d"]
     assert blocking["nt_min"] == min(max(2 * caches["l2"], 1 << 20), 8 << 20)
+    # 64 source rows of 1024 bytes and their float32 buffer (256 rows of 64 + 64 * 4 bytes) in half of L2
+    assert blocking["tr_cols"] == (64 if 64 * 1024 + 256 * (64 + 256) <= caches["l2"] // 2 else 32)
 
 
 def test_build_without_a_compiler_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -661,8 +663,8 @@ def test_transpose_tile_edges(rows: int, dtype: str, isa: str) -> None:
         same(got, expect)
 
 
-# On x86 a transpose goes through a block buffer (copy.c, tio_tr_strip): blocks of 32 source rows (64 of
-# one-byte items), strips of 1024 bytes of each source row (at most 256 destination rows), and from 1 MiB
+# On x86 a transpose goes through a block buffer (copy.c, tio_tr_strip): blocks of 32 or 64 source rows (from
+# L2: native_info()["blocking"]["tr_cols"]; 64 of one-byte items), strips of 1024 bytes of each source row (at most 256 destination rows), and from 1 MiB
 # of output on, every whole destination line by non-temporal stores, a row's partial line waiting for the
 # next block. Each (dtype, rows, cols) has its own remainders of both (rows % block in 0, 1, 31, 63;
 # cols % strip in 1, 5, 7, 65, 127, 129, 255); the padded destination starts its rows at every alignment

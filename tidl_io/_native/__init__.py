@@ -194,7 +194,7 @@ def _tuning() -> dict[str, Any]:
     level = LIB.tio_set_isa(ISA if SIMD else 0)  # (sets what is already set: reads the level in use)
     return {"isa_level": levels[level], "isa_levels": levels,
             "caches": {**{k: int(fields[k]) for k in ("l1d", "l2", "l3", "line")}, "source": fields["caches"]},
-            "blocking": {k: int(fields[k]) for k in ("sq_tile_f32", "sq_tile_u8", "nt_min")}}
+            "blocking": {k: int(fields[k]) for k in ("sq_tile_f32", "sq_tile_u8", "nt_min", "tr_cols")}}
 
 
 def isa_levels() -> list[str]:

@@ -44,6 +44,9 @@ int tio_cpu_avx2_fma(void);
  * (cells of `cell` bytes), the output bytes from which transposes store whole lines non-temporally */
 int64_t tio_sq_tile(int64_t cell);
 int64_t tio_nt_min(void);
+int64_t tio_l2_size(void);
+/* copy.c: source rows per block of the buffered transposes (32 or 64, from L2) */
+int64_t tio_tr_cols(void);
 
 /* Dequantizing by a fixed divisor b without a divider: with y = RN(1/b) (float32, normal), the
  * quotient a/b of a float32 `a` is approximated by RN(a * y), and one FMA step corrects it from the
