@@ -88,6 +88,9 @@
 
 int64_t tio_tr_cols(void)
 {
+#if defined(TIO_TR_COLS_FIXED) /* (for measuring) */
+    return TIO_TR_COLS_FIXED;
+#endif
     /* a float32 block: 64 source rows of TIO_TR_RUN bytes and its buffer, within half of L2 */
     return 64 * TIO_TR_RUN + TIO_TR_BYTES_C(4, 64) <= tio_l2_size() / 2 ? 64 : 32;
 }
@@ -777,6 +780,7 @@ static void tio_sq_pair(char *m, int64_t n, int64_t cell, int64_t r0, int64_t c0
 {
     int64_t row = n * cell;
     int diag = r0 == c0;
+    (void)level;
 #if defined(TIO_AVX)
     if (level >= 2 && cell == 4) {
         tio_sq_pair32_avx((uint32_t *)m, n, r0, c0, nr, nc, diag);

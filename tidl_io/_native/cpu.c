@@ -38,7 +38,10 @@ static int64_t tio_l1d, tio_l2, tio_l3, tio_line;
 static const char *tio_cache_source = "defaults";
 static int64_t tio_sq_tile_cells[9]; /* by cell size 1..8 (others: the 8-byte value) */
 static int64_t tio_nt_bytes;
-static int tio_max_level, tio_level, tio_fma;
+static int tio_max_level, tio_level;
+#if defined(TIO_X86_DISPATCH)
+static int tio_fma;
+#endif
 static int tio_ready;
 
 static int64_t tio_plausible(int64_t size, int64_t lo, int64_t hi) { return size >= lo && size <= hi ? size : 0; }
@@ -200,9 +203,6 @@ static void tio_cpu_init(void)
     tio_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #elif defined(__SSE2__) || defined(__ARM_NEON) || defined(__aarch64__)
     tio_max_level = 1;
-#if defined(__aarch64__)
-    tio_fma = 1;
-#endif
 #else
     tio_max_level = 0;
 #endif
