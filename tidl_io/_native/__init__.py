@@ -185,8 +185,9 @@ def info() -> dict[str, Any]:
 def _tuning() -> dict[str, Any]:
     """What the library found and chose at load time (cpu.c's tio_tuning): ``isa_level`` (the name of
     the level in use), ``isa_levels`` (those this CPU can run), ``caches`` (bytes: l1d, l2, l3, line,
-    and where they were read) and ``blocking`` (the in-place transpose's block in cells, the output
-    bytes from which whole lines are stored non-temporally)."""
+    and where they were read) and ``blocking`` (the in-place transpose's block in float32 and uint8
+    cells, the output bytes from which transposes store whole lines non-temporally, the source rows
+    per block of the buffered transposes)."""
     if LIB is None:
         return {"isa_level": None, "isa_levels": [], "caches": None, "blocking": None}
     fields = dict(item.split("=", 1) for item in LIB.tio_tuning().decode().split())
