@@ -78,6 +78,7 @@
 #define TIO_TR_COLS(isz, c) (64 / (isz) > (c) ? 64 / (isz) : (c))
 #define TIO_TR_ROWS(isz) (TIO_TR_RUN / (isz) < 256 ? TIO_TR_RUN / (isz) : 256) /* destination rows per strip */
 #define TIO_TR_LEAD 64
+#define TIO_TR_GROUP(isz) ((isz) == 1 ? 16 : 8) /* source rows per pass over a block: a register tile's height */
 #define TIO_TR_BYTES_C(isz, c) (TIO_TR_ROWS(isz) * (TIO_TR_LEAD + TIO_TR_COLS(isz, c) * (isz))) /* a strip's buffer */
 #define TIO_TR_BYTES(isz) TIO_TR_BYTES_C(isz, TIO_TR_COLS_MAX)
 #define TIO_TR_MAX(x, y) ((x) > (y) ? (x) : (y))
@@ -431,6 +432,22 @@ TIO_AVX_FN static void tio_block32_avx(uint32_t *d, int64_t db, const uint32_t *
     TIO_REST
 }
 
+
+/* tio_block32_avx of one block of tio_tr_strip, 8 source rows at a time (see there) */
+TIO_AVX_FN static void tio_block32_avx_rows(uint32_t *d, int64_t db, const uint32_t *s, int64_t sa, int64_t ni,
+                                            int64_t nj)
+{
+    int64_t ni8 = ni - ni % 8, nj8 = nj - nj % 8;
+    for (int64_t j = 0; j < nj8; j += 8)
+        for (int64_t i = 0; i < ni8; i += 8)
+            tio_tr8_32(d + i * db + j, db, s + j * sa + i, sa);
+    for (int64_t i = 0; i < ni8; i++)
+        for (int64_t j = nj8; j < nj; j++)
+            d[i * db + j] = s[j * sa + i];
+    for (int64_t i = ni8; i < ni; i++)
+        for (int64_t j = 0; j < nj; j++)
+            d[i * db + j] = s[j * sa + i];
+}
 #endif
 
 #define TIO_BLOCK(T, K, TILE, HAVE)                                                                        \
@@ -516,7 +533,22 @@ static void tio_tr_strip(char *d, int64_t dsb, const char *s, int64_t ssa, int64
     for (int64_t j0 = 0; j0 < na; j0 += cols) {
         int64_t nj = na - j0 < cols ? na - j0 : cols;
         int last = j0 + nj == na;
-        tio_block(buf + TIO_TR_LEAD, line, s + j0 * ssa, ssa, ni, nj, isz, level);
+        /* a register tile's height of source rows at a time, each read from start to end, so that every
+           source line is used up before the next rows come: taken a tile column at a time, down all
+           the block's rows, a line's next part came after all the other rows, which with a
+           power-of-two row pitch share one L1 set and a few L2 sets, and the line was gone (4096 x
+           4096 float32 on the Zen 3: 2.2-2.4x a copy that way, 1.33x this way; 4095 x 4097: 1.45-1.64x,
+           1.10-1.19x; one thread, CPU time) */
+#if defined(TIO_AVX)
+        if (level >= 2 && isz == 4) /* (one call: a call per group measured 1.56-1.62x for 4096 x 4096) */
+            tio_block32_avx_rows((uint32_t *)(buf + TIO_TR_LEAD), line / 4, (const uint32_t *)(s + j0 * ssa),
+                                 ssa / 4, ni, nj);
+        else
+#endif
+            for (int64_t g = 0; g < nj; g += TIO_TR_GROUP(isz)) {
+                int64_t ng = nj - g < TIO_TR_GROUP(isz) ? nj - g : TIO_TR_GROUP(isz);
+                tio_block(buf + TIO_TR_LEAD + g * isz, line, s + (j0 + g) * ssa, ssa, ni, ng, isz, level);
+            }
         for (int64_t i = 0; i < ni; i++) {
             char *at = d + i * dsb + j0 * isz;
             const char *from = buf + i * line + TIO_TR_LEAD;
