@@ -66,7 +66,8 @@
  * destination rows keep the direct tiles (tio_copy says why).
  * The source rows per block are chosen from L2 at load time (tio_tr_cols): 64 where a block's source
  * bytes and its buffer fill at most half of L2, else 32. Measured on a Zen 3 (512 KiB L2, 32 KiB L1d,
- * 2 vCPUs shared with other work; one thread, CPU time / np.copyto's, two runs each): 4096 x 4096
+ * 2 vCPUs shared with other work; one thread, CPU time / np.copyto's, two runs each, before the
+ * blocks were filled a tile's height of source rows at a time, see tio_tr_strip): 4096 x 4096
  * float32 2.10-2.50x with 32 rows, 2.27-2.28x with 64, 2.11-2.20x with 128; 4095 x 4097 1.73-2.12x
  * with 32, 1.40-1.70x with 64, 1.39-1.65x with 128. */
 #ifndef TIO_TR_RUN
