@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tidl_io.runtime import info
 
@@ -58,6 +59,20 @@ def test_native_kernels_line_says_which_path_and_why(monkeypatch) -> None:
         assert lines["native kernels"] == f"off, NumPy path ({state['reason']})"
     with _native.forced(False):
         assert dict(info.collect())["native kernels"].startswith("off, NumPy path (")
+
+
+def test_native_kernels_line_says_the_isa_level_and_caches() -> None:
+    from tidl_io import native as _native
+
+    state = _native.info()
+    if not state["active"]:
+        pytest.skip("native kernels unavailable")
+    with _native.forced(True, isa="portable"):
+        line = dict(info.collect())["native kernels"]
+    assert "ISA level portable (of portable, " in line
+    l1d = state["caches"]["l1d"]
+    assert (f"L1d {l1d // 1024} KiB" if l1d % 1024 == 0 else f"L1d {l1d} B") in line
+    assert f"blocks of {state['blocking']['sq_tile_f32']} four-byte cells" in line
 
 
 INTEL = """processor\t: 0

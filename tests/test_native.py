@@ -35,6 +35,8 @@ from conftest import ROOT, corpus_params
 from test_buffers import corpus_tensors, geometries, make_tensor, user_data
 
 REQUIRED = os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1"
+# The ISA levels this CPU (and build) runs, lowest first: the edge tests run on each one
+LEVELS = _native.isa_levels() or ["portable"]
 
 
 @pytest.fixture(autouse=True)
@@ -52,12 +54,12 @@ def native_lib() -> Any:
     return _native.LIB
 
 
-def both(fn: Any, threads: int = 1, simd: bool = True) -> tuple[Any, Any]:
+def both(fn: Any, threads: int = 1, simd: bool = True, isa: str | None = None) -> tuple[Any, Any]:
     """fn() on the NumPy path, then on the native kernels (with or without the run-time-picked
-    vector kernels)."""
+    vector kernels, or at most those of the ISA level ``isa``)."""
     with _native.forced(False):
         ref = fn()
-    with _native.forced(True, threads, simd=simd):
+    with _native.forced(True, threads, simd=simd, isa=isa):
         got = fn()
     return ref, got
 
@@ -103,6 +105,75 @@ def test_environment_switches() -> None:
     assert missing.stdout.startswith("False") and "no-such-lib.so" in missing.stdout
     required = _python(show, TIDL_IO_NATIVE="0", TIDL_IO_REQUIRE_NATIVE="1")
     assert required.returncode != 0 and "TIDL_IO_REQUIRE_NATIVE=1" in required.stderr
+
+
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags as /proc/cpuinfo lists them (empty off Linux)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return set()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() in ("flags", "features"):
+            return set(value.split())
+    return set()
+
+
+def test_isa_levels_follow_the_cpu_and_the_environment() -> None:
+    machine, isa = platform.machine().lower(), _native.info()["isa"].split()
+    if machine in ("x86_64", "amd64"):
+        dispatching = any(word.startswith(("sse", "avx")) for word in isa)  # (else a build for one ISA)
+        expect = ["portable", "sse2"] + (["avx2"] if dispatching and "avx2" in _cpu_flags() else [])
+    elif machine in ("aarch64", "arm64"):
+        expect = ["portable", "neon"]
+    else:
+        pytest.skip(f"no ISA levels listed for {machine} in this test")
+    assert _native.isa_levels() == expect
+    assert _native.info()["isa_level"] == expect[-1]
+    for level in expect:
+        with _native.forced(True, isa=level):
+            assert _native.info()["isa_level"] == level
+    assert _native.info()["isa_level"] == expect[-1]
+    with _native.forced(True, simd=False):
+        assert _native.info()["isa_level"] == "portable"
+    show = "import tidl_io; print(tidl_io.native_info()['isa_level'])"
+    assert _python(show, TIDL_IO_ISA="portable").stdout.split() == ["portable"]
+    assert _python(show, TIDL_IO_ISA=" Best ").stdout.split() == [expect[-1]]
+    assert _python(show, TIDL_IO_ISA="avx2").stdout.split() == [expect[-1]]  # (capped at the CPU's)
+    bad = _python(show, TIDL_IO_ISA="avx9000")
+    assert bad.stdout.split() == [expect[-1]] and "TIDL_IO_ISA='avx9000' is not understood" in bad.stderr
+
+
+def test_cache_sizes_are_the_systems() -> None:
+    """The sizes native_info() reports are sysfs's (read here literally) where Linux lists them, and the
+    blocking follows from them as documented (cpu.c)."""
+    info = _native.info()
+    caches, blocking = info["caches"], info["blocking"]
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    found: dict[int, int] = {}
+    for index in sorted(base.glob("index*")) if base.is_dir() else []:
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if kind in ("Data", "Unified") and level not in found:
+            found[level] = int(size[:-1]) * {"K": 1024, "M": 1 << 20}[size[-1]] if size[-1] in "KM" else int(size)
+    if 1 in found and 2 in found:
+        assert caches["source"] == "sysfs"
+        assert (caches["l1d"], caches["l2"]) == (found[1], found[2])
+        assert caches["l3"] == found.get(3, 0)
+    assert caches["l1d"] >= 4096 and caches["l2"] >= 32768 and caches["line"] >= 16
+    for key, cell in (("sq_tile_f32", 4), ("sq_tile_u8", 1)):
+        t = blocking[key]
+        assert t % 16 == 0 and 32 <= t <= 256
+        assert t == 32 or 2 * t * t * cell <= caches["l1d"]
+        assert t == 256 or 2 * (t + 16) ** 2 * cell > caches["l1d"]
+    assert blocking["nt_min"] == min(max(2 * caches["l2"], 1 << 20), 8 << 20)
+    # 64 source rows of 1024 bytes and their float32 buffer (256 rows of 64 + 64 * 4 bytes) in half of L2
+    assert blocking["tr_cols"] == (64 if 64 * 1024 + 256 * (64 + 256) <= caches["l2"] // 2 else 32)
 
 
 def test_build_without_a_compiler_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -171,10 +242,10 @@ def test_quantize_equals_numpy(dtype: str, src: str, rounding: str) -> None:
                 quant.quantize(t, x, rounding=rounding)
 
 
-@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
+@pytest.mark.parametrize("isa", LEVELS)
 @pytest.mark.parametrize("code", ["uint8", "int8", "uint16", "int16"])
 @pytest.mark.parametrize("rounding", ["trunc", "nearest"])
-def test_quantize_rows_of_every_length(code: str, rounding: str, simd: bool) -> None:
+def test_quantize_rows_of_every_length(code: str, rounding: str, isa: str) -> None:
     """Rows of 1..70 codes and around a padded image row, in runs of rows with padding between them:
     the vector rows' overlapping last vector, rows shorter than a vector, and NaN in the first, a
     middle and the last (overlapped) element of one row of a run (that row is redone, its
@@ -197,7 +268,7 @@ def test_quantize_rows_of_every_length(code: str, rounding: str, simd: bool) -> 
                     out = np.full((5, n + 3), 77, code)
                     quant.quantize_into(out[:, 1:n + 1], xn, quant.limits(qp, xn.dtype, rounding), "zero", 1 << 20)
                     return out
-                same(*both(run, simd=simd))
+                same(*both(run, isa=isa))
     big = rng.uniform(-1e5, 1e5, (3, 40000)).astype(np.float32)  # rows split into chunks; two threads
     big[1, 39999] = np.nan
     qp = quant.QParams("t", np.dtype(code), False, 0.75, 1, int(info.min), int(info.max))
@@ -205,7 +276,7 @@ def test_quantize_rows_of_every_length(code: str, rounding: str, simd: bool) -> 
         out = np.zeros((3, 40001), code)
         quant.quantize_into(out[:, :40000], big, quant.limits(qp, big.dtype, rounding), "zero", 1 << 20)
         return out
-    same(*both(run_big, threads=2, simd=simd))
+    same(*both(run_big, threads=2, isa=isa))
 
 
 @pytest.mark.parametrize("code", ["uint32", "int32", "uint16"])
@@ -574,10 +645,10 @@ def test_transposes_and_lanes_big(case: tuple[Any, ...], threads: int) -> None:
 EDGES = [1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 71, 257]
 
 
-@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])  # (off: no AVX2 tiles, as on SSE2-only CPUs)
+@pytest.mark.parametrize("isa", LEVELS)  # (sse2: no AVX2 tiles, as on SSE2-only CPUs; portable: no tiles)
 @pytest.mark.parametrize("dtype", ["u1", "i2", "f4", "f8"])
 @pytest.mark.parametrize("rows", EDGES)
-def test_transpose_tile_edges(rows: int, dtype: str, simd: bool) -> None:
+def test_transpose_tile_edges(rows: int, dtype: str, isa: str) -> None:
     rng = np.random.default_rng(rows)
     for cols in EDGES:
         x = _array(rng, (rows, cols), dtype)
@@ -586,46 +657,49 @@ def test_transpose_tile_edges(rows: int, dtype: str, simd: bool) -> None:
             out = holder.copy()
             permute(x, (1, 0), out=out[1:cols + 1, 2:rows + 2])
             return out
-        ref, got = both(run, simd=simd)
+        ref, got = both(run, isa=isa)
         same(ref, got)
         expect = np.zeros_like(holder)
         expect[1:cols + 1, 2:rows + 2] = x.T
         same(got, expect)
 
 
-# On x86 a transpose goes through a block buffer (copy.c, tio_tr_strip): blocks of 32 source rows (64 of
-# one-byte items), strips of 1024 bytes of each source row (at most 256 destination rows), and from 1 MiB
+# On x86 a transpose goes through a block buffer (copy.c, tio_tr_strip): blocks of 32 or 64 source rows (from
+# L2: native_info()["blocking"]["tr_cols"]; 64 of one-byte items), strips of 1024 bytes of each source row (at most 256 destination rows), and from 1 MiB
 # of output on, every whole destination line by non-temporal stores, a row's partial line waiting for the
 # next block. Each (dtype, rows, cols) has its own remainders of both (rows % block in 0, 1, 31, 63;
 # cols % strip in 1, 5, 7, 65, 127, 129, 255); the padded destination starts its rows at every alignment
 # and has a border that must stay zero.
-@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
+@pytest.mark.parametrize("isa", LEVELS)
 @pytest.mark.parametrize("padded", [False, True], ids=["plain", "padded"])
 @pytest.mark.parametrize("case", [("u1", 1025, 1031), ("u1", 1087, 1025), ("i2", 705, 769), ("i2", 767, 767),
                                   ("f4", 513, 517), ("f4", 576, 641), ("f8", 385, 383), ("f8", 415, 321),
                                   ("f4", 1100, 1031, 2)])
-def test_transpose_block_edges(case: tuple[Any, ...], padded: bool, simd: bool) -> None:
+def test_transpose_block_edges(case: tuple[Any, ...], padded: bool, isa: str) -> None:
     dtype, rows, cols, threads = (*case, 1)[:4]
     x = _array(np.random.default_rng(rows), (rows, cols), dtype)
     def run() -> np.ndarray:
         holder = np.zeros((cols + 2, rows + 3) if padded else (cols, rows), dtype)
         permute(x, (1, 0), out=holder[1:cols + 1, 2:rows + 2] if padded else holder)
         return holder
-    ref, got = both(run, threads=threads, simd=simd)
+    ref, got = both(run, threads=threads, isa=isa)
     same(ref, got)
     expect = np.zeros_like(got)
     (expect[1:cols + 1, 2:rows + 2] if padded else expect)[...] = x.T
     same(got, expect)
 
 
-@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
-@pytest.mark.parametrize("n", [8, 15, 16, 17, 24, 31, 32, 33, 40, 63, 65, 96, 100])
-def test_square_inplace_tile_edges(n: int, simd: bool) -> None:
-    x = _array(np.random.default_rng(n), (2, n, n), "f4")
+# The in-place blocks are chosen from L1d at load time (native_info()["blocking"]: 64 four-byte cells with 32 or
+# 48 KiB, 128 one-byte cells; 32 to 256 elsewhere): sizes around 8, 16, 32, 48, 64, 128 and one block plus a bit.
+@pytest.mark.parametrize("isa", LEVELS)
+@pytest.mark.parametrize("dtype", ["u1", "f4", "f8"])
+@pytest.mark.parametrize("n", [8, 15, 16, 17, 24, 31, 32, 33, 40, 47, 49, 63, 65, 96, 100, 127, 129, 143])
+def test_square_inplace_tile_edges(n: int, dtype: str, isa: str) -> None:
+    x = _array(np.random.default_rng(n), (2, n, n), dtype)
     def run() -> np.ndarray:
         a = x.copy()
         return permute(a, (0, 2, 1), inplace=True).copy()
-    ref, got = both(run, simd=simd)
+    ref, got = both(run, isa=isa)
     same(ref, got)
     expect = np.empty_like(x)
     for b in range(2):

@@ -11,6 +11,8 @@ native kernels with 1 and 2 threads (columns side by side), divided by
 - ``ref``: a straightforward NumPy implementation written here, e.g. for pack
   ``q = np.clip(np.trunc(x * scale + zp), lo, hi).astype(dt); view[...] = q``;
 
+``cv2/copy`` (HWC rows, when OpenCV is installed): ``cv2.split`` of the frame into three
+preallocated dense planes, timed in the same rounds (a peer, not a reference: it writes no padding);
 and the peak extra memory (``tracemalloc``; NumPy reports its allocations to it) of the
 operation with ``out=`` as a fraction of the user tensor's bytes. Each round times the copy,
 ours and the reference in turn (ours and the reference swapping places every round), so a
@@ -42,7 +44,12 @@ from tidl_io import native as _native
 from tidl_io.data.buffers import alloc_input, alloc_output, pack, unpack, view
 from tidl_io.data.padding import check_padding
 from tidl_io.iodesc.descriptor import Descriptor
-from tidl_io.runtime.info import cpu_description
+from tidl_io.runtime.info import cpu_description, native_description
+
+try:  # a peer for the HWC rows (benchmark-only, optional: pip install opencv-python-headless)
+    import cv2
+except ImportError:
+    cv2 = None
 
 CODES = {"uint8": 0, "int8": 1, "uint16": 2, "int16": 3, "float32": 6}
 
@@ -75,24 +82,28 @@ PATHS = (("numpy", False, 1), ("native 1T", True, 1), ("native 2T", True, 2))
 
 
 def compare(ours: Callable[[], Any], ref: Callable[[], Any], copy: Callable[[], Any],
-            repeat: int) -> tuple[dict[str, float], float, float]:
+            repeat: int, peers: dict[str, Callable[[], Any]] | None = None) -> tuple[dict[str, float], float, float]:
     """Fastest seconds of ours on every path (NumPy, native with 1 and 2 threads), of ref and of
     copy, timed in turn after one warm-up each (the minimum: other processes share the CPU, and
-    they only ever add time). The order of the paths rotates every round."""
+    they only ever add time). The order of the paths rotates every round. ``peers`` (name -> call) are
+    timed in the same rounds and returned with ours."""
     def run_path(native: bool, threads: int) -> float:
         with _native.forced(native, threads):
             return timed(ours)
     paths = [p for p in PATHS if not p[1] or _native.LIB is not None]
-    for fn in (copy, ref):
+    peers = peers or {}
+    for fn in (copy, ref, *peers.values()):
         fn()
     for _, native, threads in paths:
         run_path(native, threads)
-    t_ours: dict[str, list[float]] = {name: [] for name, _, _ in paths}
+    t_ours: dict[str, list[float]] = {name: [] for name in [p[0] for p in paths] + list(peers)}
     t_ref, t_copy = [], []
     for i in range(repeat):
         t_copy.append(timed(copy))
         for name, native, threads in paths[i % len(paths):] + paths[:i % len(paths)]:
             t_ours[name].append(run_path(native, threads))
+        for name, fn in peers.items():
+            t_ours[name].append(timed(fn))
         t_ref.append(timed(ref))
     return {k: min(v) for k, v in t_ours.items()}, min(t_ref), min(t_copy)
 
@@ -183,8 +194,12 @@ def bench_hwc(repeat: int, hw: tuple[int, int] = (1080, 1920)) -> Row:
     def ref() -> None:
         view(t, ref_buf)[0, 0, 0] = frame.transpose(2, 0, 1)
 
+    peers = {}
+    if cv2 is not None:
+        planes = [np.empty((h, w), np.uint8) for _ in range(3)]
+        peers["cv2"] = lambda: cv2.split(frame, planes)
     ours, tref, copy = compare(lambda: pack(t, frame, buf, layout="HWC"), ref, lambda: np.copyto(dst, frame),
-                               repeat)
+                               repeat, peers)
     assert np.array_equal(buf, ref_buf), "HWC pack differs from the reference"
     mem = peak_fraction(lambda: pack(t, frame, buf, layout="HWC"), frame.nbytes)
     return (f"pack HWC uint8 {h}x{w}x3 -> NCHW uint8", {k: v / copy for k, v in ours.items()}, ours["numpy"] / tref,
@@ -258,12 +273,15 @@ def main(argv: list[str] | None = None) -> int:
         bench_check_padding("int16", repeat, out_shape),
     ]
     print(f"cpu: {cpu_description()}")
-    print(f"numpy {np.__version__}, {repeat} rounds per case, fastest round; native: {_native.info()['reason']}")
+    print(f"native: {native_description()}")
+    print(f"numpy {np.__version__}, opencv {cv2.__version__ if cv2 is not None else 'not installed'}, {repeat} "
+          f"rounds per case, fastest round")
     names = [name for name, native, _ in PATHS if not native or _native.LIB is not None]
-    print(f"{'operation':<62} " + " ".join(f"{n + '/copy':>15}" for n in names)
+    print(f"{'operation':<62} " + " ".join(f"{n + '/copy':>15}" for n in names) + f" {'cv2/copy':>9}"
           + f" {'numpy/ref':>10} {'peak mem':>9} {'numpy ms':>9} {'copy ms':>8}")
     for name, ratios, r_ref, mem, t_ours, t_copy in rows:
-        print(f"{name:<62} " + " ".join(f"{ratios[n]:>15.2f}" for n in names)
+        peer = f"{ratios['cv2']:>9.2f}" if "cv2" in ratios else f"{'-':>9}"
+        print(f"{name:<62} " + " ".join(f"{ratios[n]:>15.2f}" for n in names) + f" {peer}"
               + f" {r_ref:>10.2f} {mem:>9.3f} {t_ours * 1e3:>9.3f} {t_copy * 1e3:>8.3f}")
     frame = bench_frame_calls(repeat)  # (the common case on the board: one small camera frame per call)
     print("pack of a 1x3x224x224 float32 frame -> uint8 in [-10,265], calls back to back, per call / np.copyto of "

@@ -8,7 +8,8 @@ the same number of bytes (the physical floor of any permute), tidl_io (``out=``)
 ``np.copyto(out, x.transpose(...))`` ("np out="), NumPy ``np.ascontiguousarray(x.transpose(...))``
 ("np alloc", which also pays for allocating and faulting in the result), and einops
 ``rearrange`` when importable (no ``out=``: it allocates too; wrapped in ``np.ascontiguousarray``
-because for a pure permutation it returns a lazy view). tidl_io runs on the NumPy path and on the
+because for a pure permutation it returns a lazy view), and OpenCV's ``cv2.transpose`` into the
+preallocated output for the 2-D transposes when OpenCV is installed. tidl_io runs on the NumPy path and on the
 native kernels with 1 and 2 threads (columns side by side). Reported: fastest time / fastest copy
 time (other processes share the CPU and only ever add time). The "no-op pass" row is one SIMD pass that moves nothing (``np.bitwise_or(x, 0, out=o)``):
 the cost of any NumPy loop other than memcpy over the same bytes.
@@ -35,16 +36,20 @@ from tidl_io import native as _native
 from tidl_io.data import blocked as _blocked
 from tidl_io.data.permute import permute, plan_permute
 from tidl_io.data.reorg import reorg
-from tidl_io.runtime.info import cpu_description
+from tidl_io.runtime.info import cpu_description, native_description
 
 try:
     import einops
 except ImportError:
     einops = None
+try:  # a peer for the 2-D transposes (benchmark-only, optional: pip install opencv-python-headless)
+    import cv2
+except ImportError:
+    cv2 = None
 
 Fn = Callable[[], object]
 PATHS = (("numpy", False, 1), ("native 1T", True, 1), ("native 2T", True, 2))
-COLUMNS = ("numpy", "native 1T", "native 2T", "np out=", "np alloc", "einops")
+COLUMNS = ("numpy", "native 1T", "native 2T", "np out=", "np alloc", "einops", "cv2")
 
 
 def _paths(fn: Fn) -> dict[str, Fn]:
@@ -152,6 +157,8 @@ def _permute_case(shape: tuple[int, ...], perm: tuple[int, ...], dtype: str, rep
     }
     if einops is not None and pattern is not None:
         fns["einops"] = lambda: np.ascontiguousarray(einops.rearrange(x, pattern))  # (it returns views)
+    if cv2 is not None and perm == (1, 0):
+        fns["cv2"] = lambda: cv2.transpose(x, out)
     med = _medians(fns, repeats)
     return _row(f"{label} {list(shape)} {dtype}", x.nbytes, med, target)
 
@@ -210,8 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     big = (2, 64, 52, 52) if args.quick else (8, 64, 208, 208)
     sq = 512 if args.quick else 4096
     print(f"cpu: {cpu_description()}")
-    print(f"numpy {np.__version__}, einops {einops.__version__ if einops else 'not installed'}; "
-          f"fastest of {reps}; columns: time / time of np.copyto of the same bytes; native: {_native.info()['reason']}")
+    print(f"native: {native_description()}")
+    print(f"numpy {np.__version__}, einops {einops.__version__ if einops else 'not installed'}, opencv "
+          f"{cv2.__version__ if cv2 is not None else 'not installed'}; fastest of {reps}; columns: time / time "
+          f"of np.copyto of the same bytes")
     print(_header())
     print(_floor_case(big, reps))
     print(_reorg_case((1, 64, 26, 26), "float32", 2, reps, None))

@@ -13,7 +13,9 @@ The library (``libtidl_io_native.so``, plain C99, see ``*.c`` here) is looked fo
 A library built from other sources than the ones beside this file is refused (stale build).
 ``TIDL_IO_REQUIRE_NATIVE=1`` (or true/on/yes) makes a failure to load an ImportError (CI sets it).
 ``TIDL_IO_THREADS`` sets the threads used for large tensors (a whole number >= 1, at most 8 used;
-default: 2, at most the CPU count). A value of either variable that is not understood is a
+default: 2, at most the CPU count). ``TIDL_IO_ISA`` caps the hand-written vector kernels used
+(``portable``, ``sse2`` or ``neon``, ``avx2``; default and ``best``: the best this CPU has; a level
+above the CPU's is the CPU's). A value of any of these variables that is not understood is a
 :class:`~tidl_io.TidlIoWarning` naming it, and the default is used.
 
 Every wrapper returns None (or False) when it does not handle a case (a dtype, a byte order, a
@@ -35,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.env import env_flag, env_int
+from ..base.env import env_flag, env_int, warn_setting
 from ..iodesc.geometry import merge_axes
 
 HERE = Path(__file__).resolve().parent
@@ -90,6 +92,8 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "tio_set_simd": (None, [_INT]),
     "tio_source_hash": (ctypes.c_char_p, []),
     "tio_isa": (ctypes.c_char_p, []),
+    "tio_set_isa": (_INT, [_INT]),  # cpu.c
+    "tio_tuning": (ctypes.c_char_p, []),  # cpu.c
     "tio_quantize": (_I64, [_VP, _INT, _VP, _INT, _INT, _I64P, _I64P, _I64P, _F64, _F64, _F64, _F64, _INT, _INT]),
     # called through _unchecked (no per-call argument conversion); its restype is read from here
     "tio_quantize_prepared": (_I64, [_VP, _VP, _VP, _INT]),
@@ -141,6 +145,24 @@ def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
 
 LIB, REASON, PATH = _load()
 THREADS = _threads_default()
+# ISA levels (cpu.c's tio_set_isa): 0 portable C, 1 the 128-bit kernels (SSE2 on x86-64, NEON on aarch64),
+# 2 AVX2; ISA is the cap asked for (TIDL_IO_ISA), -1 for the CPU's best
+ISA_LEVELS = {"portable": 0, "sse2": 1, "neon": 1, "avx2": 2}
+
+
+def _isa_default() -> int:
+    raw = os.environ.get("TIDL_IO_ISA", "").strip().lower()
+    if raw in ("", "best"):
+        return -1
+    if raw in ISA_LEVELS:
+        return ISA_LEVELS[raw]
+    warn_setting("TIDL_IO_ISA", raw, "portable, sse2, neon, avx2 or best", "the best this CPU has")
+    return -1
+
+
+ISA = _isa_default()
+if LIB is not None:
+    LIB.tio_set_isa(ISA)
 SIMD = True  # the library's run-time-picked vector kernels (tio_set_simd); tests switch them off
 _enabled = LIB is not None
 
@@ -156,7 +178,29 @@ def info() -> dict[str, Any]:
         "reason": REASON if (_enabled or LIB is None) else "switched off in this process",
         "threads": THREADS,
         "isa": LIB.tio_isa().decode() if LIB is not None else None,
+        **_tuning(),
     }
+
+
+def _tuning() -> dict[str, Any]:
+    """What the library found and chose at load time (cpu.c's tio_tuning): ``isa_level`` (the name of
+    the level in use), ``isa_levels`` (those this CPU can run), ``caches`` (bytes: l1d, l2, l3, line,
+    and where they were read) and ``blocking`` (the in-place transpose's block in float32 and uint8
+    cells, the output bytes from which transposes store whole lines non-temporally, the source rows
+    per block of the buffered transposes)."""
+    if LIB is None:
+        return {"isa_level": None, "isa_levels": [], "caches": None, "blocking": None}
+    fields = dict(item.split("=", 1) for item in LIB.tio_tuning().decode().split())
+    levels = fields["levels"].split(",")
+    level = LIB.tio_set_isa(ISA if SIMD else 0)  # (sets what is already set: reads the level in use)
+    return {"isa_level": levels[level], "isa_levels": levels,
+            "caches": {**{k: int(fields[k]) for k in ("l1d", "l2", "l3", "line")}, "source": fields["caches"]},
+            "blocking": {k: int(fields[k]) for k in ("sq_tile_f32", "sq_tile_u8", "nt_min", "tr_cols")}}
+
+
+def isa_levels() -> list[str]:
+    """The ISA levels this CPU and build can run, lowest (``portable``) first; [] without the library."""
+    return list(_tuning()["isa_levels"])
 
 
 def active() -> ctypes.CDLL | None:
@@ -164,21 +208,25 @@ def active() -> ctypes.CDLL | None:
 
 
 @contextlib.contextmanager
-def forced(enabled: bool, threads: int | None = None, simd: bool | None = None) -> Iterator[None]:
+def forced(enabled: bool, threads: int | None = None, simd: bool | None = None,
+           isa: str | None = None) -> Iterator[None]:
     """Within the block, use the native path (if loaded) or not, with ``threads`` threads and
-    the run-time-picked vector kernels on or off (``simd``; the portable loops otherwise): tests
-    and benchmarks run every path in one process. Not for concurrent use."""
-    global _enabled, THREADS
-    saved = _enabled, THREADS, SIMD
+    the run-time-picked vector kernels on or off (``simd``; the portable loops otherwise) or capped at
+    the ISA level ``isa`` (a name of :data:`ISA_LEVELS`, e.g. ``"sse2"``; one above the CPU's is the
+    CPU's): tests and benchmarks run every path in one process. Not for concurrent use."""
+    global _enabled, THREADS, ISA
+    saved = _enabled, THREADS, SIMD, ISA
     _enabled = enabled and LIB is not None
     if threads is not None:
         THREADS = threads
-    if simd is not None:
-        _set_simd(simd)
+    if isa is not None:
+        ISA = ISA_LEVELS[isa]
+    if simd is not None or isa is not None:
+        _set_simd(SIMD if simd is None else simd)
     try:
         yield
     finally:
-        _enabled, THREADS = saved[:2]
+        _enabled, THREADS, ISA = saved[0], saved[1], saved[3]
         _set_simd(saved[2])
 
 
@@ -186,7 +234,7 @@ def _set_simd(on: bool) -> None:
     global SIMD
     SIMD = bool(on)
     if LIB is not None:
-        LIB.tio_set_simd(int(SIMD))
+        LIB.tio_set_isa(ISA if SIMD else 0)
 
 
 # ---- wrappers ------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@
 /* On x86 the transposes with destination rows longer than 512 bytes go through a block buffer instead
  * (tio_tr_strip): TIO_TR_RUN bytes of each of TIO_TR_COLS source rows are transposed into the buffer
  * (at most 48 KiB, on each thread's stack), whose rows are then copied out as destination runs, with
- * non-temporal stores for whole cache lines once the output is TIO_NT_MIN_BYTES or more (below, a
+ * non-temporal stores for whole cache lines once the output is tio_nt_min() or more (twice L2) (below, a
  * 1000 x 1000 float32 transpose took 4x a copy with plain stores, 1.1x with them). Why, measured on an
  * Intel Xeon (Sapphire / Emerald Rapids class, KVM, 2 vCPUs; 2-D float32 4096 x 4096 and 4095 x 4097,
  * one thread, times np.copyto of the same bytes): the tiles writing straight into the destination
@@ -63,23 +63,39 @@
  * the read-for-ownership away: 0.5-1.0x with a 32 KiB buffer (and from the tiles directly, half
  * lines: 15-50x: write combining needs whole lines). Blocks of 32 rows x 1024 bytes then did better
  * than 64 x 512 where rows are not line aligned (4095 x 4097: 1.1-1.3x against 1.25-2x). Shorter
- * destination rows keep the direct tiles (tio_copy says why). */
+ * destination rows keep the direct tiles (tio_copy says why).
+ * The source rows per block are chosen from L2 at load time (tio_tr_cols): 64 where a block's source
+ * bytes and its buffer fill at most half of L2, else 32. Measured on a Zen 3 (512 KiB L2, 32 KiB L1d,
+ * 2 vCPUs shared with other work; one thread, CPU time / np.copyto's, two runs each, before the
+ * blocks were filled a tile's height of source rows at a time, see tio_tr_strip): 4096 x 4096
+ * float32 2.10-2.50x with 32 rows, 2.27-2.28x with 64, 2.11-2.20x with 128; 4095 x 4097 1.73-2.12x
+ * with 32, 1.40-1.70x with 64, 1.39-1.65x with 128. */
 #ifndef TIO_TR_RUN
 #define TIO_TR_RUN 1024 /* bytes of each source row per block */
 #endif
-/* source rows per block: 32, and at least a line of each destination row (tio_tr_strip relies on it) */
-#define TIO_TR_COLS(isz) (64 / (isz) > 32 ? 64 / (isz) : 32)
+/* source rows per block: c (tio_tr_cols: 32 or 64), and at least a line of each destination row (tio_tr_strip
+ * relies on it) */
+#define TIO_TR_COLS_MAX 64
+#define TIO_TR_COLS(isz, c) (64 / (isz) > (c) ? 64 / (isz) : (c))
 #define TIO_TR_ROWS(isz) (TIO_TR_RUN / (isz) < 256 ? TIO_TR_RUN / (isz) : 256) /* destination rows per strip */
 #define TIO_TR_LEAD 64
-#define TIO_TR_BYTES(isz) (TIO_TR_ROWS(isz) * (TIO_TR_LEAD + TIO_TR_COLS(isz) * (isz))) /* a strip's buffer */
+#define TIO_TR_GROUP(isz) ((isz) == 1 ? 16 : 8) /* source rows per pass over a block: a register tile's height */
+#define TIO_TR_BYTES_C(isz, c) (TIO_TR_ROWS(isz) * (TIO_TR_LEAD + TIO_TR_COLS(isz, c) * (isz))) /* a strip's buffer */
+#define TIO_TR_BYTES(isz) TIO_TR_BYTES_C(isz, TIO_TR_COLS_MAX)
 #define TIO_TR_MAX(x, y) ((x) > (y) ? (x) : (y))
 #define TIO_TR_BUF TIO_TR_MAX(TIO_TR_MAX(TIO_TR_BYTES(1), TIO_TR_BYTES(2)), TIO_TR_MAX(TIO_TR_BYTES(4), TIO_TR_BYTES(8)))
-#ifndef TIO_NT_MIN_BYTES
-#define TIO_NT_MIN_BYTES ((int64_t)1 << 20)
-#endif
 #if defined(TIO_SSE2) && (defined(__x86_64__) || defined(__i386__)) && !defined(TIO_NO_TR_BUF)
 #define TIO_TR_BUFFERED 1
 #endif
+
+int64_t tio_tr_cols(void)
+{
+#if defined(TIO_TR_COLS_FIXED) /* (for measuring) */
+    return TIO_TR_COLS_FIXED;
+#endif
+    /* a float32 block: 64 source rows of TIO_TR_RUN bytes and its buffer, within half of L2 */
+    return 64 * TIO_TR_RUN + TIO_TR_BYTES_C(4, 64) <= tio_l2_size() / 2 ? 64 : 32;
+}
 
 enum { TIO_ROWS, TIO_DEINTERLEAVE, TIO_INTERLEAVE, TIO_TRANSPOSE, TIO_GENERAL };
 
@@ -93,9 +109,10 @@ typedef struct {
     int64_t nb, dsb, ssb;     /* the plane's other axis (transposes, lanes) */
     int64_t pieces;           /* work items per outer index */
     int64_t strip;            /* transpose: b indices per item */
-    int avx;                  /* transpose: the AVX2 tiles (x86-64 CPUs that have them) */
+    int level;                /* the ISA level (tio_isa_level), read once by the calling thread */
     int buffered;             /* transpose: through the block buffer (tio_tr_strip) */
     int nt;                   /* transpose: non-temporal stores of whole destination lines */
+    int64_t cols;             /* transpose: source rows per block of the buffer (tio_tr_cols) */
 } tio_cjob;
 
 /* ---- scalar helpers ---------------------------------------------------------------------------- */
@@ -416,13 +433,29 @@ TIO_AVX_FN static void tio_block32_avx(uint32_t *d, int64_t db, const uint32_t *
     TIO_REST
 }
 
+
+/* tio_block32_avx of one block of tio_tr_strip, 8 source rows at a time (see there) */
+TIO_AVX_FN static void tio_block32_avx_rows(uint32_t *d, int64_t db, const uint32_t *s, int64_t sa, int64_t ni,
+                                            int64_t nj)
+{
+    int64_t ni8 = ni - ni % 8, nj8 = nj - nj % 8;
+    for (int64_t j = 0; j < nj8; j += 8)
+        for (int64_t i = 0; i < ni8; i += 8)
+            tio_tr8_32(d + i * db + j, db, s + j * sa + i, sa);
+    for (int64_t i = 0; i < ni8; i++)
+        for (int64_t j = nj8; j < nj; j++)
+            d[i * db + j] = s[j * sa + i];
+    for (int64_t i = ni8; i < ni; i++)
+        for (int64_t j = 0; j < nj; j++)
+            d[i * db + j] = s[j * sa + i];
+}
 #endif
 
 #define TIO_BLOCK(T, K, TILE, HAVE)                                                                        \
-    static void tio_block_##T(T *d, int64_t db, const T *s, int64_t sa, int64_t ni, int64_t nj)            \
+    static void tio_block_##T(T *d, int64_t db, const T *s, int64_t sa, int64_t ni, int64_t nj, int level) \
     {                                                                                                      \
         int64_t i = 0;                                                                                     \
-        if (HAVE) {                                                                                        \
+        if (HAVE && level >= 1) {                                                                          \
             TIO_TILES(K, TILE)                                                                             \
         }                                                                                                  \
         TIO_REST                                                                                           \
@@ -448,27 +481,26 @@ TIO_BLOCK(uint64_t, 1, tio_no_tile, 0)
 
 /* One block of the plane (strides in bytes), by item size. */
 static void tio_block(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t nj, int64_t isz,
-                      int avx)
+                      int level)
 {
-    (void)avx;
     switch (isz) {
     case 1:
-        tio_block_uint8_t((uint8_t *)d, dsb, (const uint8_t *)s, ssa, ni, nj);
+        tio_block_uint8_t((uint8_t *)d, dsb, (const uint8_t *)s, ssa, ni, nj, level);
         return;
     case 2:
-        tio_block_uint16_t((uint16_t *)d, dsb / 2, (const uint16_t *)s, ssa / 2, ni, nj);
+        tio_block_uint16_t((uint16_t *)d, dsb / 2, (const uint16_t *)s, ssa / 2, ni, nj, level);
         return;
     case 4:
 #if defined(TIO_AVX)
-        if (avx) {
+        if (level >= 2) {
             tio_block32_avx((uint32_t *)d, dsb / 4, (const uint32_t *)s, ssa / 4, ni, nj);
             return;
         }
 #endif
-        tio_block_uint32_t((uint32_t *)d, dsb / 4, (const uint32_t *)s, ssa / 4, ni, nj);
+        tio_block_uint32_t((uint32_t *)d, dsb / 4, (const uint32_t *)s, ssa / 4, ni, nj, level);
         return;
     case 8:
-        tio_block_uint64_t((uint64_t *)d, dsb / 8, (const uint64_t *)s, ssa / 8, ni, nj);
+        tio_block_uint64_t((uint64_t *)d, dsb / 8, (const uint64_t *)s, ssa / 8, ni, nj, level);
         return;
     default:
         for (int64_t i = 0; i < ni; i++)
@@ -490,19 +522,34 @@ static inline void tio_stream_line(char *d, const char *s)
 }
 
 /* ni destination rows of the plane (d, s at the strip's first row; ni <= TIO_TR_ROWS), all na
- * columns, in blocks of TIO_TR_COLS columns (>= 64 bytes) through buf. A buffer row is TIO_TR_LEAD bytes, then a
+ * columns, in blocks of `cols` columns (>= 64 bytes) through buf. A buffer row is TIO_TR_LEAD bytes, then a
  * block's row. With nt, every whole 64-byte line of the destination goes out by non-temporal stores:
  * the bytes of a row's last, partial line wait in the TIO_TR_LEAD bytes before the row for the next
  * block, which completes the line (only a row's own first and last partial lines take plain stores;
  * they fall within the row's own bytes, so nothing outside the destination is written). */
 static void tio_tr_strip(char *d, int64_t dsb, const char *s, int64_t ssa, int64_t ni, int64_t na, int64_t isz,
-                         int avx, int nt, char *buf)
+                         int level, int nt, int64_t cols, char *buf)
 {
-    const int64_t cols = TIO_TR_COLS(isz), line = TIO_TR_LEAD + cols * isz;
+    const int64_t line = TIO_TR_LEAD + cols * isz;
     for (int64_t j0 = 0; j0 < na; j0 += cols) {
         int64_t nj = na - j0 < cols ? na - j0 : cols;
         int last = j0 + nj == na;
-        tio_block(buf + TIO_TR_LEAD, line, s + j0 * ssa, ssa, ni, nj, isz, avx);
+        /* a register tile's height of source rows at a time, each read from start to end, so that every
+           source line is used up before the next rows come: taken a tile column at a time, down all
+           the block's rows, a line's next part came after all the other rows, which with a
+           power-of-two row pitch share one L1 set and a few L2 sets, and the line was gone (4096 x
+           4096 float32 on the Zen 3: 2.2-2.4x a copy that way, 1.33x this way; 4095 x 4097: 1.45-1.64x,
+           1.10-1.19x; one thread, CPU time) */
+#if defined(TIO_AVX)
+        if (level >= 2 && isz == 4) /* (one call: a call per group measured 1.56-1.62x for 4096 x 4096) */
+            tio_block32_avx_rows((uint32_t *)(buf + TIO_TR_LEAD), line / 4, (const uint32_t *)(s + j0 * ssa),
+                                 ssa / 4, ni, nj);
+        else
+#endif
+            for (int64_t g = 0; g < nj; g += TIO_TR_GROUP(isz)) {
+                int64_t ng = nj - g < TIO_TR_GROUP(isz) ? nj - g : TIO_TR_GROUP(isz);
+                tio_block(buf + TIO_TR_LEAD + g * isz, line, s + (j0 + g) * ssa, ssa, ni, ng, isz, level);
+            }
         for (int64_t i = 0; i < ni; i++) {
             char *at = d + i * dsb + j0 * isz;
             const char *from = buf + i * line + TIO_TR_LEAD;
@@ -539,7 +586,7 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
     const tio_cjob *job = (const tio_cjob *)ctx;
     int64_t isz = job->isz;
 #if defined(TIO_TR_BUFFERED)
-    uint64_t buf[TIO_TR_BUF / 8]; /* (transposes only: 48 KiB) */
+    uint64_t buf[TIO_TR_BUF / 8]; /* (transposes only: 80 KiB) */
 #endif
     tio_cursor cur;
     tio_cursor_start(&job->walk, lo, job->pieces, &cur);
@@ -571,8 +618,8 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
             int64_t ni = job->nb - i0 < job->strip ? job->nb - i0 : job->strip;
 #if defined(TIO_TR_BUFFERED)
             if (job->buffered) {
-                tio_tr_strip(d + i0 * job->dsb, job->dsb, s + i0 * isz, job->ssa, ni, job->na, isz, job->avx,
-                             job->nt, (char *)buf);
+                tio_tr_strip(d + i0 * job->dsb, job->dsb, s + i0 * isz, job->ssa, ni, job->na, isz, job->level,
+                             job->nt, TIO_TR_COLS(isz, job->cols), (char *)buf);
                 break;
             }
 #endif
@@ -580,7 +627,7 @@ static void tio_copy_range(void *ctx, int64_t lo, int64_t hi)
             for (int64_t j0 = 0; j0 < job->na; j0 += tile) {
                 int64_t nj = job->na - j0 < tile ? job->na - j0 : tile;
                 tio_block(d + i0 * job->dsb + j0 * isz, job->dsb, s + i0 * isz + j0 * job->ssa, job->ssa, ni, nj,
-                          isz, job->avx);
+                          isz, job->level);
             }
             break;
         }
@@ -619,6 +666,7 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     int lg = tio_log2_size(itemsize);
     int aligned = lg >= 0 && ((uintptr_t)dst | (uintptr_t)src) % (uintptr_t)itemsize == 0;
     job.kind = TIO_GENERAL;
+    job.level = tio_isa_level(); /* chosen by the calling thread, before any worker starts */
     if (job.dsa == itemsize && job.ssa == itemsize) {
         job.kind = TIO_ROWS;
     } else if (b >= 0 && src_strides[b] == itemsize && job.dsa == itemsize && aligned
@@ -664,9 +712,6 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
     case TIO_DEINTERLEAVE: job.pieces = (job.na + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_INTERLEAVE: job.pieces = (job.nb + TIO_LANE_CHUNK - 1) / TIO_LANE_CHUNK; break;
     case TIO_TRANSPOSE:
-#if defined(TIO_AVX)
-        job.avx = tio_cpu_avx2(); /* chosen by the calling thread, before any worker starts */
-#endif
         /* a strip of b: whole cache lines of each source row */
         job.strip = TIO_STRIP_BYTES / itemsize > 4 ? TIO_STRIP_BYTES / itemsize : 4;
 #if defined(TIO_TR_BUFFERED)
@@ -677,7 +722,8 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
         job.buffered = job.na * itemsize > 512;
         if (job.buffered) {
             job.strip = TIO_TR_ROWS(itemsize);
-            job.nt = tio_simd_on() && total * itemsize >= TIO_NT_MIN_BYTES;
+            job.cols = tio_tr_cols();
+            job.nt = job.level >= 1 && total * itemsize >= tio_nt_min();
         }
 #endif
         job.pieces = (job.nb + job.strip - 1) / job.strip;
@@ -693,14 +739,12 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
 
 /* ---- in-place square transpose ------------------------------------------------------------------ */
 
-#ifndef TIO_SQ_TILE
-#define TIO_SQ_TILE 128 /* cells: 32 -> 128 took 4096^2 float32 from ~2.3x / 1.4x a copy to ~1.8x / 1.0x */
-#endif
-
+/* Blocks of tio_sq_tile(cell) x tio_sq_tile(cell) cells: both blocks of a swap in L1d (chosen at load
+ * time, cpu.c; 64 with 32 KiB and four-byte cells) */
 typedef struct {
     char *data;
-    int64_t cell, batch, n, tiles;
-    int avx;
+    int64_t cell, batch, n, tiles, tile;
+    int level;
 } tio_sqjob;
 
 static inline void tio_swap_cells(char *x, char *y, int64_t cell)
@@ -765,20 +809,20 @@ TIO_AVX_FN static void tio_sq_pair32_avx(uint32_t *m, int64_t n, int64_t r0, int
 /* Swap block (r0.., c0..) with the transpose of block (c0.., r0..), nr x nc cells; on the diagonal
  * (r0 == c0) only the upper triangle is swapped. */
 static void tio_sq_pair(char *m, int64_t n, int64_t cell, int64_t r0, int64_t c0, int64_t nr, int64_t nc,
-                        int avx)
+                        int level)
 {
     int64_t row = n * cell;
     int diag = r0 == c0;
-    (void)avx;
+    (void)level;
 #if defined(TIO_AVX)
-    if (avx && cell == 4) {
+    if (level >= 2 && cell == 4) {
         tio_sq_pair32_avx((uint32_t *)m, n, r0, c0, nr, nc, diag);
         return;
     }
 #endif
     int64_t i = 0;
 #if TIO_HAVE_TR32
-    if (cell == 4 && !diag) {
+    if (cell == 4 && !diag && level >= 1) {
         uint32_t *base = (uint32_t *)m;
         for (; i + 4 <= nr; i += 4) {
             int64_t j = 0;
@@ -812,10 +856,10 @@ static void tio_square_range(void *ctx, int64_t lo, int64_t hi)
         /* alternate short and long tile rows so that halves of the range carry equal work */
         int64_t ti = (k % 2 == 0) ? k / 2 : t - 1 - k / 2;
         char *m = job->data + bi * job->n * job->n * job->cell;
-        int64_t r0 = ti * TIO_SQ_TILE, nr = job->n - r0 < TIO_SQ_TILE ? job->n - r0 : TIO_SQ_TILE;
-        for (int64_t c0 = r0; c0 < job->n; c0 += TIO_SQ_TILE) {
-            int64_t nc = job->n - c0 < TIO_SQ_TILE ? job->n - c0 : TIO_SQ_TILE;
-            tio_sq_pair(m, job->n, job->cell, r0, c0, nr, nc, job->avx);
+        int64_t tile = job->tile, r0 = ti * tile, nr = job->n - r0 < tile ? job->n - r0 : tile;
+        for (int64_t c0 = r0; c0 < job->n; c0 += tile) {
+            int64_t nc = job->n - c0 < tile ? job->n - c0 : tile;
+            tio_sq_pair(m, job->n, job->cell, r0, c0, nr, nc, job->level);
         }
     }
 }
@@ -824,10 +868,8 @@ int tio_square_inplace(void *data, int64_t cell_bytes, int64_t batch, int64_t n,
 {
     if (cell_bytes < 1 || batch < 0 || n < 0)
         return -1;
-    tio_sqjob job = {(char *)data, cell_bytes, batch, n, (n + TIO_SQ_TILE - 1) / TIO_SQ_TILE, 0};
-#if defined(TIO_AVX)
-    job.avx = tio_cpu_avx2(); /* likewise */
-#endif
+    int64_t tile = tio_sq_tile(cell_bytes);
+    tio_sqjob job = {(char *)data, cell_bytes, batch, n, (n + tile - 1) / tile, tile, tio_isa_level()};
     tio_parallel(tio_square_range, &job, batch * job.tiles, threads, 2 * batch * n * n * cell_bytes);
     return 0;
 }

@@ -36,38 +36,6 @@ const char *tio_isa(void)
 #endif
 }
 
-static int tio_simd = 1;
-
-void tio_set_simd(int on) { __atomic_store_n(&tio_simd, on != 0, __ATOMIC_RELAXED); }
-int tio_simd_on(void) { return __atomic_load_n(&tio_simd, __ATOMIC_RELAXED); }
-
-#if defined(TIO_X86_DISPATCH)
-/* -1 until checked; the check is idempotent, so threads racing on it store the same value */
-static int tio_has_avx2 = -1, tio_has_fma = -1;
-
-static void tio_cpu_check(void)
-{
-    if (__atomic_load_n(&tio_has_fma, __ATOMIC_ACQUIRE) >= 0)
-        return;
-    __builtin_cpu_init();
-    __atomic_store_n(&tio_has_avx2, __builtin_cpu_supports("avx2"), __ATOMIC_RELAXED);
-    __atomic_store_n(&tio_has_fma, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"),
-                     __ATOMIC_RELEASE);
-}
-
-int tio_cpu_avx2(void)
-{
-    tio_cpu_check();
-    return tio_simd_on() && __atomic_load_n(&tio_has_avx2, __ATOMIC_RELAXED);
-}
-
-int tio_cpu_avx2_fma(void)
-{
-    tio_cpu_check();
-    return tio_simd_on() && __atomic_load_n(&tio_has_fma, __ATOMIC_RELAXED);
-}
-#endif
-
 /* The threads take chunks of the range in turn from a shared counter rather than a fixed share each:
  * on a shared machine a thread that is not scheduled for a while (another process on its CPU) then
  * leaves its chunks to the others instead of holding up the whole call. Measured on the 2-vCPU Intel

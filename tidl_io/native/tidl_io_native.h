@@ -32,13 +32,21 @@ enum tio_type { TIO_U8 = 0, TIO_I8, TIO_U16, TIO_I16, TIO_U32, TIO_I32, TIO_F32,
 #define TIO_CLONES
 #endif
 
-/* threads.c: whether the hand-written vector kernels picked at run time may run (tio_set_simd; on by
- * default), and what the CPU has for them (x86-64: checked once; 0 while they are switched off). */
+/* cpu.c: the ISA level in use (tio_set_isa: 0 portable, 1 SSE2 / NEON, 2 AVX2; the CPU's best by
+ * default), whether hand-written vector kernels may run at all (level >= 1), and those of AVX2 (x86-64) */
+int tio_isa_level(void);
 int tio_simd_on(void);
 #if defined(TIO_X86_DISPATCH)
 int tio_cpu_avx2(void);
 int tio_cpu_avx2_fma(void);
 #endif
+/* cpu.c: parameters chosen from the CPU's caches at load time: the in-place square transpose's block
+ * (cells of `cell` bytes), the output bytes from which transposes store whole lines non-temporally */
+int64_t tio_sq_tile(int64_t cell);
+int64_t tio_nt_min(void);
+int64_t tio_l2_size(void);
+/* copy.c: source rows per block of the buffered transposes (32 or 64, from L2) */
+int64_t tio_tr_cols(void);
 
 /* Dequantizing by a fixed divisor b without a divider: with y = RN(1/b) (float32, normal), the
  * quotient a/b of a float32 `a` is approximated by RN(a * y), and one FMA step corrects it from the
@@ -114,6 +122,11 @@ TIO_EXPORT int tio_abi(void);
 TIO_EXPORT void tio_set_simd(int on);
 TIO_EXPORT const char *tio_source_hash(void);
 TIO_EXPORT const char *tio_isa(void);
+/* cpu.c: use at most ISA level `level` (0 portable, 1 SSE2 / NEON, 2 AVX2; < 0 or above the CPU's: its
+ * best) for every later call; returns the level set. tio_set_simd(0) is tio_set_isa(0), (1) the best. */
+TIO_EXPORT int tio_set_isa(int level);
+/* cpu.c: "key=value ..." of what was found and chosen at load time (levels, caches, blocking) */
+TIO_EXPORT const char *tio_tuning(void);
 
 /* quant.c */
 TIO_EXPORT int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int ndim,

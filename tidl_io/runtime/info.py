@@ -16,7 +16,7 @@ from ..base.errors import TidlRtError
 from ..base.releases import release_table
 from ..base.version import __version__
 
-__all__ = ["PROVIDERS", "collect", "cpu_description", "format_info", "register"]
+__all__ = ["PROVIDERS", "collect", "cpu_description", "format_info", "native_description", "register"]
 
 Provider = Callable[[], tuple[str, str]]
 
@@ -141,13 +141,40 @@ def _cpu() -> tuple[str, str]:
     return "cpu", cpu_description()
 
 
-def _native() -> tuple[str, str]:
+def native_description() -> str:
+    """Which path the kernels take and what they chose from the CPU at load time (the ISA level, the
+    caches, the blocking): the ``native kernels`` line of ``tidl-io info``, which benchmark tables print too."""
     from ..native import info  # start-up
 
     n = info()
     if not n["active"]:
-        return "native kernels", f"off, NumPy path ({n['reason']})"
-    return "native kernels", f"active: {n['path']} ({n['isa']}, {n['threads']} thread(s))"
+        return f"off, NumPy path ({n['reason']})"
+    return f"active: {n['path']} ({n['isa']}, {n['threads']} thread(s)){_tuning(n)}"
+
+
+def _native() -> tuple[str, str]:
+    return "native kernels", native_description()
+
+
+def _size(nbytes: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
+            return f"{nbytes >> shift} {unit}"
+    return f"{nbytes} B"
+
+
+def _tuning(n: dict[str, object]) -> str:
+    """What the kernels chose from the CPU at load time (native_info()'s isa_level, caches, blocking)."""
+    caches, blocking = n.get("caches"), n.get("blocking")
+    if not isinstance(caches, dict) or not isinstance(blocking, dict):
+        return ""
+    levels = n.get("isa_levels")
+    levels = levels if isinstance(levels, list) else []
+    return (f"; ISA level {n.get('isa_level')} (of {', '.join(str(x) for x in levels)}; TIDL_IO_ISA caps it); "
+            f"caches L1d {_size(caches['l1d'])}, L2 {_size(caches['l2'])}, "
+            f"L3 {_size(caches['l3']) if caches['l3'] else 'none found'} (from {caches['source']}); "
+            f"in-place transpose blocks of {blocking['sq_tile_f32']} four-byte cells, transposes through blocks "
+            f"of {blocking['tr_cols']} source rows, non-temporal stores from {_size(blocking['nt_min'])} out")
 
 
 PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _cpu, _native, _library, _layout, _devices, _shared_memory]
