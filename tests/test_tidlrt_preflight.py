@@ -1,4 +1,4 @@
-"""tidl_io.runtime.tidlrt.preflight: what TI's board runtime needs, checked before any call
+"""tidl_io.runtime.tidlrt.devices: what TI's board runtime needs, checked before any call
 that can crash; and, end to end, what `tidl-io run` / `info` and Session do with a board build
 of the C stand-in (``-DSTANDIN_BOARD``: appInit fails without the devices, its allocation
 returns NULL, TIDLRT_create then dies with a real SIGSEGV, as TIDL-RT 8.4 does under qemu).
@@ -21,8 +21,8 @@ from tidl_io import Session, TidlRtError
 from tidl_io.cli.app import main
 from tidl_io.runtime import MockC7xRuntime
 from tidl_io.runtime.tidlrt import ENV_PREFLIGHT, TidlRtRuntime, load_library, preflight
+from tidl_io.runtime.tidlrt.devices import Needs, alloc_status_cause, check_devices, library_needs
 from tidl_io.runtime.tidlrt.library import alloc_shared
-from tidl_io.runtime.tidlrt.preflight import Needs, alloc_status_cause, check_devices, library_needs
 
 from runtime_oracles import PADDED, PADDED_OUT, _small, net_for
 
@@ -182,6 +182,6 @@ def test_info_says_ready_on_a_board(board, tmp_path: Path, monkeypatch) -> None:
 
     root = fake_board(tmp_path)
     real = check_devices
-    monkeypatch.setattr("tidl_io.runtime.tidlrt.preflight.check_devices", lambda needs, r="/": real(needs, root))
+    monkeypatch.setattr("tidl_io.runtime.tidlrt.devices.check_devices", lambda needs, r="/": real(needs, root))
     assert dict(info.collect())["TIDL-RT devices"] == ("ready (TI's board runtime: /dev/mem, "
                                                        f"{HEAP}, /dev/dma-buf-phys, /dev/rpmsg_ctrl*, remote cores)")

@@ -32,7 +32,6 @@ from ..iodesc.format import (
     format_descriptor,
     format_findings,
 )
-from ..iodesc.picture import svg_files
 from ..iodesc.validate import validate
 from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
@@ -264,6 +263,7 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 write_bytes_atomic(dest, page.encode("utf-8"))
         else:
+            from ..iodesc.picture import svg_files  # start-up
             from ..net.graph import net_svg_files  # start-up
 
             folder = Path(dest)

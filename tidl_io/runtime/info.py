@@ -65,7 +65,7 @@ def _layout() -> tuple[str, str]:
 
 def _devices() -> tuple[str, str]:
     from .tidlrt import load_library  # start-up
-    from .tidlrt.preflight import check_devices, library_needs  # start-up
+    from .tidlrt.devices import check_devices, library_needs  # start-up
 
     try:
         lib = load_library()
@@ -84,8 +84,8 @@ def _devices() -> tuple[str, str]:
 
 def _shared_memory() -> tuple[str, str]:
     from .tidlrt import load_library  # start-up
+    from .tidlrt.devices import library_needs  # start-up
     from .tidlrt.library import alloc_shared  # start-up
-    from .tidlrt.preflight import library_needs  # start-up
 
     try:
         lib = load_library()

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from ._select import probe, select_family
 from ._trial import trial_create
+from .devices import ENV_PREFLIGHT, preflight
 from .library import ENV_LIBRARY, ENV_VERSION, Library, load_library
-from .preflight import ENV_PREFLIGHT, preflight
 from .runtime import TidlRtRuntime, is_available
 from .structs import Family, families, releases
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...base.errors import TidlIoError, TidlRtError
 from ...iodesc.descriptor import load
-from .preflight import alloc_status_cause
+from .devices import alloc_status_cause
 
 __all__ = ["trial_create"]
 

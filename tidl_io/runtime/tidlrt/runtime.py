@@ -62,8 +62,8 @@ from ..protocol import (
     Transfer,
 )
 from ._select import Selection, select_family
+from .devices import preflight
 from .library import Guarded, Library, alloc_shared, load_library, owner_of
-from .preflight import preflight
 from .structs import FLT_MAX, Family
 
 if TYPE_CHECKING:
