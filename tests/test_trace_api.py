@@ -15,7 +15,7 @@ import pytest
 import tidl_io
 from tidl_io.cli.app import main
 
-from conftest import EAST
+from conftest import EAST, EXAMPLES
 
 
 def _run(*argv: str) -> tuple[int, str, str]:
@@ -112,3 +112,52 @@ def test_api_options_are_checked(realdata: Path, tmp_path: Path) -> None:
         tidl_io.compare_traces(t, artifacts=art, ref=r, subgraph=2.0)  # type: ignore[arg-type]
     with pytest.raises(tidl_io.OptionError, match="golden_layout must be one of 'NCHW', 'NHWC'"):
         tidl_io.compare_traces(t, artifacts=art, ref=r, golden_layout="CHW")
+
+
+# ---- layer times beside the SNRs (issue 25 item 4: compare finds TI's simulation beside the net) ----
+
+def _one_trace(folder: Path) -> Path:
+    """One trace of the example net's layer 2 (1x16x48x80 uint8, zeros)."""
+    folder.mkdir()
+    (folder / "tidl_trace_subgraph_0_0002_0001_0001_00001_00016_000080x00048.y").write_bytes(bytes(16 * 48 * 80))
+    return folder
+
+
+def _simulated_us(layer: int) -> float:
+    """procTime(us) of ``layer`` in the example's simulation CSV, read here with the csv module."""
+    import csv
+
+    (sim,) = (EXAMPLES / "tempDir" / "detector_tidl_net").glob("tempDir_*.csv")
+    for row in csv.reader(sim.read_text().splitlines()):
+        cells = [c.strip() for c in row]
+        if cells and cells[0] == str(layer):
+            header = [c.strip() for c in sim.read_text().splitlines()[0].split(",")]
+            return float(cells[header.index("procTime(us)")])
+    raise AssertionError(f"layer {layer} not in {sim}")
+
+
+def test_compare_shows_the_simulated_time_beside_the_snr(tmp_path: Path) -> None:
+    traces = _one_trace(tmp_path / "t")
+    report = tidl_io.compare_traces(traces, artifacts=EXAMPLES, ref=traces)
+    (row,) = report.compared
+    assert row.index == 2 and row.time_us == _simulated_us(2)
+    doc = report.to_dict()
+    assert doc["perf"].startswith(str(EXAMPLES)) and doc["layers"][0]["time_us"] == _simulated_us(2)
+    assert "time µs" in report.to_text() and f"{_simulated_us(2):.1f}" in report.to_text()
+    none = tidl_io.compare_traces(traces, artifacts=EXAMPLES, ref=traces, perf=False)
+    assert none.compared[0].time_us is None and "perf" not in none.to_dict()
+    assert "time_us" not in none.to_dict()["layers"][0] and "time µs" not in none.to_text()
+    with pytest.raises(tidl_io.PathNotFoundError):
+        tidl_io.compare_traces(traces, artifacts=EXAMPLES, ref=traces, perf=tmp_path)
+
+
+def test_compare_cli_perf_options(tmp_path: Path) -> None:
+    traces = _one_trace(tmp_path / "t")
+    for extra, shown in (([], True), (["--no-perf"], False), (["--perf", str(EXAMPLES)], True)):
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["compare", str(traces), "--artifacts", str(EXAMPLES), "--ref", str(traces), *extra], out, err)
+        assert code == 0 and err.getvalue() == "" and ("time µs" in out.getvalue()) == shown
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["compare", str(traces), "--artifacts", str(EXAMPLES), "--ref", str(traces), "--perf",
+                 str(tmp_path)], out, err) == 2
+    assert "no" in err.getvalue() and str(tmp_path) in err.getvalue()

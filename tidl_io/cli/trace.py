@@ -60,6 +60,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     c.add_argument("--min-snr", type=float, default=None, metavar="DB",
                    help="a layer whose SNR or any channel's SNR is under DB is bad (default 20); channels whose "
                         "reference never reaches one quantization step do not count")
+    times = c.add_mutually_exclusive_group()
+    times.add_argument("--perf", metavar="DIR", help="each layer's simulated time beside its SNR, from TI's performance "
+                                                     "simulation in DIR (default: in ART when it is there)")
+    times.add_argument("--no-perf", action="store_true", help="no layer times")
     c.add_argument("--json", action="store_true", help="machine-readable report")
     c.add_argument("--html", metavar="REPORT_HTML", help="also write a self-contained HTML report (atomically)")
     c.set_defaults(run=_guarded(cmd_compare, EXIT_USAGE))
@@ -133,7 +137,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report = compare_traces(args.traces, artifacts=args.artifacts, golden=args.golden, ref=args.ref,
                                 inputs=args.input or (), params=args.params, golden_layout=args.golden_layout,
                                 subgraph=args.subgraph, core=args.core, min_snr_db=min_snr,
-                                histograms=args.html is not None)
+                                histograms=args.html is not None, perf=False if args.no_perf else args.perf)
     return _emit(report, args, out, err)
 
 

@@ -24,7 +24,8 @@ import numpy as np
 
 from ..artifacts.folder import Artifacts, find_artifacts, parse_onnxrt_metadata
 from ..base.check import check_flag, check_int, check_path, wrong_kind
-from ..base.errors import FormatError, OptionError, TidlIoError
+from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
+from ..perf import load_perf
 from .calibration import Calibration, load_calibration
 from .compare import (
     DEFAULT_MIN_SNR_DB,
@@ -238,14 +239,18 @@ class ModelRunReference:
 def compare_traces(traces: PathLike, *, artifacts: PathLike, golden: PathLike | Mapping[str, np.ndarray] | None = None,
                    ref: PathLike | None = None, inputs: Sequence[str] = (), params: PathLike | None = None,
                    golden_layout: str | None = None, subgraph: int | str | None = None, core: int | None = None,
-                   min_snr_db: float = DEFAULT_MIN_SNR_DB, histograms: bool = False) -> CompareReport:
+                   min_snr_db: float = DEFAULT_MIN_SNR_DB, histograms: bool = False,
+                   perf: PathLike | bool | None = None) -> CompareReport:
     """Compare the TIDL layer traces in folder ``traces`` (of the net in ``artifacts``) with a
     float reference, layer by layer: ``golden`` (a golden ``.npz``, an ``.onnx``/``.tflite``
     run in memory on ``inputs`` with ``params``' preprocessing, or arrays by tensor name,
     matched by layer_info name) or ``ref`` (a second trace folder of the same net, matched by
     dataId). ``subgraph``: TIDL's number or the subgraph's name (see the module text);
     ``core``: the ``C7X_<n>_`` core; ``golden_layout`` settles arrays whose shape reads as
-    NCHW and NHWC; ``histograms``: histogram the first bad layer (for ``to_html()``).
+    NCHW and NHWC; ``histograms``: histogram the first bad layer (for ``to_html()``);
+    ``perf``: each layer's simulated time beside its SNR, from TI's performance simulation
+    (:func:`tidl_io.load_perf`) in ``artifacts`` when it is there (None), in the folder given,
+    or none (False), so the costliest accurate and the cheapest inaccurate layers show together.
 
     Raises :class:`~tidl_io.OptionError` for a missing or doubled reference or an unknown
     subgraph, and the readers' errors (:class:`~tidl_io.PathError`, :class:`~tidl_io.FormatError`)
@@ -263,6 +268,8 @@ def compare_traces(traces: PathLike, *, artifacts: PathLike, golden: PathLike | 
         core = check_int(core, func, "core", 0, "a core number (int) or None")
     min_snr_db = _threshold(min_snr_db, func)
     histograms = check_flag(histograms, func, "histograms")
+    if perf is not None and not isinstance(perf, bool):
+        perf = check_path(perf, func, "perf")
     if (golden is None) == (ref is None):
         raise OptionError(f"{func}: give one reference: golden= (an .npz, a model with inputs=, or arrays) "
                           "or ref= (a second trace folder)")
@@ -275,8 +282,35 @@ def compare_traces(traces: PathLike, *, artifacts: PathLike, golden: PathLike | 
         assert golden is not None
         tensors, describe = _golden_tensors(golden, inputs, params)
         reference = GoldenReference(tensors, describe, golden_layout)
-    return _compare_traces(tested, reference, min_snr_db=min_snr_db, histograms=histograms,
-                           test=f"traces in {traces} (net {Path(net.source).name})")
+    report = _compare_traces(tested, reference, min_snr_db=min_snr_db, histograms=histograms,
+                             test=f"traces in {traces} (net {Path(net.source).name})")
+    if perf is not False:
+        add_times(report, artifacts if perf is None or perf is True else perf, net, required=perf is not None)
+    return report
+
+
+def add_times(report: CompareReport, folder: PathLike, net: Network, *, required: bool) -> None:
+    """Each row's simulated time (``Row.time_us``) from TI's performance simulation in
+    ``folder`` (matched by net layer number within the simulation of ``net``'s subgraph);
+    a folder without one is no error unless ``required``."""
+    try:
+        performance = load_perf(folder)
+    except PathNotFoundError:
+        if required:
+            raise
+        return
+    name = Path(net.source).name.removesuffix("_tidl_net.bin")
+    subs = [s for s in performance.subgraphs if s.name == name] or list(performance.subgraphs[:1])
+    if not subs or all(la.time_us is None for la in subs[0].layers):
+        if required:
+            raise PathNotFoundError(str(folder), "no performance simulation for this net (TI's compile writes "
+                                                 "tempDir/<subgraph>_tidl_net/*.csv)")
+        return
+    times = {la.index: la.time_us for la in subs[0].layers}
+    for row in report.rows:
+        if row.index is not None:
+            row.time_us = times.get(row.index)
+    report.perf = f"{performance.source} (subgraph {subs[0].name})"
 
 
 def compare_calibration(artifacts: PathLike, *, golden: PathLike | Mapping[str, np.ndarray],

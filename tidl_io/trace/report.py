@@ -68,6 +68,7 @@ class Row:
     note: str = ""
     bad: bool = False
     quiet_channels: tuple[int, ...] = ()
+    time_us: float | None = None  # the layer's simulated time (TI's performance simulation), where read
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)
@@ -102,6 +103,7 @@ class CompareReport:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     histograms: list[Histogram] = field(default_factory=list)
+    perf: str | None = None  # the performance simulation the rows' time_us come from (None: no times)
 
     @property
     def compared(self) -> list[Row]:
@@ -165,12 +167,17 @@ def _row_dict(r: Row) -> dict[str, Any]:
     }
 
 
+def _time_text(t: float | None) -> str:
+    return "-" if t is None else f"{t:.1f}"
+
+
 def report_to_dict(report: CompareReport) -> dict[str, Any]:
     """The ``--json`` document: ``layers[]`` (every row, compared or not), ``first_bad``
     (``index``, ``data_id``, ``name``, or null), ``unmatched`` (rows not compared),
     ``warnings``, ``notes`` and ``ok``. Strict JSON: metrics are numbers or null."""
     bad = report.first_bad
-    doc = document([_row_dict(r) for r in report.rows], key="layers")
+    doc = document([_row_dict(r) | ({"time_us": _num(r.time_us)} if report.perf else {}) for r in report.rows],
+                   key="layers")
     doc.update({
         "reference": report.reference, "test": report.test, "min_snr_db": _num(report.min_snr_db),
         "first_bad": None if bad is None else {"index": bad.index, "data_id": bad.data_id, "name": bad.name},
@@ -179,6 +186,8 @@ def report_to_dict(report: CompareReport) -> dict[str, Any]:
         "compared": len(report.compared), "ok": report.ok,
         "warnings": list(report.warnings), "notes": list(report.notes),
     })
+    if report.perf:
+        doc["perf"] = report.perf
     return doc
 
 
@@ -229,9 +238,14 @@ def _bad_summary(report: CompareReport, bad: Row) -> str:
 
 def format_report(report: CompareReport) -> str:
     """The text table and the summary lines."""
-    rows = [_HEAD] + [_cells(r) for r in report.rows]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEAD))]
-    lines = [f"reference: {report.reference}", f"test:      {report.test}", ""]
+    head = _HEAD[:-1] + ["time µs", ""] if report.perf else _HEAD
+    rows = [head] + [_cells(r)[:-1] + [_time_text(r.time_us), _cells(r)[-1]] if report.perf else _cells(r)
+                     for r in report.rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = [f"reference: {report.reference}", f"test:      {report.test}"]
+    if report.perf:
+        lines.append(f"time:      {report.perf} (TI's performance simulation; a board run is the truth)")
+    lines.append("")
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
     lines.append("")
     bad = report.first_bad
