@@ -78,6 +78,20 @@ def test_a_valid_name_passes_and_a_near_miss_is_named(tmp_path: Path) -> None:
     assert found[0].where == ("line 3", "session.runtime_options.advanced_options:output_feature_16bit_names_list[1]")
 
 
+def test_a_whole_name_the_netlog_cuts_passes(tmp_path: Path) -> None:
+    """Zero-DCE's layer names are 126 characters; TI's netLog keeps their last 50 only. A list naming a
+    layer whole (as layer_info.txt has it, read here with str.split) is valid: no finding."""
+    zero = _need(NET / "real-time-llve-zero-dce-10.0")
+    info = (zero / "artifacts" / "tempDir" / "74_tidl_net.bin.layer_info.txt").read_text().split()
+    whole = max(info[2::3], key=len)
+    assert len(whole) > 50
+    (tmp_path / "param.yaml").write_text("session:\n  runtime_options:\n    advanced_options:"
+                                         f"output_feature_16bit_names_list: '{whole}, nonsense'\n")
+    found = check_16bit_names(tmp_path, zero / "artifacts")
+    assert [f.level for f in found] == ["error"] and "'nonsense'" in found[0].message
+    assert f"'{whole}'" not in found[0].message.split("closest")[0]
+
+
 def test_no_names_to_check_is_a_note(tmp_path: Path) -> None:
     (tmp_path / "param.yaml").write_text("session:\n  runtime_options:\n    advanced_options:"
                                          "output_feature_16bit_names_list: a\n")

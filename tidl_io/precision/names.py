@@ -65,7 +65,10 @@ def parse_net_log(text: str, source: str = "netLog.txt") -> list[tuple[int, str,
 
 def model_names(art: Path) -> tuple[list[str], list[str]]:
     """(names TIDL accepts, the files they came from) for the artifacts folder ``art``: every
-    netLog's Out Data Names, else every layer_info.txt's names (in ``art`` and ``art/tempDir``)."""
+    netLog's Out Data Names and every layer_info.txt's names (in ``art`` and ``art/tempDir``).
+    Both count: TI's netLog cuts a name to its last 50 characters (Zero-DCE's are 126 long) and
+    layer_info.txt holds them whole, while od-8220's layer_info calls its outputs "input" where
+    the netLog says dets / labels."""
     names: list[str] = []
     used: list[str] = []
     for pattern, read in (("*_tidl_net.bin_netLog.txt", _log_names), ("*_tidl_net.bin.layer_info.txt", _info_names)):
@@ -73,8 +76,6 @@ def model_names(art: Path) -> tuple[list[str], list[str]]:
         for f in files:
             names += read(f)
             used.append(str(f))
-        if used:
-            break
     return list(dict.fromkeys(names)), used
 
 
