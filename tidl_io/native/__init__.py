@@ -94,6 +94,7 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "tio_isa": (ctypes.c_char_p, []),
     "tio_set_isa": (_INT, [_INT]),  # cpu.c
     "tio_tuning": (ctypes.c_char_p, []),  # cpu.c
+    "tio_tr_cols": (ctypes.c_int64, []),  # copy.c: source rows per block of the buffered transposes
     "tio_quantize": (_I64, [_VP, _INT, _VP, _INT, _INT, _I64P, _I64P, _I64P, _F64, _F64, _F64, _F64, _INT, _INT]),
     # called through _unchecked (no per-call argument conversion); its restype is read from here
     "tio_quantize_prepared": (_I64, [_VP, _VP, _VP, _INT]),
@@ -191,6 +192,7 @@ def _tuning() -> dict[str, Any]:
     if LIB is None:
         return {"isa_level": None, "isa_levels": [], "caches": None, "blocking": None}
     fields = dict(item.split("=", 1) for item in LIB.tio_tuning().decode().split())
+    fields["tr_cols"] = str(LIB.tio_tr_cols())  # copy.c's, from L2
     levels = fields["levels"].split(",")
     level = LIB.tio_set_isa(ISA if SIMD else 0)  # (sets what is already set: reads the level in use)
     return {"isa_level": levels[level], "isa_levels": levels,

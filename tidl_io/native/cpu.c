@@ -15,7 +15,6 @@
  *             (4096^2 float32 on a Zen 3, 32 KiB L1d, one thread, CPU time / np.copyto's, two runs:
  *             blocks of 32: 1.91-2.05x, 48: 1.62-1.66x, 64: 1.66-1.76x, 80: 1.73-1.75x, 128 (the
  *             constant before): 1.73-1.87x, 176 (half of L2): 1.81-1.97x, 256: 1.78-1.85x)
- *   tr_cols   source rows per block of the buffered transposes (copy.c's tio_tr_cols): 64 or 32
  *   nt_min    output bytes from which transposes store whole lines non-temporally: twice L2, 1-8 MiB
  *             (1 MiB, the constant before, on the Zen 3 and on the Intel Xeon it was measured on)
  */
@@ -279,10 +278,10 @@ const char *tio_tuning(void)
         }
         snprintf(text, sizeof text,
                  "levels=%s l1d=%lld l2=%lld l3=%lld line=%lld caches=%s sq_tile_f32=%lld sq_tile_u8=%lld "
-                 "nt_min=%lld tr_cols=%lld",
+                 "nt_min=%lld",
                  levels, (long long)tio_l1d, (long long)tio_l2, (long long)tio_l3, (long long)tio_line,
                  tio_cache_source, (long long)tio_sq_tile_cells[4], (long long)tio_sq_tile_cells[1],
-                 (long long)tio_nt_bytes, (long long)tio_tr_cols());
+                 (long long)tio_nt_bytes);
         __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
     }
     return text;

@@ -45,8 +45,6 @@ int tio_cpu_avx2_fma(void);
 int64_t tio_sq_tile(int64_t cell);
 int64_t tio_nt_min(void);
 int64_t tio_l2_size(void);
-/* copy.c: source rows per block of the buffered transposes (32 or 64, from L2) */
-int64_t tio_tr_cols(void);
 
 /* Dequantizing by a fixed divisor b without a divider: with y = RN(1/b) (float32, normal), the
  * quotient a/b of a float32 `a` is approximated by RN(a * y), and one FMA step corrects it from the
@@ -127,6 +125,8 @@ TIO_EXPORT const char *tio_isa(void);
 TIO_EXPORT int tio_set_isa(int level);
 /* cpu.c: "key=value ..." of what was found and chosen at load time (levels, caches, blocking) */
 TIO_EXPORT const char *tio_tuning(void);
+/* copy.c: source rows per block of the buffered transposes (32 or 64, from L2; native_info's blocking) */
+TIO_EXPORT int64_t tio_tr_cols(void);
 
 /* quant.c */
 TIO_EXPORT int64_t tio_quantize(void *dst, int dst_type, const void *src, int src_type, int ndim,
