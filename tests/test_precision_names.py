@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tidl_io import FormatError
 from tidl_io.doctor.checks import diagnose
 from tidl_io.precision.names import check_16bit_names, parse_net_log, split_names
 
@@ -157,3 +158,17 @@ def test_a_huge_list_is_checked_in_bounded_time_and_lines(tmp_path: Path) -> Non
     assert time.perf_counter() - start < 10
     assert 1 < len(found) <= 101 and all(f.level == "error" for f in found)
     assert str(n - len(found) + 1) in found[-1].message  # the ones not listed one by one are counted
+
+
+def test_a_cut_net_log_is_an_error_not_fewer_names() -> None:
+    with pytest.raises(FormatError, match=r"n.txt: line 3: cut short"):
+        parse_net_log(_LOG[:-5], "n.txt")
+    assert [r[2] for r in parse_net_log(_LOG, "n.txt")] == ["input", "conv_a"]
+
+
+def test_doctor_with_a_cut_net_log_notes_it_instead_of_flagging_real_names(tmp_path: Path) -> None:
+    art = _tiny(tmp_path, "session:\n  runtime_options:\n    advanced_options:output_feature_16bit_names_list: conv_a\n")
+    log = art / "tempDir" / "m_tidl_net.bin_netLog.txt"
+    log.write_text(_LOG[:-len("conv_a|x|x|x|x|1\n")])  # cut inside the row of conv_a
+    found = check_16bit_names(tmp_path, art)
+    assert [f.level for f in found] == ["note"] and "cut short" in found[0].message, found

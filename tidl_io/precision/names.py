@@ -61,6 +61,8 @@ def parse_net_log(text: str, source: str = "netLog.txt") -> list[tuple[int, str,
             rows.append((int(m.group(1)), m.group(2).strip(), m.group(3).strip(), data_id))
     if not header:
         raise FormatError(source, "no 'Out Data Name' column: not a TIDL netLog.txt")
+    if not text.endswith(("\n", "\r")):  # TI ends every line: a file cut mid-row would lose names silently
+        raise FormatError(source, f"line {len(text.splitlines())}: cut short (the last line has no line end)")
     return rows
 
 
@@ -190,8 +192,9 @@ def check_16bit_names(given: Path, folder: Path) -> list[DoctorFinding]:
     try:
         names, used = model_names(folder)
     except (TidlIoError, OSError) as exc:
-        names, used = [], []
-        out.append(DoctorFinding(NOTE, _CHECK, str(folder), f"layer names not read: {reason(exc, str(folder))}"))
+        out.append(DoctorFinding(NOTE, _CHECK, str(folder), f"16-bit name list(s) not checked: layer names not "
+                                                            f"read: {reason(exc, str(folder))}"))
+        return out
     if not names:
         f = found[0][0]
         out.append(DoctorFinding(NOTE, _CHECK, str(f), "16-bit name list(s) not checked: no *_netLog.txt or "
