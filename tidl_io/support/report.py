@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_path, open_regular, read_limited
+from ..base.check import check_path, open_regular, read_limited, wrong_kind
 from ..base.errors import FormatError, PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
 from ..base.safe_yaml import load_yaml
@@ -140,15 +140,22 @@ class SupportReport:
         return (c["unsupported"] == 0 and c["unknown"] == 0 and c.get("on_arm", 0) == 0 and not self.problems
                 and (self.subgraphs is None or len(self.subgraphs) <= self.max_subgraphs))
 
-    def node(self, name: str) -> SupportNode:
-        """The node named ``name`` (or, for a number, the node of that index); a
-        :class:`~tidl_io.TensorNotFoundError` (a KeyError) naming the closest names when there is none."""
+    def node(self, name: str | int) -> SupportNode:
+        """The node named ``name`` (or, for an int or a string of ASCII digits, the node of that
+        index); a :class:`~tidl_io.TensorNotFoundError` (a KeyError) naming the closest names when
+        there is none, an :class:`~tidl_io.ArgumentTypeError` for another kind of argument."""
         import difflib  # start-up
 
+        if isinstance(name, bool) or not isinstance(name, (str, int)):
+            raise wrong_kind("SupportReport.node", "node", name, "a node name (str) or index (int)")
+        if isinstance(name, int):
+            if 0 <= name < len(self.nodes):
+                return self.nodes[name]
+            raise TensorNotFoundError(f"{self.source}: no node with index {name} among its {len(self.nodes)} nodes")
         for n in self.nodes:
             if n.name == name:
                 return n
-        if name.isdigit() and int(name) < len(self.nodes):
+        if name.isascii() and name.isdigit() and int(name) < len(self.nodes):
             return self.nodes[int(name)]
         close = difflib.get_close_matches(name, [n.name for n in self.nodes], n=3, cutoff=0.5)
         hint = f"; closest: {', '.join(repr(c) for c in close)}" if close else ""
@@ -168,7 +175,7 @@ class SupportReport:
             "files": dict(self.files), "problems": list(self.problems), "notes": list(self.notes),
         }
 
-    def to_text(self, node: str | None = None) -> str:
+    def to_text(self, node: str | int | None = None) -> str:
         """The report for people; with ``node``, that node's line only."""
         return node_text(self, self.node(node)) if node is not None else report_text(self)
 
