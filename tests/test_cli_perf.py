@@ -68,8 +68,6 @@ def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
         write_tiny(tmp_path)
         args += ["--html", str(tmp_path / "no" / "such" / "folder.html")]
     code, out, err = run(*args)
-    if make == "html":  # the report is printed before the page fails to be written
-        out = ""
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("tidl-io perf: error: "), err
     assert "Traceback" not in err
 
@@ -115,3 +113,14 @@ def test_readme_shows_the_example_output(monkeypatch: pytest.MonkeyPatch) -> Non
     assert argv[:2] == ["tidl-io", "perf"]
     code, out, err = run(*argv[2:])
     assert (code, err) == (0, "") and out == shown
+
+
+@pytest.mark.parametrize("where", ["missing folder", "a folder", "control characters"])
+def test_html_write_error_names_the_users_path(tmp_path: Path, where: str) -> None:
+    folder = write_tiny(tmp_path / "art")
+    page = {"missing folder": tmp_path / "no" / "such" / "perf.html", "a folder": tmp_path,
+            "control characters": tmp_path / "bad\x1b[31m" / "perf.html"}[where]
+    code, _, err = run(str(folder), "--html", str(page))
+    assert code == 2 and err.count("\n") == 1 and err.startswith("tidl-io perf: error: "), err
+    assert ".tmp" not in err and "\x1b" not in err, err
+    assert ("\\x1b[31m" in err) if where == "control characters" else (str(page) in err), err

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tidl_io import FormatError
 from tidl_io.doctor.checks import diagnose
 from tidl_io.precision.names import check_16bit_names, parse_net_log, split_names
 
@@ -113,3 +114,61 @@ def test_layer_info_digits_are_ascii() -> None:
         read_layer_info("0 0 a\n\u00b21 1 b\n", "info.txt")
     with pytest.raises(FormatError, match="line 1: expected"):
         read_layer_info("9" * 4300 + " 0 a\n", "info.txt")
+
+
+_LOG = ("Num|TIDL Layer Type|Out Data Name|a|b|c|d|Outbuf Id\n"
+        "0|TIDL_DataLayer|input|x|x|x|x|0\n"
+        "1|TIDL_ConvolutionLayer|conv_a|x|x|x|x|1\n")
+
+
+def _tiny(tmp_path: Path, param: str) -> Path:
+    """An artifacts folder whose netLog names two layers (input, conv_a), a param.yaml beside it."""
+    art = tmp_path / "artifacts"
+    (art / "tempDir").mkdir(parents=True)
+    (art / "tempDir" / "m_tidl_net.bin_netLog.txt").write_text(_LOG)
+    (tmp_path / "param.yaml").write_text(param)
+    return art
+
+
+def test_the_line_is_the_entrys_own_not_an_earlier_mention(tmp_path: Path) -> None:
+    # a key that starts like the list's key, and a line mentioning the entry, come before the list
+    art = _tiny(tmp_path, "session:\n"
+                          "  runtime_options:\n"
+                          "    output_feature_16bit_names_list_from_start_end: null\n"
+                          "    debug_note: mentions conv_b and 6 here\n"
+                          "    advanced_options:output_feature_16bit_names_list: conv_a,\n"
+                          "      conv_b, 6\n"
+                          "    advanced_options:params_16bit_names_list:\n"
+                          "    - conv_a\n"
+                          "    - conv_c\n")
+    found = check_16bit_names(tmp_path, art)
+    where = {f.where[1].split(":")[-1]: f.where[0] for f in found}
+    assert where == {"output_feature_16bit_names_list[1]": "line 6", "output_feature_16bit_names_list[2]": "line 6",
+                     "params_16bit_names_list[1]": "line 9"}, where
+
+
+def test_a_huge_list_is_checked_in_bounded_time_and_lines(tmp_path: Path) -> None:
+    import time
+
+    n = 100_000
+    art = _tiny(tmp_path, "session:\n  runtime_options:\n    advanced_options:output_feature_16bit_names_list: '"
+                + ",".join(f"bad{i}" for i in range(n)) + "'\n")
+    start = time.perf_counter()
+    found = check_16bit_names(tmp_path, art)
+    assert time.perf_counter() - start < 10
+    assert 1 < len(found) <= 101 and all(f.level == "error" for f in found)
+    assert str(n - len(found) + 1) in found[-1].message  # the ones not listed one by one are counted
+
+
+def test_a_cut_net_log_is_an_error_not_fewer_names() -> None:
+    with pytest.raises(FormatError, match=r"n.txt: line 3: cut short"):
+        parse_net_log(_LOG[:-5], "n.txt")
+    assert [r[2] for r in parse_net_log(_LOG, "n.txt")] == ["input", "conv_a"]
+
+
+def test_doctor_with_a_cut_net_log_notes_it_instead_of_flagging_real_names(tmp_path: Path) -> None:
+    art = _tiny(tmp_path, "session:\n  runtime_options:\n    advanced_options:output_feature_16bit_names_list: conv_a\n")
+    log = art / "tempDir" / "m_tidl_net.bin_netLog.txt"
+    log.write_text(_LOG[:-len("conv_a|x|x|x|x|1\n")])  # cut inside the row of conv_a
+    found = check_16bit_names(tmp_path, art)
+    assert [f.level for f in found] == ["note"] and "cut short" in found[0].message, found

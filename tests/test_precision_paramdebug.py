@@ -68,8 +68,23 @@ def test_hand_made() -> None:
     (HEAD + ROW.format(3, "abc"), "line 2: layer 3, maxRelDifference"),
     (HEAD + "3,0.1,0.2\n", "line 2: expected a layer id and 10 numbers"),
     (HEAD + ROW.format(3, 1).replace(",1,2,3,", ",1,q,3,"), "line 2: layer 3, Hist"),
+    ((HEAD + ROW.format(3, 1) * 2)[:-3], "line 3: cut short"),  # TI ends every row with a line end
+    (HEAD[:-9], "line 1: cut short"),
 ])
 def test_malformed_is_located(text: str, match: str) -> None:
     with pytest.raises(FormatError, match=match) as exc:
         parse_param_debug(text, "p.csv")
     assert str(exc.value).startswith("p.csv")
+
+
+def test_a_real_file_cut_in_a_histogram_is_an_error() -> None:
+    path = NET / FILES[0]
+    if not path.exists():
+        pytest.skip("../shared/realdata not present")
+    text = path.read_text()
+    assert text.endswith("\n")
+    cut = text[:len(text) // 2]
+    assert not cut.endswith("\n")
+    with pytest.raises(FormatError, match=rf"line {cut.count(chr(10)) + 1}: cut short"):
+        parse_param_debug(cut, "p.csv")
+    assert len(parse_param_debug(text.replace("\n", "\r\n"))) == len(text.splitlines()) - 1

@@ -175,3 +175,20 @@ def test_every_param_debug_row_is_in_the_json(folder: str, rel: str) -> None:
                                      "org_max", "quantized_max", "org_at_max_diff", "quantized_at_max_diff",
                                      "max_rel_difference", "scale")] == [float(c) for c in cells[1:11]]
     assert sum(lay["weights"] is not None for lay in doc["layers"]) == len(table) // 2
+
+
+def test_to_text_top_is_checked(tmp_path: Path) -> None:
+    (tmp_path / "tempDir").mkdir()
+    head = ("LayerId , meanDifference, maxDifference, meanOrigFloat, meanRelDifference, orgmax, quantizedMax,"
+            "orgAtmaxDiff, quantizedAtMaxDiff,maxRelDifference, Scale , , , , Hist \n")
+    rows = "".join(f"{k},0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,{v},10, , , ,1,\n" for k in (2, 3) for v in (1, 2))
+    (tmp_path / "tempDir" / "x_tidl_net.bin_paramDebug.csv").write_text(head + rows)
+    report = tidl_io.load_quant(tmp_path)
+    table = [line for line in report.to_text(top=None).splitlines() if line.startswith("  ") and "…" not in line]
+    assert len(table) == 3  # the header and layers 2 and 3
+    assert report.to_text(top=0) == report.to_text(top=None)  # 0: all, as `tidl-io quant --top 0`
+    assert len([line for line in report.to_text(top=1).splitlines() if line.startswith("  ")]) == 3  # + "… 1 more"
+    with pytest.raises(tidl_io.OptionError, match="top must be >= 0, found -1"):
+        report.to_text(top=-1)  # was: every layer but the last, silently
+    with pytest.raises(tidl_io.TidlIoError, match="top"):
+        report.to_text(top="3")  # type: ignore[arg-type]

@@ -169,3 +169,26 @@ def test_hostile_param_yaml_is_a_note(tmp_path: Path, param: str) -> None:
     RecursionError traceback; an alias bomb is refused before it is built."""
     r = tidl_io.load_support(_folder(tmp_path, GRAPH, "2\n1\n0\n1\n2\n", LOG, param))
     assert any("param.yaml: not read" in n and "default limit" in n for n in r.notes), r.notes
+
+
+@pytest.mark.parametrize("name", ["graphvizInfo.txt", "allowedNode.txt"])
+def test_bytes_that_are_not_text_are_a_located_error_not_replaced(tmp_path: Path, name: str) -> None:
+    folder = _folder(tmp_path, GRAPH, "2\n1\n0\n1\n2\n")
+    path = next(folder.rglob(name))
+    data = path.read_bytes()
+    at = data.index(b"\n") + 1  # the start of line 2
+    path.write_bytes(data[:at] + b"\xff\xfe" + data[at:])
+    with pytest.raises(FormatError, match=rf"{name}, offset {at:#x}, line 2: byte 0xff is not UTF-8"):
+        tidl_io.load_support(folder)
+
+
+def test_node_by_index_name_or_wrong_kind(tmp_path: Path) -> None:
+    r = tidl_io.load_support(_folder(tmp_path, GRAPH))
+    assert r.node(1).name == "b" and r.node("1").name == "b" and r.node("c").index == 2  # an int is an index
+    assert "node 1 b (Div)" in r.to_text(node=1)
+    for missing in (3, -1, "²", "٣"):  # "²".isdigit() is True, but int("²") fails; "٣" is an Arabic-Indic 3
+        with pytest.raises(tidl_io.TensorNotFoundError):
+            r.node(missing)
+    for wrong in (1.5, True, None, b"b"):
+        with pytest.raises(tidl_io.ArgumentTypeError, match="node"):
+            r.node(wrong)  # type: ignore[arg-type]

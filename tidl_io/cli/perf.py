@@ -12,6 +12,7 @@ import argparse
 from typing import Any, TextIO
 
 from ..base.atomic import write_bytes_atomic
+from ..base.text import escape
 from ..iodesc.format import dumps_json
 from .codes import EXIT_INVALID as EXIT_FINDING
 from .codes import EXIT_OK, EXIT_USAGE, one_line_failures
@@ -63,7 +64,12 @@ def _perf(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write((dumps_json(diff.to_dict()) if args.json else diff.to_text(top=args.top)) + "\n")
         return EXIT_FINDING if diff.changed else EXIT_OK
     perf = load_perf(args.paths[0], board=args.board)
-    out.write((dumps_json(perf.to_dict()) if args.json else perf.to_text(top=args.top)) + "\n")
-    if args.html:
-        write_bytes_atomic(args.html, perf.to_html().encode("utf-8"))
+    report = dumps_json(perf.to_dict()) if args.json else perf.to_text(top=args.top)
+    if args.html:  # before the report: a page that cannot be written is one line and exit 2, nothing on stdout
+        try:
+            write_bytes_atomic(args.html, perf.to_html().encode("utf-8"))
+        except OSError as exc:  # name the user's path, not the temporary file beside it
+            print(f"tidl-io perf: error: {escape(args.html)}: {escape(exc.strerror or str(exc))}", file=err)
+            return EXIT_USAGE
+    out.write(report + "\n")
     return EXIT_OK

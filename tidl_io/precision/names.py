@@ -29,6 +29,7 @@ __all__ = ["KEYS", "check_16bit_names", "model_names", "parse_net_log", "read_la
 KEYS = ("output_feature_16bit_names_list", "params_16bit_names_list")
 _CHECK = "16bit-names"
 _ID = re.compile(r"-?[0-9]{1,10}")
+_SHOWN = 100  # wrong entries of one list reported one by one; the rest are counted in one finding
 _ROW = re.compile(r"^\s*(\d+)\|([^|]*)\|([^|]*)\|(?:[^|]*\|){4}\s*(-?\d+)?")
 
 
@@ -60,6 +61,8 @@ def parse_net_log(text: str, source: str = "netLog.txt") -> list[tuple[int, str,
             rows.append((int(m.group(1)), m.group(2).strip(), m.group(3).strip(), data_id))
     if not header:
         raise FormatError(source, "no 'Out Data Name' column: not a TIDL netLog.txt")
+    if not text.endswith(("\n", "\r")):  # TI ends every line: a file cut mid-row would lose names silently
+        raise FormatError(source, f"line {len(text.splitlines())}: cut short (the last line has no line end)")
     return rows
 
 
@@ -114,16 +117,45 @@ def _options(path: Path) -> tuple[dict[str, list[str]], str]:
     return out, text
 
 
-def _line_of(text: str, key: str, entry: str) -> int | None:
-    """The line of ``entry`` in the value of ``key`` (the YAML may wrap it over several)."""
-    lines = text.splitlines()
-    start = next((i for i, s in enumerate(lines) if key in s), None)
-    if start is None:
+def _lines(text: str, key: str) -> dict[str, int]:
+    """{entry: its line} of the list ``key`` in a param.yaml / config.yaml text, from the YAML
+    parser's own positions (the list may be wrapped over several lines or be a YAML sequence);
+    computed once per file and key."""
+    import yaml  # start-up
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    node = _child(_child(root, "session"), "runtime_options")
+    value = _child(node, f"advanced_options:{key}") or _child(_child(node, "advanced_options"), key)
+    out: dict[str, int] = {}
+    if isinstance(value, yaml.SequenceNode):
+        for item in value.value:
+            if isinstance(item, yaml.ScalarNode):
+                out.setdefault(str(item.value).strip(), item.start_mark.line + 1)
+    elif isinstance(value, yaml.ScalarNode):  # 'a, b, c' as written, maybe over several lines
+        raw, first = text[value.start_mark.index:value.end_mark.index], value.start_mark.line + 1
+        cursor, line = 0, first
+        for entry in split_names(value.value):
+            at = raw.find(entry, cursor)
+            if at < 0:  # written with escapes or folded inside the entry: the list's first line
+                out.setdefault(entry, first)
+                continue
+            line += raw.count("\n", cursor, at)
+            out.setdefault(entry, line)
+            line += raw.count("\n", at, at + len(entry))
+            cursor = at + len(entry)
+    return out
+
+
+def _child(node: Any, key: str) -> Any:
+    """The value node of ``key`` in a YAML mapping node (None when ``node`` is no mapping or lacks it)."""
+    import yaml  # start-up
+
+    if not isinstance(node, yaml.MappingNode):
         return None
-    for i in range(start, min(len(lines), start + 200)):
-        if entry in lines[i]:
-            return i + 1
-    return start + 1
+    return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
 
 
 def _invalid_lines(art: Path) -> dict[str, int]:
@@ -160,8 +192,9 @@ def check_16bit_names(given: Path, folder: Path) -> list[DoctorFinding]:
     try:
         names, used = model_names(folder)
     except (TidlIoError, OSError) as exc:
-        names, used = [], []
-        out.append(DoctorFinding(NOTE, _CHECK, str(folder), f"layer names not read: {reason(exc, str(folder))}"))
+        out.append(DoctorFinding(NOTE, _CHECK, str(folder), f"16-bit name list(s) not checked: layer names not "
+                                                            f"read: {reason(exc, str(folder))}"))
+        return out
     if not names:
         f = found[0][0]
         out.append(DoctorFinding(NOTE, _CHECK, str(f), "16-bit name list(s) not checked: no *_netLog.txt or "
@@ -169,19 +202,26 @@ def check_16bit_names(given: Path, folder: Path) -> list[DoctorFinding]:
         return out
     known = set(names)
     invalid = _invalid_lines(folder)
-    seen: dict[tuple[str, str], tuple[Path, int | None]] = {}
-    for f, text, opts in found:
+    lines = {(f, key): _lines(text, key) for f, text, opts in found for key in opts}
+    sets = {(f, key): set(entries) for f, _, opts in found for key, entries in opts.items()}
+    seen: set[tuple[str, str]] = set()
+    for f, _, opts in found:
         for key, entries in opts.items():
-            for i, entry in enumerate(entries):
-                if entry in known:
-                    continue
-                line = _line_of(text, key, entry)
-                if (key, entry) in seen:
-                    continue
-                seen[(key, entry)] = (f, line)
-                also = [f"{g.name} line {_line_of(t, key, entry)}" for g, t, o in found
-                        if g != f and entry in o.get(key, [])]
-                out.append(_finding(f, key, i, line, entry, names, used, also, invalid.get(entry)))
+            wrong = [(i, e) for i, e in enumerate(entries) if e not in known and (key, e) not in seen]
+            seen.update((key, e) for _, e in wrong)
+            for i, entry in wrong[:_SHOWN]:
+                also = [f"{g.name} line {lines[g, key].get(entry, '?')}" for g, _, o in found
+                        if g != f and entry in sets.get((g, key), ())]
+                out.append(_finding(f, key, i, lines[f, key].get(entry), entry, names, used, also,
+                                    invalid.get(entry)))
+            if len(wrong) > _SHOWN:
+                i, entry = wrong[_SHOWN]
+                out.append(DoctorFinding(ERROR, _CHECK, str(f),
+                                         f"{len(wrong) - _SHOWN} more entries of this list name no layer of the "
+                                         f"compiled model (the first {_SHOWN} are listed one by one), from "
+                                         f"{entry!r} on: TIDL ignores them",
+                                         (*((f"line {lines[f, key][entry]}",) if entry in lines[f, key] else ()),
+                                          f"session.runtime_options.advanced_options:{key}[{i}]")))
     return out
 
 

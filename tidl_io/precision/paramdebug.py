@@ -76,6 +76,9 @@ def parse_param_debug(text: str, source: str = "paramDebug.csv") -> tuple[ParamS
     lines = text.splitlines()
     if not lines or not lines[0].strip():
         raise FormatError(source, "empty; expected TI's header 'LayerId , meanDifference, …' on line 1")
+    if not text.endswith(("\n", "\r")):  # TI ends every row with a line end: a file cut mid-row
+        raise FormatError(source, f"line {len(lines)}: cut short (the last row has no line end; TI ends every "
+                                  f"row with one)")
     if not _header_ok(lines[0].split(",")):
         raise FormatError(source, f"line 1: expected TI's header 'LayerId , meanDifference, maxDifference, …, "
                                   f"Scale', found {lines[0][:80]!r}")

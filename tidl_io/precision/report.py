@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_path
+from ..base.check import check_int, check_path
 from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
 from ..iodesc.tensor import ElementType
@@ -143,6 +143,9 @@ class QuantReport:
                 "files": dict(self.files), "problems": list(self.problems), "notes": list(self.notes)}
 
     def to_text(self, top: int | None = 20) -> str:
+        """The table, worst weights first: the first ``top`` layers (None or 0: all)."""
+        if top is not None:
+            top = check_int(top, "QuantReport.to_text", "top", minimum=0) or None
         rows = [["#", "layer", "name", "type", "w maxRel", "w meanRel", "w scale", "b maxRel", "act bits",
                  "act range", "act scale"]]
         shown = self.layers if top is None else self.layers[:top]

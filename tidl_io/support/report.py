@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_path
-from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
+from ..base.check import check_path, open_regular, read_limited, wrong_kind
+from ..base.errors import FormatError, PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
 from ..base.safe_yaml import load_yaml
 from .advice import DEFAULT_MAX_SUBGRAPHS, advice_for, subgraph_advice
@@ -140,15 +140,22 @@ class SupportReport:
         return (c["unsupported"] == 0 and c["unknown"] == 0 and c.get("on_arm", 0) == 0 and not self.problems
                 and (self.subgraphs is None or len(self.subgraphs) <= self.max_subgraphs))
 
-    def node(self, name: str) -> SupportNode:
-        """The node named ``name`` (or, for a number, the node of that index); a
-        :class:`~tidl_io.TensorNotFoundError` (a KeyError) naming the closest names when there is none."""
+    def node(self, name: str | int) -> SupportNode:
+        """The node named ``name`` (or, for an int or a string of ASCII digits, the node of that
+        index); a :class:`~tidl_io.TensorNotFoundError` (a KeyError) naming the closest names when
+        there is none, an :class:`~tidl_io.ArgumentTypeError` for another kind of argument."""
         import difflib  # start-up
 
+        if isinstance(name, bool) or not isinstance(name, (str, int)):
+            raise wrong_kind("SupportReport.node", "node", name, "a node name (str) or index (int)")
+        if isinstance(name, int):
+            if 0 <= name < len(self.nodes):
+                return self.nodes[name]
+            raise TensorNotFoundError(f"{self.source}: no node with index {name} among its {len(self.nodes)} nodes")
         for n in self.nodes:
             if n.name == name:
                 return n
-        if name.isdigit() and int(name) < len(self.nodes):
+        if name.isascii() and name.isdigit() and int(name) < len(self.nodes):
             return self.nodes[int(name)]
         close = difflib.get_close_matches(name, [n.name for n in self.nodes], n=3, cutoff=0.5)
         hint = f"; closest: {', '.join(repr(c) for c in close)}" if close else ""
@@ -168,7 +175,7 @@ class SupportReport:
             "files": dict(self.files), "problems": list(self.problems), "notes": list(self.notes),
         }
 
-    def to_text(self, node: str | None = None) -> str:
+    def to_text(self, node: str | int | None = None) -> str:
         """The report for people; with ``node``, that node's line only."""
         return node_text(self, self.node(node)) if node is not None else report_text(self)
 
@@ -198,6 +205,25 @@ def _locate(path: Path) -> tuple[Path, Path]:
             return cand, art
     raise PathNotFoundError(str(path), f"no {_GRAPHVIZ} in tempDir/ or artifacts/tempDir/: TI's importer writes "
                                        f"it when it compiles a model (keep the tempDir folder)")
+
+
+_MAX_TI_TEXT = 256 << 20  # graphvizInfo.txt of TIDL's most nodes (1 << 20) at a long line each
+
+
+def _read_ti_text(path: Path, expected: str) -> str:
+    """The text of one of TI's ASCII files (graphvizInfo.txt, allowedNode.txt,
+    onnxrtMetaData.txt): a byte that is not UTF-8, or a file past :data:`_MAX_TI_TEXT`, is a
+    located :class:`FormatError` (never replaced or cut silently)."""
+    with open_regular(str(path), expected) as fh:
+        data = read_limited(fh, _MAX_TI_TEXT)
+    if len(data) > _MAX_TI_TEXT:
+        raise FormatError(str(path), f"larger than {_MAX_TI_TEXT >> 20} MiB; expected {expected}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(str(path), f"byte {data[exc.start]:#04x} is not UTF-8 text; expected {expected}",
+                          offset=exc.start, field=f"line {line}") from None
 
 
 def _first(folders: Sequence[Path], name: str) -> Path | None:
@@ -237,7 +263,7 @@ def load_support(path: str | os.PathLike[str]) -> SupportReport:
     given = Path(check_path(path, "load_support", "path"))
     gv, art = _locate(given)
     files = {"graphviz": str(gv)}
-    nodes = parse_graphviz(read_text(gv), str(gv))
+    nodes = parse_graphviz(_read_ti_text(gv, "TI's graphvizInfo.txt"), str(gv))
     notes: list[str] = []
     problems: list[str] = []
 
@@ -246,13 +272,13 @@ def load_support(path: str | os.PathLike[str]) -> SupportReport:
     names: dict[int, str] = {}
     if allowed is not None:
         files["allowed_nodes"] = str(allowed)
-        groups = parse_allowed_nodes(read_text(allowed), str(allowed))
+        groups = parse_allowed_nodes(_read_ti_text(allowed, "TI's allowedNode.txt"), str(allowed))
     else:
         notes.append(f"no allowedNode.txt in {art}: where each node landed is unknown")
     meta = _first((art,), "onnxrtMetaData.txt")
     if meta is not None:
         files["metadata"] = str(meta)
-        info = parse_onnxrt_metadata(read_text(meta), str(meta))
+        info = parse_onnxrt_metadata(_read_ti_text(meta, "TI's onnxrtMetaData.txt"), str(meta))
         names = {s.index: s.name for s in info.subgraphs}
         if info.num_graph_nodes is not None and info.num_graph_nodes != len(nodes):
             problems.append(f"{meta}: numGraphNodes={info.num_graph_nodes}, but {gv} has {len(nodes)} nodes")
