@@ -122,7 +122,7 @@ def _memcpy_elements(t: Tensor) -> int:
     return t.num_batches * t.num_channels * t.dim1 * t.dim2 * t.channel_pitch
 
 
-def _mismatches(t: Tensor, rt: RtTensor) -> list[str]:
+def mismatches(t: Tensor, rt: RtTensor) -> list[str]:
     """Why ``rt`` is not taken as the descriptor's own tensor (zero copy / memcpy): TIDL-RT
     11.01's ``is_tidlrt_in_tensor_same`` / ``is_tidlrt_out_tensor_same`` (spec tidlrt.md §4).
 
@@ -271,7 +271,7 @@ def check_rt(t: Tensor, rt: RtTensor) -> None:
     if size > data.size or size < -1:
         raise BufferMismatchError(f"{t.label}: RtTensor buffer_size {rt.buffer_size} does not fit its data "
                                   f"({data.size} elements; -1 or None: not set)")
-    if not _mismatches(t, rt) and size < t.buffer_size:
+    if not mismatches(t, rt) and size < t.buffer_size:
         raise BufferMismatchError(f"{t.label}: buffer has {size} elements, the descriptor's buffer size "
                                   f"is {t.buffer_size}")
 

@@ -7,7 +7,7 @@ on the host and handles buffers the way TIDL-RT does (``tidl_rt_ovx_datamove.cpp
   (zero copy). TIDL-RT's test (``is_tidlrt_in_tensor_same`` / ``_out_``) compares element
   type, channel pitch (NCHW with C > 1 only), layout (C > 1 only), zero point and scale;
   the mock also requires pads L/R/T and the buffer size (spec §7) to be equal, and like
-  TIDL-RT compares no line, DIM or batch pitch nor pad B (see :func:`_mismatches`). A
+  TIDL-RT compares no line, DIM or batch pitch nor pad B (see :func:`mismatches`). A
   plain 1-D buffer (not an RtTensor) carries the descriptor's own properties;
 - the same properties in user memory: ``memcpy`` of N·DIM1·DIM2·C·channelPitch elements
   (pads included: dirty pads travel to the device; refused when valid data lies beyond
@@ -66,17 +66,17 @@ from ._datamove import (
     _dense_write,
     _given_size,
     _memcpy_elements,
-    _mismatches,
     aligned_block,
     byte_bounds,
     check_convertible,
     check_memcpy,
     check_rt,
     match_buffers,
+    mismatches,
 )
 from .models import Model, model_shape, resolve_model
 from .protocol import (
-    _DEFAULT_ALIGNMENT,
+    DEFAULT_ALIGNMENT,
     Buffer,
     InvokeReport,
     MemType,
@@ -252,7 +252,7 @@ class MockC7xRuntime:
         """The report of the last successful invoke."""
         return self._last
 
-    def alloc_shared(self, size: int, alignment: int = _DEFAULT_ALIGNMENT) -> np.ndarray:
+    def alloc_shared(self, size: int, alignment: int = DEFAULT_ALIGNMENT) -> np.ndarray:
         """``TIDLRT_allocSharedMem(alignment, size)``: a new zero-filled 1-D uint8 array of
         ``size`` bytes whose address is a multiple of ``alignment``. Views into it count
         as shared. ``.view(dtype)`` gives a typed buffer."""
@@ -386,7 +386,7 @@ class MockC7xRuntime:
     def _plan_rt(self, slot: _Slot, rt: RtTensor) -> _Plan_t:
         t = slot.tensor
         check_rt(t, rt)
-        reasons = _mismatches(t, rt)
+        reasons = mismatches(t, rt)
         shared = self.is_shared(rt.data)
         mem = rt.mem_type if rt.mem_type is not None else (MemType.SHARED if shared else MemType.USER)
         if mem == MemType.SHARED and not shared:

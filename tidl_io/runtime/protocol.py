@@ -37,7 +37,7 @@ __all__ = [
     "alloc_shared_buffers",
 ]
 
-_DEFAULT_ALIGNMENT = 128
+DEFAULT_ALIGNMENT = 128
 
 
 class MemType(IntEnum):
@@ -262,7 +262,7 @@ class Runtime(Protocol):
     @property
     def last_report(self) -> InvokeReport | None: ...
 
-    def alloc_shared(self, size: int, alignment: int = _DEFAULT_ALIGNMENT) -> np.ndarray:
+    def alloc_shared(self, size: int, alignment: int = DEFAULT_ALIGNMENT) -> np.ndarray:
         """``TIDLRT_allocSharedMem``: ``size`` bytes (a 1-D uint8 array)."""
         ...
 
@@ -293,7 +293,7 @@ def alloc_shared_buffers(runtime: Runtime) -> tuple[dict[str, np.ndarray], dict[
     :func:`tidl_io.data.buffers.as_buffer`), by name. NEW memory, zeroed here once (TIDL-RT's
     shared heap is dirty, and input pads must be zero)."""
     def one(t: Tensor) -> np.ndarray:
-        buf = as_buffer(t, runtime.alloc_shared(t.alloc_size * t.itemsize, _DEFAULT_ALIGNMENT))
+        buf = as_buffer(t, runtime.alloc_shared(t.alloc_size * t.itemsize, DEFAULT_ALIGNMENT))
         buf.view(np.uint8)[...] = 0
         return buf
 

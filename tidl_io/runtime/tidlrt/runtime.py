@@ -43,16 +43,16 @@ from ...iodesc.descriptor import Descriptor, Tensor, TensorLayout, build
 from ...iodesc.validate import geometry_problems
 from .._datamove import (
     PlanMemo,
-    _mismatches,
     aligned_block,
     byte_bounds,
     check_convertible,
     check_memcpy,
     check_rt,
     match_buffers,
+    mismatches,
 )
 from ..protocol import (
-    _DEFAULT_ALIGNMENT,
+    DEFAULT_ALIGNMENT,
     Buffer,
     InvokeReport,
     MemType,
@@ -227,7 +227,7 @@ class TidlRtRuntime:
         """The TIDL release the layout was chosen for ("08.06", ...), when known."""
         return self.selection.release
 
-    def alloc_shared(self, size: int, alignment: int = _DEFAULT_ALIGNMENT) -> np.ndarray:
+    def alloc_shared(self, size: int, alignment: int = DEFAULT_ALIGNMENT) -> np.ndarray:
         """``TIDLRT_allocSharedMem(alignment, size)``: a 1-D uint8 array over ``size`` bytes
         of TIDL-RT's shared heap, freed (``TIDLRT_freeSharedMem``) exactly once when the
         last array over it is gone. NOT zeroed (that heap is dirty, like malloc):
@@ -374,7 +374,7 @@ class TidlRtRuntime:
         if s.kind == "output" and not rt.data.flags.writeable:
             raise BufferMismatchError(f"{s.label}: the output buffer is read-only; TIDL-RT writes the output there "
                                       f"(pass a writable array, e.g. from alloc_output or alloc_shared)")
-        reasons = _mismatches(t, rt)
+        reasons = mismatches(t, rt)
         if reasons:
             if not rt.is_dense:
                 raise BufferMismatchError(
