@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from ..base.check import open_regular, read_limited
-from ..base.errors import FormatError, OptionError
+from ..base.errors import FormatError
 
 __all__ = ["Measured", "compare_document", "measured_rows", "read_compare"]
 
-_MODELS = (".onnx", ".tflite")
 _MAX_JSON = 1 << 28  # a compare report of a very large net is a few MB
 
 
@@ -132,22 +131,6 @@ def measured_rows(report: Any, source: str = "compare report") -> list[Measured]
     return out
 
 
-def _golden_tensors(golden: Any, inputs: Sequence[str], params: Any) -> tuple[Mapping[str, Any], str]:
-    """(tensor name -> array, description) of a golden .npz, a model run on ``inputs``, or arrays."""
-    if isinstance(golden, Mapping):
-        return golden, "golden arrays"
-    from ..trace.golden import load_model_inputs, run_golden  # start-up
-    from ..trace.npz import NpzArrays  # start-up
-
-    g = Path(golden)
-    if g.suffix.lower() in _MODELS:
-        if not inputs:
-            raise OptionError(f"golden {g.name}: a model needs inputs (--input X)")
-        run = run_golden(g, load_model_inputs(g, inputs, params=params))
-        return run.tensors, f"golden run of {g.name} ({run.layout}, in memory)"
-    return NpzArrays(g), g.name
-
-
 def compare_document(traces: str | os.PathLike[str], net: Any, *, golden: Any, inputs: Sequence[str] = (),
                      params: Any = None, golden_layout: str | None = None,
                      subgraph: int | None = None) -> dict[str, Any]:
@@ -161,7 +144,9 @@ def compare_document(traces: str | os.PathLike[str], net: Any, *, golden: Any, i
     from ..trace.report import report_to_dict  # start-up
 
     tested = load_traces(traces, net, subgraph=subgraph)
-    tensors, describe = _golden_tensors(golden, inputs, params)
+    from ..trace.api import golden_tensors  # start-up
+
+    tensors, describe = golden_tensors(golden, inputs, params)
     report = compare_traces(tested, golden_lookup(tensors, describe, golden_layout),
                             test=f"traces in {traces} (net {Path(net.source).name})", histograms=False)
     return report_to_dict(report)

@@ -1,5 +1,6 @@
 """The exit codes of every command, as ``diff``'s (0 all good, 1 a finding, 2 could not do the
-job), and the one way a command turns a failure into its one line on stderr."""
+job), the one way a command turns a failure into its one line on stderr, and the argument
+types the command families share."""
 
 from __future__ import annotations
 
@@ -27,3 +28,14 @@ def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: T
         message = f"{where}{exc.strerror or exc}"
     print(f"tidl-io {command}: error: {escape(message)}", file=err)
     return EXIT_USAGE
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number >= 1 (argparse names the option and exits 2 otherwise)."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
+    return value

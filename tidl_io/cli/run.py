@@ -8,7 +8,7 @@ from typing import TextIO
 
 from ..base.text import escape, escape_lines
 from ..iodesc.format import dumps_json
-from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE, count
 
 
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -55,17 +55,6 @@ def _cmd_info(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _count(text: str) -> int:
-    """An argparse type: a whole number >= 1 (argparse names the option and exits 2 otherwise)."""
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
-    return value
-
-
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """``demo``, ``run`` and ``info``."""
     d = sub.add_parser("demo", help="run the bundled example end to end on the mock C7x runtime",
@@ -83,7 +72,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="auto (default): TIDL-RT when its library loads and can run here (its first create is "
                         "tried in a child process), else the mock")
     r.add_argument("--input", action="append", metavar="NAME=FILE.npy", help="an input array (repeatable)")
-    r.add_argument("--repeat", type=_count, default=10, metavar="N", help="timed runs after one warm-up (default 10)")
+    r.add_argument("--repeat", type=count, default=10, metavar="N", help="timed runs after one warm-up (default 10)")
     r.add_argument("--json", action="store_true", help="machine-readable timings (seconds) and summary")
     r.add_argument("--trace", action="store_true", help="TIDL-RT with trace_log_level 2 and trace_write_level 1")
     r.set_defaults(run=_cmd_run)

@@ -47,7 +47,8 @@ from .report import CompareReport, Status
 if TYPE_CHECKING:
     from ..net import Network
 
-__all__ = ["ModelRunReference", "Subgraph", "compare_calibration", "compare_traces", "pick_subgraph", "subgraphs"]
+__all__ = ["ModelRunReference", "Subgraph", "compare_calibration", "compare_traces", "golden_tensors", "pick_subgraph",
+           "subgraphs"]
 
 MODELS = (".onnx", ".tflite")
 PathLike = str | os.PathLike[str]
@@ -188,7 +189,7 @@ def _net_of(arts_path: PathLike, subgraph: int | str | None, traces: Path) -> tu
 
 # ---- golden sources ----------------------------------------------------------------------
 
-def _golden_tensors(golden: PathLike | Mapping[str, np.ndarray], inputs: Sequence[str], params: PathLike | None,
+def golden_tensors(golden: PathLike | Mapping[str, np.ndarray], inputs: Sequence[str], params: PathLike | None,
                     ) -> tuple[Mapping[str, np.ndarray], str]:
     """(name -> array, description) of a golden .npz, a model run on ``inputs``, or arrays."""
     if isinstance(golden, Mapping):
@@ -280,7 +281,7 @@ def compare_traces(traces: PathLike, *, artifacts: PathLike, golden: PathLike | 
         reference = TracesReference(load_traces(ref, net, subgraph=pick, core=core), f"traces in {ref}")
     else:
         assert golden is not None
-        tensors, describe = _golden_tensors(golden, inputs, params)
+        tensors, describe = golden_tensors(golden, inputs, params)
         reference = GoldenReference(tensors, describe, golden_layout)
     report = _compare_traces(tested, reference, min_snr_db=min_snr_db, histograms=histograms,
                              test=f"traces in {traces} (net {Path(net.source).name})")
@@ -349,6 +350,6 @@ def compare_calibration(artifacts: PathLike, *, golden: PathLike | Mapping[str, 
     if not isinstance(golden, Mapping) and Path(golden).suffix.lower() in MODELS:
         reference = ModelRunReference(golden, calib, golden_layout)
     else:
-        tensors, describe = _golden_tensors(golden, (), None)
+        tensors, describe = golden_tensors(golden, (), None)
         reference = GoldenReference(tensors, describe, golden_layout, frames=len(calib.outputs))
     return _compare_calibration(calib, reference, min_snr_db=min_snr_db, net=net, histograms=histograms)
