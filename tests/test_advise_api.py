@@ -208,3 +208,17 @@ def test_rows_numbered_by_output_are_matched_by_data_id(tmp_path: Path) -> None:
     doc["layers"] = [dict(doc["layers"][5], index=0)]  # conv5 (dataId 5) as output 0
     advice = tidl_io.advise(art, compare=doc)
     assert [c.index for c in advice.candidates] == [5] and advice.names == ["conv5"]
+
+
+def test_a_step_that_adds_no_noise_is_said_not_divided_by() -> None:
+    """A layer whose own 8-bit step is negligible against its error (share 0.0: mean |error| 1e300)
+    while it adds noise: the advice says so; it divided by zero before (fuzz seed 20261122, index 1953)."""
+    from conftest import EXAMPLES
+
+    net = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
+    doc = {"schema_version": 1, "layers": [
+        {"index": la.index, "data_id": la.data_id, "name": la.name, "type": la.type, "status": "compared",
+         "snr_db": 10.0 if la.index == 2 else 40.0, "identical": False, "mean_abs": 1e300}
+        for la in net.layers if la.data_id is not None]}
+    advice = tidl_io.advise(EXAMPLES, compare=doc, perf=False)
+    assert "adds noise where its own 8-bit step adds none" in json.dumps(advice.to_dict(), allow_nan=False)

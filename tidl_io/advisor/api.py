@@ -261,8 +261,10 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
         extra = None if time is None else time * (f - 1.0)
         own = []
         if share is not None and added > _FLAG_ADDED * share * n:
-            own.append(f"adds {added / (share * n):.0f}x the noise of its own 8-bit step: 16 bits removes it only "
-                       "if it is quantization noise (weights, step); check its range and saturation (tidl-io quant)")
+            what = (f"adds {added / (share * n):.0f}x the noise of its own 8-bit step" if share * n > 0
+                    else "adds noise where its own 8-bit step adds none")
+            own.append(f"{what}: 16 bits removes it only if it is quantization noise (weights, step); check its "
+                       "range and saturation (tidl-io quant)")
         if r.saturated:
             own.append(f"{100 * r.saturated:.2f}% of its codes saturate: 16 bits keeps the range, not the clipping")
         if lay.type not in _PRECISION_TYPES:
