@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..iodesc.tensor import Tensor
 
 __all__ = [
+    "ALLOWED_FILE",
     "IO_FILE_PATTERNS",
     "Artifacts",
     "ModelParams",
@@ -44,9 +45,11 @@ __all__ = [
     "load_param_yaml",
     "locate_io_files",
     "order_io_files",
+    "param_file_of",
     "parse_allowed_nodes",
     "parse_onnxrt_metadata",
     "parse_param_yaml",
+    "sort_io_files",
 ]
 
 _EXPECTED_FILE = "a TIDL I/O descriptor file (*_tidl_io_1.bin)"
@@ -122,6 +125,13 @@ def artifact_subfolders(folder: Path) -> list[Path]:
 
 METADATA_FILE = "onnxrtMetaData.txt"
 PARAMS_FILE = "param.yaml"
+ALLOWED_FILE = "allowedNode.txt"
+
+
+def param_file_of(folder: Path) -> Path | None:
+    """The edgeai ``param.yaml`` of the artifacts in ``folder``: beside them, else in the parent
+    folder (edgeai's model folder holds ``param.yaml`` and ``artifacts/``); None when neither."""
+    return next((c for c in (folder / PARAMS_FILE, folder.parent / PARAMS_FILE) if c.is_file()), None)
 
 
 # ---- onnxrtMetaData.txt ----------------------------------------------------------------
@@ -392,14 +402,20 @@ def order_io_files(folder: Path, ios: Sequence[Path], strict: bool = False) -> l
     unreadable metadata file raises its error with ``strict``, else is ignored here (doctor
     and inspect report it where they check it)."""
     meta = folder / METADATA_FILE
-    order: dict[str, int] = {}
+    info = None
     if meta.is_file():
         try:
             info = parse_onnxrt_metadata(_read_text(meta), str(meta))
-            order = {s.name: s.index for s in info.subgraphs}
         except (FormatError, PathError):
             if strict:
                 raise
+    return sort_io_files(ios, info)
+
+
+def sort_io_files(ios: Sequence[Path], meta: OnnxrtMetadata | None) -> list[Path]:
+    """``ios`` in TIDL's order: as ``meta`` (onnxrtMetaData.txt) lists their subgraphs, then those it
+    does not list (all, when ``meta`` is None) by name in natural order."""
+    order = {s.name: s.index for s in meta.subgraphs} if meta is not None else {}
     return sorted(ios, key=lambda f: (order.get(subgraph_name(f), len(order)), natural_key(f.name)))
 
 
@@ -412,7 +428,7 @@ def find_artifacts(path: str | os.PathLike[str]) -> Artifacts:
     folder, ios = locate_io_files(path, "find_artifacts")
     meta = folder / METADATA_FILE
     meta_file = meta if meta.is_file() else None
-    param_file = next((c for c in (folder / PARAMS_FILE, folder.parent / PARAMS_FILE) if c.is_file()), None)
+    param_file = param_file_of(folder)
     ios = order_io_files(folder, ios, strict=True)
     return Artifacts(tuple(ios), tuple(net_file_of(f) for f in ios), tuple(subgraph_name(f) for f in ios),
                      meta_file, param_file)

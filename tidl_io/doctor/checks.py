@@ -26,30 +26,23 @@ import os
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..artifacts.folder import OnnxrtMetadata, locate_io_files
-from ..base.check import check_flag, check_path, list_folder, open_regular, path_kind, wrong_kind
-from ..base.errors import (
-    LibraryNotFoundError,
-    OptionError,
-    PathError,
-    TensorNotFoundError,
-    TidlIoError,
-    TidlRtError,
-)
+from ..artifacts.reader import GivenNet, SubgraphFiles, read_artifacts_folder
+from ..base.check import check_flag, wrong_kind
+from ..base.errors import LibraryNotFoundError, OptionError, TensorNotFoundError, TidlRtError
 from ..base.findings import ERROR, NOTE, DoctorFinding, dims_text, reason
 from ..base.releases import release_table, releases_label, releases_text
 from ..base.text import short, short_repr
-from ..iodesc.descriptor import Descriptor, ElementType, Tensor, load
+from ..iodesc.descriptor import Descriptor, ElementType, Tensor
 from ..iodesc.schema import Layout, layouts
-from ..net import IoLink, Layer, Network, load_net
+from ..net import IoLink, Layer, Network
+from ..precision.names import judge_16bit_names
 from .report import Diagnosis, SubgraphReport
-from .sidecars import check_sidecars, read_metadata
+from .sidecars import check_sidecars
 
 __all__ = ["Diagnosis", "DoctorFinding", "SubgraphReport", "diagnose", "parse_explain"]
 
@@ -90,23 +83,6 @@ def parse_explain(text: str) -> tuple[str, int]:
 
 # ---- the diagnosis ---------------------------------------------------------------------
 
-@dataclass
-class _Sub:
-    """One subgraph while it is being checked."""
-
-    name: str
-    io: Path
-    net_path: Path | None
-    desc: Descriptor | None = None
-    net: Network | None = None
-    report: SubgraphReport | None = None
-    findings: list[DoctorFinding] = field(default_factory=list)
-    io_missing: bool = False  # only the net is there: the io checks are skipped
-
-
-_EXPECTED = "an artifacts folder, a model folder holding artifacts/, or an io descriptor"
-
-
 def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | None = None,
              explain: Sequence[str | tuple[str, int]] = (), check_library: bool = True) -> Diagnosis:
     """Check the artifacts at ``path`` (see the module docstring) and return the
@@ -119,144 +95,55 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     the missing io file is an error named as TI names it, and ``explain`` still answers.
     Never raises for what it finds: a missing or unusable ``path`` is an error finding too;
     only arguments of the wrong kind and an ``explain`` without a usable number raise
-    (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`)."""
-    from ..artifacts.folder import (  # start-up
-        artifact_subfolders,
-        natural_key,
-        net_candidate,
-        net_file_of,
-        subgraph_name,
-    )
+    (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`).
 
-    path = check_path(path, "diagnose", "path")
+    The folder is read once (:func:`tidl_io.artifacts.reader.read_artifacts_folder`); the checks
+    below only judge what it read."""
+    art = read_artifacts_folder(path, "diagnose")
     keys = _explain_keys(explain)
     check_library = check_flag(check_library, "diagnose", "check_library")
-    try:
-        kind = path_kind(path, _EXPECTED)
-    except PathError as exc:
-        return _failed(path, str(path), reason(exc, str(path)))
-    if kind == "file":
-        given_net = _net_given(Path(path))
-        if given_net is not None:
-            text, net_only = given_net
-            if net_only:  # its io file is not there: the net alone (never "see the folder", which has none)
-                return _finish(path, Path(path).parent, [_net_only_sub(Path(path))], None, [], keys, library,
-                               check_library)
-            return _failed(path, str(Path(path).parent), text)
-    try:
-        folder, ios = locate_io_files(path, "doctor")
-    except (TidlIoError, OSError) as exc:
-        nets = _nets_in(Path(path)) if kind == "folder" else []
-        if nets:
-            return _finish(path, Path(path), [_net_only_sub(n) for n in nets], None, [], keys, library, check_library)
-        below = artifact_subfolders(Path(path)) if kind == "folder" else []
-        found = tuple(DoctorFinding(ERROR, "files", str(path), f"no io descriptor here, but {sub} holds artifacts: "
-                                    f"tidl-io doctor {shlex.quote(str(sub))}") for sub in below)
-        return Diagnosis(str(path), str(path), (), (), "not checked",
-                         found or (DoctorFinding(ERROR, "files", str(path), reason(exc, str(path))),))
-
-    meta, findings = read_metadata(folder)
-    order = {s.name: s.index for s in meta.subgraphs} if meta else {}
-    ios = sorted(ios, key=lambda f: (order.get(subgraph_name(f), len(order)), natural_key(f.name)))
-    subs = []
-    for io in ios:
-        sub = _Sub(subgraph_name(io), io, None)
-        try:
-            sub.net_path = net_file_of(io)
-        except (TidlIoError, OSError) as exc:  # a folder or FIFO under the net's name: said once, there
-            bad = str(net_candidate(io))
-            sub.findings.append(DoctorFinding(ERROR, "files", bad, reason(exc, bad), subgraph=sub.name))
-        subs.append(_check_subgraph(sub))
-    return _finish(path, folder, subs, meta, findings, keys, library, check_library)
-
-
-def _finish(path: str, folder: Path, subs: list[_Sub], meta: OnnxrtMetadata | None, findings: list[DoctorFinding],
-            keys: list[tuple[str, int]], library: str | os.PathLike[str] | None, check_library: bool) -> Diagnosis:
-    """The checks across subgraphs, the sidecars, the library and ``explain``, once each
-    subgraph's own are done."""
+    if art.given_net is not None:
+        return _failed(art.given, str(art.folder), _given_net_text(art.given_net, art.folder))
+    if art.problem is not None:
+        found = tuple(DoctorFinding(ERROR, "files", art.given, f"no io descriptor here, but {sub} holds artifacts: "
+                                    f"tidl-io doctor {shlex.quote(str(sub))}") for sub in art.subfolders)
+        return Diagnosis(art.given, art.given, (), (), "not checked",
+                         found or (DoctorFinding(ERROR, "files", art.problem.source, art.problem.message),))
+    subs = list(art.subgraphs)
+    findings = [] if art.metadata_problem is None else [
+        DoctorFinding(ERROR, "metadata", art.metadata_problem.source, art.metadata_problem.message)]
+    reports = []
     for s in subs:
-        findings += s.findings
+        report, found_here = _check_subgraph(s)
+        reports.append(report)
+        findings += found_here
     findings += _check_releases_agree(subs)
-    if not all(s.io_missing for s in subs):
-        findings += check_sidecars(Path(path), folder, subs, meta, _releases_of(subs))
-    from ..precision.names import (
-        check_16bit_names,  # the 16-bit name lists (tidl_io.precision owns the check)
-    )  # start-up
-
-    findings += check_16bit_names(Path(path), folder)
+    releases = _releases_of(subs)
+    if not art.net_only:
+        findings += check_sidecars(art, releases)
+    if art.name_lists is not None:
+        findings += judge_16bit_names(art.name_lists)  # the 16-bit name lists (tidl_io.precision owns the check)
     lib_text: str | None = "not checked"
     if check_library:
         lib_text, lib_findings = _check_library(subs, library)
         findings += lib_findings
     for kind, number in keys:
         findings += _explain(kind, number, subs)
-    return Diagnosis(str(path), str(folder), tuple(s.report for s in subs if s.report is not None),
-                     _releases_of(subs), lib_text, tuple(findings))
+    return Diagnosis(art.given, str(art.folder), tuple(reports), releases, lib_text, tuple(findings))
 
 
 def _failed(path: str, folder: str, message: str) -> Diagnosis:
-    return Diagnosis(str(path), folder, (), (), "not checked", (DoctorFinding(ERROR, "files", str(path), message),))
+    return Diagnosis(path, folder, (), (), "not checked", (DoctorFinding(ERROR, "files", path, message),))
 
 
-def _nets_in(folder: Path) -> list[Path]:
-    """The net files directly in ``folder`` (or its ``artifacts/``), for a folder without io files."""
-    from ..net.parse import looks_like_net  # start-up
-
-    for where in (folder, folder / "artifacts"):
-        try:
-            if path_kind(where, "a folder") != "folder":
-                continue
-            names = list_folder(where, "a folder of artifacts")
-        except PathError:
-            continue
-        found = [where / n for n in names if n.endswith(".bin") and looks_like_net(where / n)]
-        if found:
-            return found
-    return []
-
-
-def _net_only_sub(net: Path) -> _Sub:
-    """A subgraph of which only the net is there: the io file TI would have written beside it
-    is named as missing, and the net is checked alone."""
-    from ..net.parse import io_file_of  # start-up
-
-    io = io_file_of(net)
-    name = io.name.removesuffix("_tidl_io_1.bin") if io.name.endswith("_tidl_io_1.bin") else io.stem
-    if io.name.startswith("tidl_io_") and io.name.endswith("_1.bin"):
-        name = io.name[len("tidl_io_"): -len("_1.bin")]
-    sub = _check_subgraph(_Sub(name, io, net, io_missing=True))
-    if sub.net is not None:  # a net that cannot be read is the first problem: said alone
-        sub.findings.insert(0, DoctorFinding(ERROR, "files", str(net), f"no {io.name} beside it: TIDL-RT needs the "
-                                             f"io descriptor of subgraph {name!r} (TI's tools write it as "
-                                             f"{io.name}); checked from the net alone", subgraph=name))
-    return sub
-
-
-def _net_given(path: Path) -> tuple[str, bool] | None:
-    """When PATH is a network file rather than a folder (or an io file): what to say, and
-    whether its io file is missing (then the net is checked alone); else None."""
-    from ..net.parse import io_file_of, is_version_word, looks_like_net  # start-up
-
-    if not looks_like_net(path):
-        return None
-    try:
-        io_missing = path_kind(io_file_of(path), "an io descriptor") is None
-    except PathError:
-        io_missing = True
-    if io_missing:
-        return "", True
-    try:
-        with open_regular(str(path), "a network file") as fh:
-            head = fh.read(4)
-    except OSError:
-        head = b""
-    word = int.from_bytes(head, "little") if len(head) == 4 else None
-    rels = release_table().of_net_version(word) if word is not None else ()
-    what = (f"a network file (netVersion {word:#010x}, TIDL {releases_text(rels)})" if rels else
+def _given_net_text(net: GivenNet, folder: Path) -> str:
+    """What to say when PATH is a network file rather than a folder (or an io file)."""
+    word = net.word
+    what = (f"a network file (netVersion {word:#010x}, TIDL {releases_text(net.releases)})" if net.releases else
             f"a network file of a release tidl-io does not know (netVersion {word:#010x})"
-            if word is not None and is_version_word(word) else "named like a network file (*_tidl_net.bin)")
+            if word is not None and net.version_shaped else "named like a network file (*_tidl_net.bin)")
     return (f"{what}, not an artifacts folder: doctor checks the folder holding each io descriptor and its net "
-            f"(tidl-io doctor {shlex.quote(str(path.parent))})"), False
+            f"(tidl-io doctor {shlex.quote(str(folder))})")
 
 
 def _explain_keys(explain: Any) -> list[tuple[str, int]]:
@@ -282,54 +169,49 @@ def _explain_keys(explain: Any) -> list[tuple[str, int]]:
 
 # ---- one subgraph: io file, net file, release, io <-> net --------------------------------
 
-def _check_subgraph(s: _Sub) -> _Sub:
-    from ..artifacts.folder import net_candidate  # start-up
-
+def _check_subgraph(s: SubgraphFiles) -> tuple[SubgraphReport, list[DoctorFinding]]:
+    """What one subgraph's files say (its report), and what is wrong with them."""
     io = str(s.io)
-    net_said = bool(s.findings)  # what is under the net's name was found unusable already
-    if not s.io_missing:
-        try:
-            s.desc = load(s.io)
-        except (TidlIoError, OSError) as exc:
-            s.findings.append(DoctorFinding(ERROR, "files", io, reason(exc, io), subgraph=s.name))
+    out = [DoctorFinding(ERROR, "files", p.source, p.message, subgraph=s.name)
+           for p in (s.net_unusable, s.io_problem) if p is not None]
     if s.net_path is None and s.name == s.io.name:  # neither of TI's names: no net name to look for
-        s.findings.append(DoctorFinding(ERROR, "files", io, "named neither NAME_tidl_io_1.bin nor tidl_io_NAME_1.bin, "
-                                  "so its network file (NAME_tidl_net.bin / tidl_net_NAME.bin) cannot be found: "
-                                  "keep the names TI's tools gave the pair", subgraph=s.name))
+        out.append(DoctorFinding(ERROR, "files", io, "named neither NAME_tidl_io_1.bin nor tidl_io_NAME_1.bin, "
+                                 "so its network file (NAME_tidl_net.bin / tidl_net_NAME.bin) cannot be found: "
+                                 "keep the names TI's tools gave the pair", subgraph=s.name))
     elif s.net_path is None:
-        if not net_said:
-            s.findings.append(DoctorFinding(ERROR, "files", io, f"no {net_candidate(s.io).name} beside it: TIDL-RT "
-                                      f"needs the network file of subgraph {s.name!r}", subgraph=s.name))
-    else:
-        net = str(s.net_path)
-        try:
-            s.net = load_net(s.net_path)
-        except (TidlIoError, OSError) as exc:
-            s.findings.append(DoctorFinding(ERROR, "files", net, reason(exc, net), subgraph=s.name))
+        if s.net_unusable is None:  # what is under the net's name was found unusable already
+            out.append(DoctorFinding(ERROR, "files", io, f"no {s.net_expected.name} beside it: TIDL-RT "
+                                     f"needs the network file of subgraph {s.name!r}", subgraph=s.name))
+    elif s.net_problem is not None:
+        out.append(DoctorFinding(ERROR, "files", s.net_problem.source, s.net_problem.message, subgraph=s.name))
     d, n = s.desc, s.net
-    s.report = SubgraphReport(
+    report = SubgraphReport(
         s.name, io, None if s.net_path is None else str(s.net_path),
         io_layout=None if d is None else d.layout.key, io_title=None if d is None else d.layout.title,
         io_size=None if d is None else d.nbytes, net_version=None if n is None else int(n.net_version),
         net_release=None if n is None else str(n.release), num_layers=None if n is None else len(n.layers),
         num_inputs=None if d is None else d.num_inputs, num_outputs=None if d is None else d.num_outputs,
         io_missing=s.io_missing)
+    if s.io_missing and n is not None:  # a net that cannot be read is the first problem: said alone
+        out.insert(0, DoctorFinding(ERROR, "files", str(s.net_path), f"no {s.io.name} beside it: TIDL-RT needs the "
+                                    f"io descriptor of subgraph {s.name!r} (TI's tools write it as "
+                                    f"{s.io.name}); checked from the net alone", subgraph=s.name))
     if d is not None and n is not None:
         problem = _release_problem(d, n, s)
         if problem is not None:
-            s.findings.append(problem)  # io <-> net is meaningless across releases
+            out.append(problem)  # io <-> net is meaningless across releases
         else:
-            s.findings += _check_io_net(d, n, s)
+            out += _check_io_net(d, n, s)
     if n is not None:
-        s.findings += _check_layer_info(n, s)
-    return s
+        out += _check_layer_info(n, s)
+    return report, out
 
 
 def _layouts_of(release: str) -> list[Layout]:
     return [lay for lay in layouts() if release in lay.releases]
 
 
-def _release_problem(d: Descriptor, net: Any, s: _Sub) -> DoctorFinding | None:
+def _release_problem(d: Descriptor, net: Any, s: SubgraphFiles) -> DoctorFinding | None:
     """An error when the io descriptor's layout is not one the net's release writes."""
     rels = net.releases
     if not rels or set(rels) & set(d.layout.releases):
@@ -345,7 +227,7 @@ def _release_problem(d: Descriptor, net: Any, s: _Sub) -> DoctorFinding | None:
                    ("file size",), s.name)
 
 
-def _check_releases_agree(subs: list[_Sub]) -> list[DoctorFinding]:
+def _check_releases_agree(subs: list[SubgraphFiles]) -> list[DoctorFinding]:
     """Every subgraph of one release: the nets' netVersions equal, and the io layouts of
     subgraphs without a readable net sharing a release with the rest."""
     seen = [(s, net) for s, net in _nets(subs)]
@@ -368,11 +250,11 @@ def _check_releases_agree(subs: list[_Sub]) -> list[DoctorFinding]:
     return out
 
 
-def _nets(subs: list[_Sub]) -> list[tuple[_Sub, Network]]:
+def _nets(subs: list[SubgraphFiles]) -> list[tuple[SubgraphFiles, Network]]:
     return [(s, s.net) for s in subs if s.net is not None]
 
 
-def _releases_of(subs: list[_Sub]) -> tuple[str, ...]:
+def _releases_of(subs: list[SubgraphFiles]) -> tuple[str, ...]:
     """The releases the artifacts need: the nets' (else the io layouts')."""
     nets = [set(net.releases) for _, net in _nets(subs)]
     if nets:
@@ -433,7 +315,7 @@ def _tensor_problems(t: Tensor, link: IoLink) -> list[tuple[str, str, str]]:
     return problems
 
 
-def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[DoctorFinding]:
+def _check_io_net(d: Descriptor, net: Network, s: SubgraphFiles) -> list[DoctorFinding]:
     io, netname = str(s.io), Path(str(net.source)).name
     lines: list[tuple[str, tuple[str, ...], str]] = []
     links = net.link_io(d)
@@ -464,16 +346,13 @@ def _check_io_net(d: Descriptor, net: Network, s: _Sub) -> list[DoctorFinding]:
     return [DoctorFinding(ERROR, "io-net", io, msg, where, s.name) for _, where, msg in lines]
 
 
-def _check_layer_info(net: Network, s: _Sub) -> list[DoctorFinding]:
+def _check_layer_info(net: Network, s: SubgraphFiles) -> list[DoctorFinding]:
     """The net's layer_info.txt when it was not used (:attr:`Network.layer_info_error`: a
     hostile line, another line count, other dataIds or data-layer names: the file of another
     model). Read once, by :func:`~tidl_io.load_net`."""
-    from ..net.parse import find_layer_info  # start-up
-
     if net.layer_info_error is None:
         return []
-    where = find_layer_info(str(net.source))
-    source = str(where) if where is not None else str(net.source)
+    source = str(s.layer_info) if s.layer_info is not None else str(net.source)
     message = net.layer_info_error
     if message.startswith(source):
         message = message[len(source):].lstrip(",: ")
@@ -482,7 +361,7 @@ def _check_layer_info(net: Network, s: _Sub) -> list[DoctorFinding]:
 
 # ---- TIDL-RT: which release would load this -------------------------------------------------
 
-def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
+def _check_library(subs: list[SubgraphFiles], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
     from ..runtime.tidlrt import families, load_library, probe, releases  # start-up
 
     try:
@@ -534,7 +413,7 @@ def _check_library(subs: list[_Sub], library: str | os.PathLike[str] | None) -> 
 
 # ---- explain ------------------------------------------------------------------------------
 
-def _explain(kind: str, number: int, subs: list[_Sub]) -> list[DoctorFinding]:
+def _explain(kind: str, number: int, subs: list[SubgraphFiles]) -> list[DoctorFinding]:
     asked = f"{'Tensor' if kind == 'dataId' else 'Layer'} {number}"
     out = []
     for s, net in _nets(subs):

@@ -15,97 +15,59 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from ..artifacts.folder import (
-    METADATA_FILE,
-    PARAMS_FILE,
-    OnnxrtMetadata,
-    load_param_yaml,
-    parse_allowed_nodes,
-    parse_onnxrt_metadata,
-)
-from ..base.errors import TidlIoError
-from ..base.findings import ERROR, NOTE, DoctorFinding, dims_text, read_text, reason
+from ..artifacts.folder import ALLOWED_FILE, METADATA_FILE, PARAMS_FILE, ModelParams, OnnxrtMetadata
+from ..artifacts.reader import ArtifactsFolder, SubgraphFiles
+from ..base.findings import ERROR, NOTE, DoctorFinding, dims_text
 from ..base.releases import find_release, releases_label
-from ..iodesc.descriptor import Descriptor, Tensor
+from ..iodesc.descriptor import Tensor
 
-__all__ = ["check_sidecars", "read_metadata"]
-
-_ALLOWED = "allowedNode.txt"
+__all__ = ["check_sidecars"]
 
 
-class _Subgraph(Protocol):
-    name: str
-    io: Path
-    desc: Descriptor | None
-
-
-def read_metadata(folder: Path) -> tuple[OnnxrtMetadata | None, list[DoctorFinding]]:
-    """``folder/onnxrtMetaData.txt`` parsed (None when absent or unreadable, with the error)."""
-    path = folder / METADATA_FILE
-    if not path.is_file():
-        return None, []
-    try:
-        return parse_onnxrt_metadata(read_text(path), str(path)), []
-    except (TidlIoError, OSError) as exc:
-        return None, [DoctorFinding(ERROR, "metadata", str(path), reason(exc, str(path)))]
-
-
-def check_sidecars(given: Path, folder: Path, subs: Sequence[_Subgraph], meta: OnnxrtMetadata | None,
-                   releases: tuple[str, ...]) -> list[DoctorFinding]:
-    """Every disagreement of the sidecar files in ``folder`` (and ``param.yaml`` beside it or
-    in its parent) with the io descriptors of ``subs``; ``given`` is the path the user
-    named (a model folder, when the io files are in its ``artifacts/``); ``releases`` the
+def check_sidecars(art: ArtifactsFolder, releases: tuple[str, ...]) -> list[DoctorFinding]:
+    """Every disagreement of the sidecar files of ``art`` (in its folder, and ``param.yaml``
+    beside it or in its parent) with the io descriptors of its subgraphs; ``releases`` the
     releases the net files need."""
     out = []
-    present = _subgraphs_present(folder, subs)
-    metafile = folder / METADATA_FILE
+    subs, meta, folder = art.subgraphs, art.metadata, art.folder
     if meta is not None:
-        out += _check_metadata(meta, str(metafile), subs, present)
-    allowed, groups = folder / _ALLOWED, None
-    if allowed.is_file():
-        found, groups = _check_allowed(allowed, len(present), meta)
-        out += found
+        out += _check_metadata(meta, str(art.metadata_file), subs, art.listed)
+    groups = None
+    if art.allowed_problem is not None:
+        out.append(DoctorFinding(ERROR, "allowed-nodes", art.allowed_problem.source, art.allowed_problem.message))
+    elif art.allowed is not None:
+        groups = art.allowed
+        out += _check_allowed(str(art.allowed_file), groups, len(art.listed), meta)
     nodes = meta.num_graph_nodes if meta is not None else None
     # the io files hold the whole model: one subgraph that took every node of the ONNX graph
     whole = (len(subs) == 1 and nodes is not None and groups is not None and len(groups) == 1
              and sorted(groups[0]) == list(range(nodes)))
-    param_file = next((c for c in (folder / PARAMS_FILE, folder.parent / PARAMS_FILE) if c.is_file()), None)
-    params = None
-    if param_file is not None:
-        found, params = _check_params(param_file, folder, subs, releases, whole)
+    param_file = art.param_file
+    session: dict[str, Any] | None = None
+    if param_file is not None and art.param_problem is not None:
+        out.append(DoctorFinding(ERROR, "param", art.param_problem.source, art.param_problem.message))
+        session = {}
+    elif param_file is not None and art.params is not None:
+        found, session = _check_params(art.params, param_file, folder, subs, releases, whole)
         out += found
-    elif given.is_dir() and given.resolve() != folder.resolve():
-        out.append(DoctorFinding(ERROR, "param", str(given), f"no {PARAMS_FILE} in this model folder (beside "
-                           f"{folder.name}/): edgeai's runtimes read the preprocessing from it"))
-    if not allowed.is_file() and (meta is not None or param_file is not None):
-        out.append(DoctorFinding(ERROR, "allowed-nodes", str(folder), f"no {_ALLOWED}: TI's ONNX Runtime and TFLite "
-                           f"delegates read it to know which nodes each subgraph runs"))
-    session = params.get("session_name") if params else None
-    if meta is None and not metafile.exists() and session == "onnxrt":
-        out.append(DoctorFinding(ERROR, "metadata", str(folder), f"no {METADATA_FILE}, but {param_file} has session_name "
-                           f"onnxrt: TI's ONNX Runtime reads the subgraphs from it"))
+    elif art.model_folder:
+        out.append(DoctorFinding(ERROR, "param", str(Path(art.given)), f"no {PARAMS_FILE} in this model folder (beside "
+                                 f"{folder.name}/): edgeai's runtimes read the preprocessing from it"))
+    if not art.allowed_there and (meta is not None or param_file is not None):
+        out.append(DoctorFinding(ERROR, "allowed-nodes", str(folder), f"no {ALLOWED_FILE}: TI's ONNX Runtime and "
+                                 f"TFLite delegates read it to know which nodes each subgraph runs"))
+    name = session.get("session_name") if session else None
+    if meta is None and not art.metadata_there and name == "onnxrt":
+        out.append(DoctorFinding(ERROR, "metadata", str(folder), f"no {METADATA_FILE}, but {param_file} has "
+                                 f"session_name onnxrt: TI's ONNX Runtime reads the subgraphs from it"))
     return out
 
 
-def _subgraphs_present(folder: Path, subs: Sequence[_Subgraph]) -> set[str]:
-    """The subgraphs whose io file is in ``folder``: those checked, and those PATH (one io file)
-    did not name; the sidecars describe the whole folder."""
-    from ..artifacts.folder import locate_io_files, subgraph_name  # start-up
-
-    try:
-        listed = {subgraph_name(f) for f in locate_io_files(folder)[1]}
-    except (TidlIoError, OSError):
-        listed = set()
-    return listed | {s.name for s in subs}
-
-
-# ---- allowedNode.txt -------------------------------------------------------------------
-
 # ---- onnxrtMetaData.txt and allowedNode.txt ------------------------------------------------
 
-def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph], present: set[str]
+def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[SubgraphFiles], present: frozenset[str]
                     ) -> list[DoctorFinding]:
     out = []
     by_name = {s.name: s for s in subs}
@@ -132,13 +94,8 @@ def _check_metadata(meta: OnnxrtMetadata, source: str, subs: Sequence[_Subgraph]
     return out
 
 
-def _check_allowed(path: Path, num_io: int, meta: OnnxrtMetadata | None
-                   ) -> tuple[list[DoctorFinding], tuple[tuple[int, ...], ...] | None]:
-    source = str(path)
-    try:
-        groups = parse_allowed_nodes(read_text(path), source)
-    except (TidlIoError, OSError) as exc:
-        return [DoctorFinding(ERROR, "allowed-nodes", source, reason(exc, source))], None
+def _check_allowed(source: str, groups: tuple[tuple[int, ...], ...], num_io: int, meta: OnnxrtMetadata | None
+                   ) -> list[DoctorFinding]:
     out = []
     expected = len(meta.subgraphs) if meta is not None else num_io
     if len(groups) != expected:
@@ -161,21 +118,18 @@ def _check_allowed(path: Path, num_io: int, meta: OnnxrtMetadata | None
         if bad:
             out.append(DoctorFinding(ERROR, "allowed-nodes", source, f"node {bad[0]} is outside the model's "
                                f"{nodes} nodes (onnxrtMetaData.txt numGraphNodes)", (f"subgraph {k}",)))
-    return out, groups
+    return out
 
 
 # ---- param.yaml ---------------------------------------------------------------------------
 
-def _check_params(path: Path, folder: Path, subs: Sequence[_Subgraph], releases: tuple[str, ...],
-                  whole: bool) -> tuple[list[DoctorFinding], dict[str, Any]]:
-    """param.yaml against the io files. Names in input/output_details that are no io tensor
-    are errors when the io files hold the whole model (``whole``) or when they name a tensor
-    of the other kind (an output listed as an input); else the node may run outside TIDL."""
+def _check_params(p: ModelParams, path: Path, folder: Path, subs: Sequence[SubgraphFiles],
+                  releases: tuple[str, ...], whole: bool) -> tuple[list[DoctorFinding], dict[str, Any]]:
+    """param.yaml (read as ``p``) against the io files. Names in input/output_details that are
+    no io tensor are errors when the io files hold the whole model (``whole``) or when they
+    name a tensor of the other kind (an output listed as an input); else the node may run
+    outside TIDL."""
     source = str(path)
-    try:
-        p = load_param_yaml(path)  # bounded: size, depth, aliases (tidl_io.base.safe_yaml)
-    except (TidlIoError, OSError) as exc:
-        return [DoctorFinding(ERROR, "param", source, reason(exc, source))], {}
     sess = p.raw.get("session") or {}
     if not isinstance(sess, dict):
         sess = {}

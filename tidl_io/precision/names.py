@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ from ..base.errors import FormatError, TidlIoError
 from ..base.findings import ERROR, NOTE, DoctorFinding, read_text, reason
 from ..base.safe_yaml import load_yaml
 
-__all__ = ["KEYS", "check_16bit_names", "model_names", "parse_net_log", "read_layer_info", "split_names"]
+__all__ = ["KEYS", "NameLists", "check_16bit_names", "judge_16bit_names", "model_names", "parse_net_log", "read_layer_info",
+           "read_name_lists", "split_names"]
 
 KEYS = ("output_feature_16bit_names_list", "params_16bit_names_list")
 _CHECK = "16bit-names"
@@ -170,30 +172,65 @@ def _invalid_lines(art: Path) -> dict[str, int]:
     return {}
 
 
-def check_16bit_names(given: Path, folder: Path) -> list[DoctorFinding]:
-    """One ERROR finding per 16-bit list entry that names no layer of the compiled model in
-    ``folder`` (the artifacts folder; ``given`` is what the user named). Files without such a
-    list give none; lists without a netLog or layer_info to check against give one NOTE."""
+@dataclass(frozen=True)
+class NameLists:
+    """What the 16-bit check reads from a compiled model's files (:func:`read_name_lists`): the
+    lists found (file, its text, {key: entries}), the ``config.yaml`` files that could not be
+    read (file, why), the layer names TIDL accepts and the files they came from (or why they
+    could not be read), and the entries TI's run.log calls "Invalid Layer Name" (with the line)."""
+
+    folder: Path
+    found: tuple[tuple[Path, str, dict[str, list[str]]], ...] = ()
+    unread: tuple[tuple[Path, str], ...] = ()
+    names: tuple[str, ...] = ()
+    used: tuple[str, ...] = ()
+    names_unread: str | None = None
+    invalid: dict[str, int] = field(default_factory=dict)
+
+
+def read_name_lists(given: Path, folder: Path) -> NameLists:
+    """The 16-bit name lists of ``param.yaml`` / ``config.yaml`` in ``folder`` (the artifacts
+    folder), its parent and ``given`` (what the user named), and, when there is a list, the
+    model's layer names to check them against. Files that cannot be read are data here."""
     sources = [f for f in dict.fromkeys(c for d in (folder, folder.parent, given) for c in
                                          (d / "param.yaml", d / "config.yaml")) if f.is_file()]
     found: list[tuple[Path, str, dict[str, list[str]]]] = []
-    out: list[DoctorFinding] = []
+    unread: list[tuple[Path, str]] = []
     for f in sources:
         try:
             opts, text = _options(f)
         except (TidlIoError, OSError) as exc:
             if f.name == "config.yaml":  # param.yaml's own errors are the param check's
-                out.append(DoctorFinding(NOTE, _CHECK, str(f), f"not read: {reason(exc, str(f))}"))
+                unread.append((f, reason(exc, str(f))))
             continue
         if opts:
             found.append((f, text, opts))
     if not found:
-        return out
+        return NameLists(folder, (), tuple(unread))
     try:
         names, used = model_names(folder)
     except (TidlIoError, OSError) as exc:
-        out.append(DoctorFinding(NOTE, _CHECK, str(folder), f"16-bit name list(s) not checked: layer names not "
-                                                            f"read: {reason(exc, str(folder))}"))
+        return NameLists(folder, tuple(found), tuple(unread), names_unread=reason(exc, str(folder)))
+    invalid = _invalid_lines(folder) if names else {}
+    return NameLists(folder, tuple(found), tuple(unread), tuple(names), tuple(used), None, invalid)
+
+
+def check_16bit_names(given: Path, folder: Path) -> list[DoctorFinding]:
+    """One ERROR finding per 16-bit list entry that names no layer of the compiled model in
+    ``folder`` (the artifacts folder; ``given`` is what the user named). Files without such a
+    list give none; lists without a netLog or layer_info to check against give one NOTE."""
+    return judge_16bit_names(read_name_lists(given, folder))
+
+
+def judge_16bit_names(lists: NameLists) -> list[DoctorFinding]:
+    """:func:`check_16bit_names`'s findings from what :func:`read_name_lists` read."""
+    out = [DoctorFinding(NOTE, _CHECK, str(f), f"not read: {why}") for f, why in lists.unread]
+    found, names, used = lists.found, list(lists.names), lists.used
+    if not found:
+        return out
+    if lists.names_unread is not None:
+        out.append(DoctorFinding(NOTE, _CHECK, str(lists.folder), f"16-bit name list(s) not checked: layer names not "
+                                                                  f"read: {lists.names_unread}"))
         return out
     if not names:
         f = found[0][0]
@@ -201,7 +238,7 @@ def check_16bit_names(given: Path, folder: Path) -> list[DoctorFinding]:
                                                        "layer_info.txt in the artifacts (keep tempDir)"))
         return out
     known = set(names)
-    invalid = _invalid_lines(folder)
+    invalid = lists.invalid
     lines = {(f, key): _lines(text, key) for f, text, opts in found for key in opts}
     sets = {(f, key): set(entries) for f, _, opts in found for key, entries in opts.items()}
     seen: set[tuple[str, str]] = set()
