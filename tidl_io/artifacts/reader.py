@@ -103,7 +103,8 @@ class ArtifactsFolder:
     any file under its name), ``allowed`` (the node groups of ``allowedNode.txt``;
     ``allowed_there``), ``params`` (of ``param_file``); each with its ``*_problem``.
     ``listed``: the subgraphs whose io file is in ``folder`` (``given`` may name one of them);
-    ``model_folder``: ``given`` is a folder other than ``folder``."""
+    ``model_folder``: ``given`` is a folder other than ``folder``; ``params_name_folder``: whether
+    param.yaml's ``session.artifacts_folder`` (relative to param.yaml) is ``folder`` (None: it names none)."""
 
     given: str
     folder: Path
@@ -123,6 +124,7 @@ class ArtifactsFolder:
     params: ModelParams | None = None
     param_problem: FileProblem | None = None
     model_folder: bool = False
+    params_name_folder: bool | None = None
     name_lists: NameLists | None = None
 
     @property
@@ -176,7 +178,7 @@ def read_artifacts_folder(path: str | os.PathLike[str], who: str = "read_artifac
                           metadata_there=(folder / METADATA_FILE).exists(), allowed=allowed,
                           allowed_problem=allowed_problem, allowed_there=(folder / ALLOWED_FILE).is_file(),
                           param_file=param_file, params=params, param_problem=param_problem,
-                          model_folder=model_folder)
+                          model_folder=model_folder, params_name_folder=_names_folder(param_file, params, folder))
     return _with_names(art, Path(given))
 
 
@@ -287,3 +289,15 @@ def _params(path: Path | None) -> tuple[ModelParams | None, FileProblem | None]:
         return load_param_yaml(path), None  # bounded: size, depth, aliases (tidl_io.base.safe_yaml)
     except (TidlIoError, OSError) as exc:
         return None, _problem(exc, path)
+
+
+def _names_folder(param_file: Path | None, params: ModelParams | None, folder: Path) -> bool | None:
+    """Whether param.yaml's ``session.artifacts_folder`` is ``folder`` (None when it names none)."""
+    sess = params.raw.get("session") if params is not None and param_file is not None else None
+    named = sess.get("artifacts_folder") if isinstance(sess, dict) else None
+    if named is None or param_file is None:
+        return None
+    try:
+        return (param_file.parent / str(named)).resolve() == folder.resolve()
+    except (OSError, ValueError, RuntimeError):  # a NUL byte or a symlink loop names no folder
+        return False

@@ -50,7 +50,8 @@ def check_sidecars(art: ArtifactsFolder, releases: tuple[str, ...]) -> list[Doct
         out.append(DoctorFinding(ERROR, "param", art.param_problem.source, art.param_problem.message))
         session = {}
     elif param_file is not None and art.params is not None:
-        found, session = _check_params(art.params, param_file, folder, subs, releases, whole)
+        found, session = _check_params(art.params, param_file, folder, art.params_name_folder, subs, releases,
+                                       whole)
         out += found
     elif art.model_folder:
         out.append(DoctorFinding(ERROR, "param", str(Path(art.given)), f"no {PARAMS_FILE} in this model folder (beside "
@@ -123,9 +124,9 @@ def _check_allowed(source: str, groups: tuple[tuple[int, ...], ...], num_io: int
 
 # ---- param.yaml ---------------------------------------------------------------------------
 
-def _check_params(p: ModelParams, path: Path, folder: Path, subs: Sequence[SubgraphFiles],
+def _check_params(p: ModelParams, path: Path, folder: Path, names_folder: bool | None, subs: Sequence[SubgraphFiles],
                   releases: tuple[str, ...], whole: bool) -> tuple[list[DoctorFinding], dict[str, Any]]:
-    """param.yaml (read as ``p``) against the io files. Names in input/output_details that are
+    """param.yaml (read as ``p``; ``names_folder``: whether its artifacts_folder is ``folder``) against the io files. Names in input/output_details that are
     no io tensor are errors when the io files hold the whole model (``whole``) or when they
     name a tensor of the other kind (an output listed as an input); else the node may run
     outside TIDL."""
@@ -139,7 +140,7 @@ def _check_params(p: ModelParams, path: Path, folder: Path, subs: Sequence[Subgr
         out.append(DoctorFinding(ERROR, "param", source, message, (where,)))
 
     af = sess.get("artifacts_folder")
-    if af is not None and (path.parent / str(af)).resolve() != folder.resolve():
+    if af is not None and names_folder is False:
         error("session.artifacts_folder", f"{af!r} is not the folder of the io files ({folder})")
     opts = sess.get("runtime_options")
     opts = opts if isinstance(opts, dict) else {}
