@@ -13,7 +13,7 @@ import pytest
 from tidl_io import ArgumentTypeError
 from tidl_io.artifacts.reader import read_artifacts_folder
 
-from conftest import FIXTURES
+from conftest import EXAMPLES, FIXTURES
 
 EAST, ZERO_DCE = "edgeai-tidl-east-9.0", "real-time-llve-zero-dce-10.0"
 IO = FIXTURES / "l2_c1_padded_tidl_io_1.bin"
@@ -116,3 +116,17 @@ def test_nothing_to_read(tmp_path: Path) -> None:
 def test_path_of_the_wrong_kind() -> None:
     with pytest.raises(ArgumentTypeError, match="doctor_like"):
         read_artifacts_folder(3, "doctor_like")  # type: ignore[arg-type]
+
+
+def test_param_yaml_artifacts_folder(tmp_path: Path) -> None:
+    """session.artifacts_folder resolved against param.yaml's folder; a NUL byte in it names no
+    folder (os.path.realpath raised ValueError from inside diagnose before)."""
+    shutil.copytree(EXAMPLES, tmp_path / "m")
+    text = (tmp_path / "m" / "param.yaml").read_text()
+    assert "  artifacts_folder: .\n" in text
+    assert read_artifacts_folder(tmp_path / "m").params_name_folder is True
+    for value, expected in (('"a\\0b"', False), ("elsewhere", False), (str(tmp_path / "m"), True)):
+        (tmp_path / "m" / "param.yaml").write_text(text.replace("artifacts_folder: .", f"artifacts_folder: {value}"))
+        assert read_artifacts_folder(tmp_path / "m").params_name_folder is expected, value
+    (tmp_path / "m" / "param.yaml").write_text(text.replace("  artifacts_folder: .\n", ""))
+    assert read_artifacts_folder(tmp_path / "m").params_name_folder is None

@@ -209,3 +209,14 @@ def test_hostile_param_yaml_is_one_located_error(tmp_path: Path, text: str, mess
     assert len(errors) == 1 and errors[0].check == "param" and errors[0].source == str(folder / "param.yaml")
     assert message in errors[0].message and len(errors[0].message) < 400, errors[0].message
     assert spent < 2.0 and peak < 200 << 20, (spent, peak)
+
+
+def test_artifacts_folder_with_a_nul_byte(tmp_path: Path) -> None:
+    """A param.yaml whose artifacts_folder holds a NUL byte is one located error, not a ValueError."""
+    folder = tmp_path / "m"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "tidl_io" / "examples", folder)
+    text = (folder / "param.yaml").read_text()
+    (folder / "param.yaml").write_text(text.replace("artifacts_folder: .", 'artifacts_folder: "a\\0b"'))
+    found = [str(f) for f in diagnose(folder, check_library=False).findings]
+    assert found == [(f"error: {folder / 'param.yaml'}, session.artifacts_folder: 'a\\x00b' is not the folder of "
+                      f"the io files ({folder})")]
