@@ -13,8 +13,10 @@ caller's (``tidl-io doctor``); nothing here judges or prints.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from ..base.check import check_path, list_folder, open_regular, path_kind
 from ..base.errors import PathError, TidlIoError
@@ -43,7 +45,8 @@ from .folder import (
 
 __all__ = ["ArtifactsFolder", "FileProblem", "GivenNet", "SubgraphFiles", "read_artifacts_folder"]
 
-EXPECTED = "an artifacts folder, a model folder holding artifacts/, or an io descriptor"
+_T = TypeVar("_T")
+_EXPECTED = "an artifacts folder, a model folder holding artifacts/, or an io descriptor"
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,7 @@ def read_artifacts_folder(path: str | os.PathLike[str], who: str = "read_artifac
     that is not there or cannot be read is :attr:`ArtifactsFolder.problem`."""
     given = check_path(path, who, "path")
     try:
-        kind = path_kind(given, EXPECTED)
+        kind = path_kind(given, _EXPECTED)
     except PathError as exc:
         return ArtifactsFolder(given, Path(given), _problem(exc, given))
     if kind == "file" and looks_like_net(given):
@@ -155,7 +158,7 @@ def read_artifacts_folder(path: str | os.PathLike[str], who: str = "read_artifac
                                                net_only=True), Path(given))
         return ArtifactsFolder(given, Path(given).parent, given_net=_given_net(given))
     try:
-        folder, ios = locate_io_files(given, "doctor")
+        folder, ios = locate_io_files(given, who)
     except (TidlIoError, OSError) as exc:
         nets = _nets_in(Path(given)) if kind == "folder" else []
         if nets:
@@ -163,13 +166,13 @@ def read_artifacts_folder(path: str | os.PathLike[str], who: str = "read_artifac
                                                net_only=True), Path(given))
         below = artifact_subfolders(Path(given)) if kind == "folder" else []
         return ArtifactsFolder(given, Path(given), _problem(exc, given), subfolders=tuple(below))
-    meta, meta_problem = _metadata(folder)
+    meta, meta_problem = _sidecar(folder / METADATA_FILE, parse_onnxrt_metadata)
     subs = tuple(_subgraph(io) for io in sort_io_files(ios, meta))
     try:
         listed = {subgraph_name(f) for f in locate_io_files(folder)[1]}
     except (TidlIoError, OSError):
         listed = set()
-    allowed, allowed_problem = _allowed(folder / ALLOWED_FILE)
+    allowed, allowed_problem = _sidecar(folder / ALLOWED_FILE, parse_allowed_nodes)
     param_file = param_file_of(folder)
     params, param_problem = _params(param_file)
     model_folder = Path(given).is_dir() and Path(given).resolve() != folder.resolve()
@@ -262,22 +265,13 @@ def _given_net(path: str) -> GivenNet:
 
 # ---- the sidecars ------------------------------------------------------------------------
 
-def _metadata(folder: Path) -> tuple[OnnxrtMetadata | None, FileProblem | None]:
-    """``folder/onnxrtMetaData.txt`` parsed (None when absent, or unreadable: then why)."""
-    path = folder / METADATA_FILE
+def _sidecar(path: Path, parse: Callable[[str, str], _T]) -> tuple[_T | None, FileProblem | None]:
+    """The text file at ``path`` parsed by ``parse(text, source)``: None when it is not there,
+    or cannot be used (then why)."""
     if not path.is_file():
         return None, None
     try:
-        return parse_onnxrt_metadata(read_text(path), str(path)), None
-    except (TidlIoError, OSError) as exc:
-        return None, _problem(exc, path)
-
-
-def _allowed(path: Path) -> tuple[tuple[tuple[int, ...], ...] | None, FileProblem | None]:
-    if not path.is_file():
-        return None, None
-    try:
-        return parse_allowed_nodes(read_text(path), str(path)), None
+        return parse(read_text(path), str(path)), None
     except (TidlIoError, OSError) as exc:
         return None, _problem(exc, path)
 

@@ -109,7 +109,7 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
                                     f"tidl-io doctor {shlex.quote(str(sub))}") for sub in art.subfolders)
         return Diagnosis(art.given, art.given, (), (), "not checked",
                          found or (DoctorFinding(ERROR, "files", art.problem.source, art.problem.message),))
-    subs = list(art.subgraphs)
+    subs = art.subgraphs
     findings = [] if art.metadata_problem is None else [
         DoctorFinding(ERROR, "metadata", art.metadata_problem.source, art.metadata_problem.message)]
     reports = []
@@ -227,7 +227,7 @@ def _release_problem(d: Descriptor, net: Any, s: SubgraphFiles) -> DoctorFinding
                    ("file size",), s.name)
 
 
-def _check_releases_agree(subs: list[SubgraphFiles]) -> list[DoctorFinding]:
+def _check_releases_agree(subs: Sequence[SubgraphFiles]) -> list[DoctorFinding]:
     """Every subgraph of one release: the nets' netVersions equal, and the io layouts of
     subgraphs without a readable net sharing a release with the rest."""
     seen = [(s, net) for s, net in _nets(subs)]
@@ -250,11 +250,11 @@ def _check_releases_agree(subs: list[SubgraphFiles]) -> list[DoctorFinding]:
     return out
 
 
-def _nets(subs: list[SubgraphFiles]) -> list[tuple[SubgraphFiles, Network]]:
+def _nets(subs: Sequence[SubgraphFiles]) -> list[tuple[SubgraphFiles, Network]]:
     return [(s, s.net) for s in subs if s.net is not None]
 
 
-def _releases_of(subs: list[SubgraphFiles]) -> tuple[str, ...]:
+def _releases_of(subs: Sequence[SubgraphFiles]) -> tuple[str, ...]:
     """The releases the artifacts need: the nets' (else the io layouts')."""
     nets = [set(net.releases) for _, net in _nets(subs)]
     if nets:
@@ -361,7 +361,7 @@ def _check_layer_info(net: Network, s: SubgraphFiles) -> list[DoctorFinding]:
 
 # ---- TIDL-RT: which release would load this -------------------------------------------------
 
-def _check_library(subs: list[SubgraphFiles], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
+def _check_library(subs: Sequence[SubgraphFiles], library: str | os.PathLike[str] | None) -> tuple[str | None, list[DoctorFinding]]:
     from ..runtime.tidlrt import families, load_library, probe, releases  # start-up
 
     try:
@@ -413,7 +413,7 @@ def _check_library(subs: list[SubgraphFiles], library: str | os.PathLike[str] | 
 
 # ---- explain ------------------------------------------------------------------------------
 
-def _explain(kind: str, number: int, subs: list[SubgraphFiles]) -> list[DoctorFinding]:
+def _explain(kind: str, number: int, subs: Sequence[SubgraphFiles]) -> list[DoctorFinding]:
     asked = f"{'Tensor' if kind == 'dataId' else 'Layer'} {number}"
     out = []
     for s, net in _nets(subs):
