@@ -35,7 +35,7 @@ TARGETS = (
     perf_board,       # raw bytes: TIDL-RT's tidl_trace_subgraph_<N>_perf.csv instead (index % 64 == 63)
     emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 32 == 29), tidl_io.emulate
     advise,     # raw bytes: a mutated compare --json report instead (index % 64 == 33), the adapter and the advice
-    artifacts,  # raw bytes: the example's folder with this io file (or net) and mutated sidecars (index % 64 == 1)
+    artifacts,  # raw bytes: the example's folder with this io file (or net) and mutated sidecars (index % 64 == 58)
     golden_npz,  # raw bytes: a mutated golden .npz instead (index % 32 == 17), NpzArrays and the golden reference
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding

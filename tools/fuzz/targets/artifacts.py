@@ -1,5 +1,7 @@
 """Target ``artifacts``: a whole compiled model's folder, its files mutated, through the one folder
-reader and the doctor (one input in 64: index % 64 == 1, a residue no other target takes).
+reader and the doctor (one input in 64: index % 64 == 58, even but never 0 mod 4, so never the
+cli target's with the fuzz tests' ``--cli-every 4``; the odd residues are all taken, 1 by the fuzz
+tests' own descriptor inputs).
 
 The folder is the bundled example (``tidl_io/examples``: io file, net, layer_info.txt,
 onnxrtMetaData.txt, allowedNode.txt, param.yaml) with the input's bytes as its io file (a
@@ -30,7 +32,7 @@ _SIDECARS = ("onnxrtMetaData.txt", "allowedNode.txt", "param.yaml", "detector_ti
 
 
 def selects(checker: Checker, index: int) -> bool:
-    return index % 64 == 1
+    return index % 64 == 58
 
 
 def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Random) -> None:
