@@ -7,7 +7,8 @@
 - ``param.yaml`` (edgeai): the session's artifacts folder, tools version, input/output
   details, data layout, mean/scale (read by :func:`tidl_io.artifacts.folder.parse_param_yaml`).
 
-:func:`check_sidecars` returns :class:`~tidl_io.doctor.checks.DoctorFinding` objects for ``tidl-io
+:func:`check_sidecars` judges what :func:`tidl_io.artifacts.reader.read_artifacts_folder` read (it
+opens no file) and returns :class:`~tidl_io.doctor.checks.DoctorFinding` objects for ``tidl-io
 doctor``; nothing here prints.
 """
 
