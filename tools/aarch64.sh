@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The test suite on aarch64, the board's instruction set, under qemu-user: Debian's own
 # Python and NumPy (bookworm: Python 3.11, NumPy 1.24) in an arm64 root, the native kernel
-# library cross-compiled with Debian's gcc-aarch64-linux-gnu, the suite run twice (native
-# on, native off).
+# library cross-compiled with Debian's gcc-aarch64-linux-gnu: the whole suite with the
+# native kernels, then (native off) the test modules of the parts that compute with NumPy
+# where the native kernels are not there (NUMPY_PATH_TESTS below: NumPy's own casts and
+# rounding are what the board runs then); both with pytest-xdist over two processes.
 #
 #   tools/aarch64.sh [--rebuild] [-- PYTEST_ARGS...]
 #
@@ -38,7 +40,15 @@
 set -euo pipefail
 
 DEB_PACKAGES=(python3 python3-numpy python3-yaml)
-PIP_PACKAGES=(pytest==9.2.0 hypothesis==6.170.15 construct==2.10.70)
+PIP_PACKAGES=(pytest==9.2.0 hypothesis==6.170.15 construct==2.10.70 pytest-xdist==3.8.0 execnet==2.1.2)
+# The parts whose results come from NumPy arithmetic when TIDL_IO_NATIVE=0 (pack/unpack,
+# quantization, rearrangement, comparison sums, the runtimes' data movement, the emulator).
+# The other modules (readers, reports, CLI) run the same Python whichever path is active, and
+# the native-on run covers them on aarch64. A name here that matches no file fails the stage.
+NUMPY_PATH_TESTS=(test_native test_buffers test_plan test_quant test_permute test_reorg test_blocked
+    test_padding test_details test_detection test_tensor test_geometry test_trace_metrics
+    test_trace_calibration test_trace_compare test_crosscheck test_runtime_mock test_runtime_datamove
+    test_session test_runner test_emulator_kernels test_emulator_run)
 ROOT_LAYOUT=1  # bump when the way the root is built below changes
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -218,15 +228,18 @@ root_dir() {  # the cached root for this release, mirror and package lists; buil
     echo "$dir"
 }
 
-run_suite() {  # run_suite LABEL VAR=VALUE...: the suite under qemu -> WORK/LABEL.{log,result,failed}
+run_suite() {  # run_suite LABEL VAR=VALUE... [-- TESTS...]: pytest under qemu -> WORK/LABEL.{log,result,failed}
     local label=$1 log=$WORK/$1.log start rc summary passed
     shift
+    local envs=() tests=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    [ $# -gt 0 ] && { shift; tests=("$@"); }
     start=$(now)
     set +e
-    (cd "$COPY" && env -u PYTHONHOME -u TIDL_IO_NATIVE -u TIDL_IO_NATIVE_LIB -u TIDL_IO_REQUIRE_NATIVE "$@" CC=aarch64-linux-gnu-gcc \
-        PYTHONNOUSERSITE=1 PYTHONPATH="$COPY:$SITE" TIDL_IO_TEST_TIME_SCALE=10 \
-        "$PY" -m pytest -q -p no:cacheprovider --basetemp "$WORK/tmp-$label" "${PYTEST_ARGS[@]}") \
-        >"$log" 2>&1
+    (cd "$COPY" && env -u PYTHONHOME -u TIDL_IO_NATIVE -u TIDL_IO_NATIVE_LIB -u TIDL_IO_REQUIRE_NATIVE "${envs[@]}" \
+        CC=aarch64-linux-gnu-gcc PYTHONNOUSERSITE=1 PYTHONPATH="$COPY:$SITE" TIDL_IO_TEST_TIME_SCALE=10 \
+        "$PY" -m pytest -q -p no:cacheprovider -n "$JOBS" --dist loadfile --basetemp "$WORK/tmp-$label" \
+        "${PYTEST_ARGS[@]}" "${tests[@]}") >"$log" 2>&1
     rc=$?
     set -e
     summary=$( (grep -E '(passed|failed|errors?|no tests ran).* in [0-9.]+s' "$log" || true) | tail -n 1 \
@@ -282,14 +295,18 @@ print("aarch64: native", info)
 assert info["active"] and info["path"] == sys.argv[1], info' "$LIB") \
     || die "the cross-compiled native library does not load under qemu"
 
-# The two runs are independent: side by side they take half the time on two cores (qemu-user
-# runs each process's code on one host thread).
-echo "aarch64: running the suite twice under qemu (native on, native off), side by side ..."
-run_suite native-on TIDL_IO_REQUIRE_NATIVE=1 &
-on_pid=$!
-run_suite native-off TIDL_IO_NATIVE=0 &
-off_pid=$!
-wait "$on_pid" "$off_pid" || true   # failures are read from the .failed files
+# pytest-xdist spreads each run's test modules over the cores (qemu-user runs each process's
+# code on one host thread; the workers are the emulated Python too, through sys.executable).
+JOBS=${TIDL_IO_AARCH64_JOBS:-$(nproc)}
+[ "$JOBS" -le 4 ] || JOBS=4
+OFF_TESTS=()
+for name in "${NUMPY_PATH_TESTS[@]}"; do
+    [ -f "$COPY/tests/$name.py" ] || die "NUMPY_PATH_TESTS names tests/$name.py, which does not exist"
+    OFF_TESTS+=("tests/$name.py")
+done
+echo "aarch64: the suite under qemu with the native kernels, then ${#OFF_TESTS[@]} modules without ($JOBS processes) ..."
+run_suite native-on TIDL_IO_REQUIRE_NATIVE=1
+run_suite native-off TIDL_IO_NATIVE=0 -- "${OFF_TESTS[@]}"
 status=0
 for label in native-on native-off; do
     echo
