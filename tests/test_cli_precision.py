@@ -39,3 +39,9 @@ def test_errors(tmp_path: Path) -> None:
     (tmp_path / "tempDir" / "a_tidl_net.bin_paramDebug.csv").write_text("garbage\n")
     rc, _, err = _run("quant", str(tmp_path))
     assert rc == 2 and "line 1" in err
+
+
+def test_error_messages_are_escaped(tmp_path: Path) -> None:
+    """A path holding ESC reaches stderr escaped (base.text.escape), never raw."""
+    rc, _, err = _run("quant", str(tmp_path / "no\x1b[2Jthere"))
+    assert rc == 2 and "\x1b" not in err and "no\\x1b[2Jthere" in err

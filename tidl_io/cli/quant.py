@@ -11,6 +11,7 @@ import argparse
 from typing import Any, TextIO
 
 from ..base.errors import TidlIoError
+from ..base.text import escape
 from ..iodesc.format import dumps_json
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
@@ -30,7 +31,7 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..precision.report import load_quant, printable  # start-up
+    from ..precision.report import load_quant  # start-up
 
     if args.top < 0:
         print(f"tidl-io quant: error: --top must be >= 0, found {args.top}", file=err)
@@ -38,7 +39,7 @@ def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         report = load_quant(args.path)
     except (TidlIoError, OSError) as exc:
-        print(f"tidl-io quant: error: {printable(str(exc))}", file=err)
+        print(f"tidl-io quant: error: {escape(str(exc))}", file=err)
         return EXIT_USAGE
     if args.json:
         out.write(dumps_json(report.to_dict()) + "\n")

@@ -31,7 +31,8 @@ from ..base.errors import (
     PathNotFoundError,
     TidlIoError,
 )
-from ._text import printable, read_text
+from ..base.text import escape
+from ._text import read_text
 from .board import BoardRun, board_subgraph, parse_board
 from .bufinfo import BufInfoLayer, parse_bufinfolog
 from .model import BYTES_PER_TI_MB, BoardCycles, LayerPerf, SubgraphPerf, Totals
@@ -269,10 +270,10 @@ def _boards(paths: Sequence[str], names: list[str]) -> dict[str, BoardRun]:
         elif n is None and len(names) == 1:
             sg = names[0]
         else:
-            raise OptionError(f"load_perf: board: {printable(p)}: which subgraph? the name is not "
+            raise OptionError(f"load_perf: board: {escape(p)}: which subgraph? the name is not "
                               f"tidl_trace_subgraph_<N>_perf.csv for one of {', '.join(names)}")
         if sg in out:
-            raise OptionError(f"load_perf: board: two files for {sg}: {out[sg].source} and {printable(p)}")
+            raise OptionError(f"load_perf: board: two files for {sg}: {out[sg].source} and {escape(p)}")
         out[sg] = parse_board(read_text(p, "TIDL-RT's tidl_trace_subgraph_<N>_perf.csv"), p)
     return out
 

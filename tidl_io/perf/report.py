@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..base.text import escape
 from ..iodesc.format import document
-from ._text import printable
 
 if TYPE_CHECKING:
     from .model import BoardCycles, LayerPerf, PerformanceData, SubgraphPerf
@@ -60,15 +60,15 @@ def kcycles(x: float | None) -> str:
 def place(pair: tuple[str | None, str | None]) -> str:
     """``("DDR", "L2")`` -> ``DDR>L2``; a side no file says is ``?``."""
     src, dst = pair
-    return "-" if src is None and dst is None else f"{printable(src or '?')}>{printable(dst or '?')}"
+    return "-" if src is None and dst is None else f"{escape(src or '?')}>{escape(dst or '?')}"
 
 
 def short_type(kind: str | None) -> str:
-    return "?" if kind is None else printable(kind.removeprefix("TIDL_").removesuffix("Layer"))
+    return "?" if kind is None else escape(kind.removeprefix("TIDL_").removesuffix("Layer"))
 
 
 def _short(name: str | None, width: int = 32) -> str:
-    text = printable(name or "-")
+    text = escape(name or "-")
     if len(text) <= width:
         return text
     keep = width - 1
@@ -79,7 +79,7 @@ def config_line(s: SubgraphPerf) -> str:
     c = s.config
     if c.get("release") is None and c.get("cpu_mhz") is None:
         return "no simulation"
-    bits = [f"{printable(str(c['release']))} simulation" if c.get("release") else "simulation"]
+    bits = [f"{escape(str(c['release']))} simulation" if c.get("release") else "simulation"]
     if c.get("cores") is not None and c.get("cpu_mhz") is not None:
         bits.append(f"{c['cores']} core(s) at {c['cpu_mhz']} MHz")
     if c.get("ddr_mhz") is not None:
@@ -153,11 +153,11 @@ def _type_rows(s: SubgraphPerf) -> list[str]:
 def format_perf(perf: PerformanceData, top: int | None = None) -> str:
     """The text report: per subgraph, its configuration, the layers (execution order, or the
     ``top`` slowest first), the per-type totals and TI's totals."""
-    out = [f"where the time goes: {printable(perf.source)}"]
+    out = [f"where the time goes: {escape(perf.source)}"]
     for s in perf.subgraphs:
         board = any(lay.board is not None for lay in s.layers)
         out.append("")
-        out.append(f"{printable(s.name)}: {len(s.layers)} layers; {config_line(s)}")
+        out.append(f"{escape(s.name)}: {len(s.layers)} layers; {config_line(s)}")
         if top is not None:
             out.append(f"the {top} slowest layers:")
             out += _layer_rows(s, s.slowest(top), board)
@@ -166,7 +166,7 @@ def format_perf(perf: PerformanceData, top: int | None = None) -> str:
         out.append("per type:")
         out += _type_rows(s)
         out.append(totals_line(s))
-    out += [f"note: {printable(n)}" for n in perf.notes]
+    out += [f"note: {escape(n)}" for n in perf.notes]
     if any(s.total.time_ms is not None for s in perf.subgraphs):
         out.append("note: the times are TI's compile-time simulation at the configuration shown; a board run "
                    "(--board) is the truth")
