@@ -241,8 +241,16 @@ def test_two_subgraphs_and_their_board_files(tmp_path: Path) -> None:
     assert perf.subgraphs[1].layers[2].board.ratio == 300250 / 100250
 
 
-def test_layer_names_skip_lines_of_no_ascii_numbers() -> None:
-    """"²".isdigit() is True but int("²") fails: such lines are skipped like any other (issue 24)."""
-    from tidl_io.perf.load import parse_layer_names
-
-    assert parse_layer_names("0 0 a\n1 \u00b2 b\n2 " + "9" * 4300 + " c\n3 3 d\n") == {0: (0, "a"), 3: (3, "d")}
+def test_a_hostile_layer_info_gives_no_names_and_a_note(tmp_path: Path) -> None:
+    """"²".isdigit() is True but int("²") fails: net.layerinfo's located error becomes a note,
+    no layer is named from that file (never some of it), the numbers stay (issue 24)."""
+    art = write_tiny(tmp_path / "art", netlog=False)
+    info = art / "tempDir" / "tiny_tidl_net.bin.layer_info.txt"
+    info.write_text("0 0 a\n1 \u00b2 b\n2 2 c\n3 0 d\n")
+    perf = load_perf(art)
+    assert [la.name for la in perf.subgraphs[0].layers] == [None] * 4
+    assert perf.layer_time_us(2) == 300.25
+    assert any(n.startswith(f"tiny: layer names not used: {info}, line 2: expected 'layerId dataId name'")
+               for n in perf.notes), perf.notes
+    info.write_text("0 0 a\n1 1 b\n2 2 c\n3 0 d\n")
+    assert [la.name for la in load_perf(art).subgraphs[0].layers] == ["a", "b", "c", "d"]

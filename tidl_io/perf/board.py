@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ._text import MAX_LAYERS, Row, fields, located, split_lines, to_int
+from ..base.tilog import MAX_LAYERS, Row, fields, located, split_lines, to_int
 
 __all__ = ["BoardLayer", "BoardRun", "board_subgraph", "parse_board"]
 

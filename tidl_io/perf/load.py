@@ -1,6 +1,7 @@
 """Finding TI's performance files in a model or artifacts folder and joining them per
 subgraph, layer by layer: :func:`load_perf`. The readers are pure functions of the text
-(:mod:`.simulation`, :mod:`.bufinfo`, :mod:`.netlog`, :mod:`.board`); only this module opens files.
+(:mod:`.simulation`, :mod:`.bufinfo`, :mod:`.board`; the netLog and layer_info.txt are read by
+:mod:`tidl_io.net.netlog` and :mod:`tidl_io.net.layerinfo`); only this module opens perf's files.
 
 Where TI leaves them (``ART`` is the artifacts folder, the one holding ``tempDir/``):
 
@@ -32,34 +33,22 @@ from ..base.errors import (
     TidlIoError,
 )
 from ..base.text import escape
-from ._text import read_text
+from ..base.tilog import read_text
+from ..net import load_net
+from ..net.layerinfo import read_layer_info
+from ..net.netlog import NetLogLayer, load_netlog
 from .board import BoardRun, board_subgraph, parse_board
 from .bufinfo import BufInfoLayer, parse_bufinfolog
 from .model import BYTES_PER_TI_MB, BoardCycles, LayerPerf, SubgraphPerf, Totals
-from .netlog import NetLogLayer, parse_netlog
 from .performance import Performance
 from .simulation import SimLayer, Simulation, is_simulation_name, parse_simulation
 
-__all__ = ["load_perf", "parse_layer_names"]
+__all__ = ["load_perf"]
 
 _NETLOG = "_tidl_net.bin_netLog.txt"
 _INFO = "_tidl_net.bin.layer_info.txt"
 _WHAT = ("TI's performance files (tempDir/<sg>_tidl_net/tempDir_*.csv: the simulation, bufinfolog(_0).csv, "
          "<sg>_tidl_net.bin_netLog.txt)")
-
-
-def parse_layer_names(text: str) -> dict[int, tuple[int, str]]:
-    """``layer_info.txt`` (``layerNum dataId name`` lines) -> ``{layerNum: (dataId, name)}``;
-    lines of another shape are skipped, the first line of a layer wins."""
-    out: dict[int, tuple[int, str]] = {}
-    for line in text.splitlines():
-        m = _NAME_LINE.fullmatch(line.strip())  # ASCII digits only: "²".isdigit() is True, int("²") fails
-        if m:
-            out.setdefault(int(m.group(1)), (int(m.group(2)), m.group(3).strip()))
-    return out
-
-
-_NAME_LINE = re.compile(r"([0-9]{1,7}) (-?[0-9]{1,10}) (.*)")
 
 
 def _natural(s: str) -> list[Any]:
@@ -154,11 +143,11 @@ def _subgraph(sg: str, files: _Files, board: BoardRun | None, notes: list[str]) 
                            str(files.simulation)) if files.simulation else None
     buf = parse_bufinfolog(read_text(str(files.bufinfo), "a TIDL bufinfolog .csv"),
                            str(files.bufinfo)) if files.bufinfo else None
-    log = parse_netlog(read_text(str(files.netlog), "a TIDL netLog .txt"), str(files.netlog)) if files.netlog else None
+    log = load_netlog(files.netlog) if files.netlog else None
     net = _load_net(files, notes, sg)
     info: dict[int, tuple[int, str]] = {}
     if net is None and files.layer_info is not None:
-        info = parse_layer_names(read_text(str(files.layer_info), "a layer_info.txt"))
+        info = _layer_names(files.layer_info, sg, notes)
     others: list[tuple[str, dict[int, str]]] = []
     if net is not None:
         others.append((f"net {Path(str(net.source)).name}", {lay.index: lay.type for lay in net.layers}))
@@ -198,13 +187,21 @@ def _subgraph(sg: str, files: _Files, board: BoardRun | None, notes: list[str]) 
 def _load_net(files: _Files, notes: list[str], sg: str) -> Any:
     if files.net is None:
         return None
-    from ..net import load_net  # NumPy and the net schemas: only when a net is there
-
     try:
         return load_net(files.net)
     except TidlIoError as exc:
         notes.append(f"{sg}: the net could not be read ({exc}); names from layer_info.txt / the netLog")
         return None
+
+
+def _layer_names(path: Path, sg: str, notes: list[str]) -> dict[int, tuple[int, str]]:
+    """``{layerNum: (dataId, name)}`` of a layer_info.txt; one that cannot be read gives no
+    names and a note saying why (the numbers do not need names)."""
+    try:
+        return {x.index: (x.data_id, x.name) for x in read_layer_info(path)}
+    except (FormatError, PathError) as exc:
+        notes.append(f"{sg}: layer names not used: {exc}")
+        return {}
 
 
 def _layer(index: int, position: int, s: SimLayer | None, b: BufInfoLayer | None, g: NetLogLayer | None,

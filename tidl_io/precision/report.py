@@ -32,7 +32,8 @@ from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
 from ..base.text import escape
 from ..iodesc.tensor import ElementType
-from .names import parse_net_log, read_layer_info
+from ..net.layerinfo import read_layer_info
+from ..net.netlog import load_netlog
 from .paramdebug import ParamStats, parse_param_debug
 from .qparams import LayerQuantParams, QuantParams, load_quant_params
 
@@ -256,11 +257,11 @@ def _identity(art: Path, sg: str, files: dict[str, Any], notes: list[str]
         log = folder / f"{sg}_tidl_net.bin_netLog.txt"
         if log.is_file():  # its Out Data Names are right for output data layers too (layer_info's are not)
             files["net_log"] = [*files.get("net_log", []), str(log)]
-            return {i: (name, type_, d, None) for i, type_, name, d in parse_net_log(read_text(log), str(log))}
+            return {x.index: (x.name, x.type, x.data_id, None) for x in load_netlog(log).layers}
     for info in (art / f"{sg}_tidl_net.bin.layer_info.txt", art / "tempDir" / f"{sg}_tidl_net.bin.layer_info.txt"):
         if info.is_file():
             files["layer_info"].append(str(info))
-            return {i: (name, None, d, None) for i, d, name in read_layer_info(read_text(info), str(info))}
+            return {x.index: (x.name, None, x.data_id, None) for x in read_layer_info(info)}
     return {}
 
 

@@ -1,5 +1,6 @@
-"""What every reader of TI's text logs shares: the size cap, decoding, CSV fields with their
-columns, numbers parsed where they stand, and errors that say file, line and column."""
+"""What every reader of TI's text logs shares (net's netLog and layer_info, perf's simulation,
+bufinfolog and board logs): the size cap, decoding, CSV fields with their columns, numbers
+parsed where they stand, and errors that say file, line and column."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 
-from ..base.check import open_regular, read_limited
-from ..base.errors import FormatError
+from .check import open_regular, read_limited
+from .errors import FormatError
 
 MAX_TEXT_BYTES = 64 << 20  # TI's logs of a thousand-layer net are a few MB
 MAX_LAYERS = 1 << 16  # layer numbers and row counts beyond any TIDL net
