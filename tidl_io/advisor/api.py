@@ -188,7 +188,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
     if doc is None:
         assert traces is not None
         doc = compare_document(traces, net, golden=golden, inputs=inputs, params=params, golden_layout=golden_layout,
-                               subgraph=subgraph if isinstance(subgraph, int) else None)
+                               subgraph=subgraph)
         source_name = f"traces in {traces} against {golden if not isinstance(golden, Mapping) else 'golden arrays'}"
     rows = measured_rows(doc, source_name)
     notes: list[str] = []
