@@ -12,7 +12,7 @@ import pytest
 from tidl_io.cli.app import main
 
 from conftest import REALDATA
-from perf_fixtures import TINY_BOARD, TINY_SIM_NAME, write_tiny
+from perf_fixtures import TINY_BOARD, TINY_SIM_NAME, board_text, write_tiny
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -43,6 +43,20 @@ def test_board_and_top(tmp_path: Path) -> None:
     assert code == 0 and "board/sim" in out
     row = next(line for line in out.splitlines() if " conv2 " in line).split()
     assert row[-2:] == ["300.2k", "1.00"] and " conv1 " not in out
+
+
+def test_board_log_of_two_runs_shows_the_mean(tmp_path: Path) -> None:
+    """Run 2 of the log has conv2 at 301750 cycles, run 1 (TINY_BOARD) at 300250: the table
+    shows their mean, 301.0k, ratio 301000 / 300250 = 1.00; the totals say it is a mean of 2."""
+    folder = write_tiny(tmp_path / "art")
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    board.write_text(TINY_BOARD + board_text([(1, 149375, 39000, 129000, 8000, 12375, 262144, 52428),
+                                              (2, 301750, 286000, 286500, 5000, 10250, 10240, 0)]))
+    code, out, err = run(str(folder), "--board", str(board))
+    assert (code, err) == (0, "")
+    row = next(line for line in out.splitlines() if " conv2 " in line and "Convolution" in line).split()
+    assert row[-2:] == ["301.0k", "1.00"], row
+    assert "board: 451000 cycles (mean of 2 runs)" in out and "holds 2 runs" in out
 
 
 def test_top_0_is_all_layers_as_in_quant(tmp_path: Path) -> None:

@@ -31,7 +31,8 @@ def add_commands(sub: Any) -> None:
                    help="only the N slowest layers, slowest first (0: all, in execution order, as without --top)")
     p.add_argument("--board", nargs="+", metavar="CSV", default=[],
                    help="TIDL-RT's measured tidl_trace_subgraph_<N>_perf.csv (debug level >= 1): beside the "
-                        "simulation, with their ratio")
+                        "simulation, with their ratio; a log of several runs (blocks ending in 'Sum of Layer "
+                        "Cycles'): each layer's mean over all of them (min, max and the run count in --json)")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.add_argument("--html", metavar="REPORT_HTML", help="also write a self-contained HTML page (atomically)")
     p.set_defaults(run=_run)

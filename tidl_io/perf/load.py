@@ -37,9 +37,9 @@ from ..base.tilog import read_text
 from ..net import load_net
 from ..net.layerinfo import read_layer_info
 from ..net.netlog import NetLogLayer, load_netlog
-from .board import BoardRun, board_subgraph, parse_board
+from .board import BoardLayer, BoardRun, board_subgraph, parse_board
 from .bufinfo import BufInfoLayer, parse_bufinfolog
-from .model import BYTES_PER_TI_MB, BoardCycles, LayerPerf, SubgraphPerf, Totals
+from .model import BYTES_PER_TI_MB, BoardCycles, LayerPerf, SubgraphPerf, Totals, board_mean
 from .performance import Performance
 from .simulation import SimLayer, Simulation, is_simulation_name, parse_simulation
 
@@ -181,7 +181,8 @@ def _subgraph(sg: str, files: _Files, board: BoardRun | None, notes: list[str]) 
                                       ("layer_info", files.layer_info if info else None),
                                       ("board", board.source if board else None)) if v is not None}
     return SubgraphPerf(name=sg, config=config, total=total, layers=tuple(layers), sources=sources,
-                        board_total_cycles=board.total_cycles if board else None)
+                        board_total_cycles=board_mean([b.total_cycles for b in board.blocks]) if board else None,
+                        board_runs=len(board.blocks) if board else None)
 
 
 def _load_net(files: _Files, notes: list[str], sg: str) -> Any:
@@ -230,29 +231,42 @@ def _layer(index: int, position: int, s: SimLayer | None, b: BufInfoLayer | None
                      memory=dict(memory), buffers=dict(b.buffers) if b is not None else None)
 
 
-def _ti_mb(nbytes: int | None) -> float | None:
+def _ti_mb(nbytes: float | None) -> float | None:
     return None if nbytes is None else nbytes / BYTES_PER_TI_MB
 
 
+def _mean(rows: Sequence[BoardLayer], attr: str) -> int | float | None:
+    """:func:`~.model.board_mean` of one count over a layer's rows (None: a column the release does not write)."""
+    values = [getattr(m, attr) for m in rows]
+    return None if values[0] is None else board_mean(values)
+
+
 def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any, notes: list[str]) -> list[LayerPerf]:
-    """Each measured row on the layer at its execution position (TIDL-RT's layerExecId)."""
-    rows = {b.exec_id: b for b in board.layers}
+    """Each measured layer (every run's row: their mean, min and max) on the layer at its
+    execution position (TIDL-RT's layerExecId)."""
+    rows = board.by_layer()
     out = []
     for lay in layers:
-        m = rows.pop(lay.position, None)
-        if m is None:
+        ms = rows.pop(lay.position, None)
+        if ms is None:
             out.append(lay)
             continue
-        ratio = m.cycles / lay.cycles if lay.cycles else None
-        cycles = BoardCycles(exec_id=m.exec_id, cycles=m.cycles, kernel_cycles=m.kernel_cycles,
-                             core_loop_cycles=m.core_loop_cycles, setup_cycles=m.setup_cycles,
-                             dma_cycles=m.dma_cycles, ddr_read_mb=_ti_mb(m.ddr_read_bytes), ddr_write_mb=_ti_mb(m.ddr_write_bytes),
-                             time_us=m.cycles / cpu_mhz if isinstance(cpu_mhz, (int, float)) and cpu_mhz > 0 else None,
-                             ratio=ratio)
-        out.append(dataclasses.replace(lay, board=cycles))
+
+        cycles = board_mean([m.cycles for m in ms])
+        measured = BoardCycles(exec_id=ms[0].exec_id, cycles=cycles, kernel_cycles=_mean(ms, "kernel_cycles"),
+                               core_loop_cycles=_mean(ms, "core_loop_cycles"), setup_cycles=_mean(ms, "setup_cycles"),
+                               dma_cycles=_mean(ms, "dma_cycles"), ddr_read_mb=_ti_mb(_mean(ms, "ddr_read_bytes")),
+                               ddr_write_mb=_ti_mb(_mean(ms, "ddr_write_bytes")),
+                               time_us=cycles / cpu_mhz if isinstance(cpu_mhz, (int, float)) and cpu_mhz > 0 else None,
+                               ratio=cycles / lay.cycles if lay.cycles else None, runs=len(ms),
+                               cycles_min=min(m.cycles for m in ms), cycles_max=max(m.cycles for m in ms))
+        out.append(dataclasses.replace(lay, board=measured))
     if rows:
         notes.append(f"{sg}: {len(rows)} board row(s) for layers the folder does not have "
                      f"(Layer {', '.join(map(str, sorted(rows)[:8]))}): left out")
+    if len(board.blocks) > 1:
+        notes.append(f"{sg}: the board log holds {len(board.blocks)} runs (blocks ending in 'Sum of Layer Cycles'): "
+                     "each layer's board cycles are their mean (min and max in --json)")
     return out
 
 

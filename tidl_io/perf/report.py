@@ -21,7 +21,7 @@ def _board_dict(b: BoardCycles | None) -> dict[str, Any] | None:
     return {"exec_id": b.exec_id, "cycles": b.cycles, "kernel_cycles": b.kernel_cycles,
             "core_loop_cycles": b.core_loop_cycles, "setup_cycles": b.setup_cycles, "dma_cycles": b.dma_cycles,
             "ddr_read_mb": b.ddr_read_mb, "ddr_write_mb": b.ddr_write_mb, "time_us": b.time_us, "ratio": b.ratio,
-            "bound": b.bound}
+            "bound": b.bound, "runs": b.runs, "cycles_min": b.cycles_min, "cycles_max": b.cycles_max}
 
 
 def _layer_dict(lay: LayerPerf) -> dict[str, Any]:
@@ -37,6 +37,7 @@ def _subgraph_dict(s: SubgraphPerf) -> dict[str, Any]:
     return {"name": s.name, "config": dict(s.config),
             "total": {"time_ms": t.time_ms, "ddr_mb": t.ddr_mb, "ddr_read_mb": t.ddr_read_mb,
                       "ddr_write_mb": t.ddr_write_mb, "msmc_mb": t.msmc_mb, "gmacs": t.gmacs},
+            "board": None if s.board_runs is None else {"total_cycles": s.board_total_cycles, "runs": s.board_runs},
             "layers": [_layer_dict(lay) for lay in s.layers]}
 
 
@@ -109,7 +110,9 @@ def totals_line(s: SubgraphPerf) -> str:
     if t.gmacs is not None:
         parts.append(f"{t.gmacs!r} GMACs")
     if s.board_total_cycles is not None:
-        parts.append(f"board: {s.board_total_cycles} cycles")
+        runs = f" (mean of {s.board_runs} runs)" if s.board_runs and s.board_runs > 1 else ""
+        total = s.board_total_cycles
+        parts.append(f"board: {total:.1f} cycles{runs}" if isinstance(total, float) else f"board: {total} cycles{runs}")
     return "total: " + (", ".join(parts) if parts else "no totals (no simulation, no netLog)")
 
 
