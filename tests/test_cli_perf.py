@@ -12,7 +12,7 @@ import pytest
 from tidl_io.cli.app import main
 
 from conftest import REALDATA
-from perf_fixtures import TINY_BOARD, TINY_SIM_NAME, write_tiny
+from perf_fixtures import TINY_BOARD, TINY_SIM_NAME, board_text, write_tiny
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -45,6 +45,33 @@ def test_board_and_top(tmp_path: Path) -> None:
     assert row[-2:] == ["300.2k", "1.00"] and " conv1 " not in out
 
 
+def test_board_log_of_two_runs_shows_the_mean(tmp_path: Path) -> None:
+    """Run 2 of the log has conv2 at 301750 cycles, run 1 (TINY_BOARD) at 300250: the table
+    shows their mean, 301.0k, ratio 301000 / 300250 = 1.00; the totals say it is a mean of 2."""
+    folder = write_tiny(tmp_path / "art")
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    board.write_text(TINY_BOARD + board_text([(1, 149375, 39000, 129000, 8000, 12375, 262144, 52428),
+                                              (2, 301750, 286000, 286500, 5000, 10250, 10240, 0)]))
+    code, out, err = run(str(folder), "--board", str(board))
+    assert (code, err) == (0, "")
+    row = next(line for line in out.splitlines() if " conv2 " in line and "Convolution" in line).split()
+    assert row[-2:] == ["301.0k", "1.00"], row
+    assert "board: 451000 cycles (mean of 2 runs)" in out and "holds 2 runs" in out
+
+
+def test_top_0_is_all_layers_as_in_quant(tmp_path: Path) -> None:
+    """--top 0 means all (as tidl-io quant --top 0): the same table as without --top, the four
+    layers of the fixture in execution order; A B likewise."""
+    folder = write_tiny(tmp_path / "art")
+    code, out, err = run(str(folder), "--top", "0")
+    assert (code, err) == (0, "") and out == run(str(folder))[1]
+    rows = [line.split()[3] for line in out.splitlines() if line.split()[:1] in (["0"], ["1"], ["2"], ["3"])]
+    assert rows == ["image", "conv1", "conv2", "conv2"], out
+    assert run(str(folder), "--top", "1")[1] != out
+    code, out, err = run(str(folder), str(folder), "--top", "0")
+    assert (code, err) == (0, "") and out == run(str(folder), str(folder))[1] and out.count(" conv2 ") == 2
+
+
 def test_only_a_bufinfolog_exits_0(tmp_path: Path) -> None:
     code, out, err = run(str(write_tiny(tmp_path, sim=False, netlog=False, layer_info=False)))
     assert (code, err) == (0, "") and "no performance simulation" in out
@@ -72,8 +99,11 @@ def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
     assert "Traceback" not in err
 
 
-def test_usage_errors_exit_2(tmp_path: Path) -> None:
-    assert run(str(tmp_path), "--top", "0")[0] == 2
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("-1", "x", "1.5"):
+        assert run(str(tmp_path), "--top", bad)[0] == 2
+        err = capsys.readouterr().err  # argparse's own message
+        assert "--top" in err and "0: all" in err, err
     assert run()[0] == 2
     a = write_tiny(tmp_path / "a")
     code, _, err = run(str(a), str(a), "--html", str(tmp_path / "x.html"))

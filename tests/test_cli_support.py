@@ -45,3 +45,9 @@ def test_errors_exit_2_without_traceback(tmp_path: Path) -> None:
     assert "\x1b" not in out and "a\\x1b[31m" in out
     rc, out, err = _run("why", str(tmp_path / "graphvizInfo.txt"), "--node", "zzz")
     assert rc == 2 and "no node named 'zzz'" in err
+
+
+def test_error_messages_are_escaped(tmp_path: Path) -> None:
+    """A path holding ESC reaches stderr escaped (base.text.escape), never raw."""
+    rc, _, err = _run("why", str(tmp_path / "no\x1b[2Jthere"))
+    assert rc == 2 and "\x1b" not in err and "no\\x1b[2Jthere" in err

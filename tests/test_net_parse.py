@@ -310,16 +310,6 @@ def test_layer_info_of_another_model_is_used_whole_or_not_at_all(tmp_path: Path,
     assert re.search(why, net.layer_info_error), net.layer_info_error
 
 
-def test_parse_layer_info_locates_hostile_lines() -> None:
-    from tidl_io.net.parse import parse_layer_info
-
-    with pytest.raises(FormatError, match=r"^info.txt: line 3: expected 'layerId dataId name'"):
-        parse_layer_info("0 0 a\n\n\u00b2 1 b\n", "info.txt")
-    with pytest.raises(FormatError, match="line 2: layer 0 is named a second time"):
-        parse_layer_info("0 0 a\n0 0 b\n")
-    assert parse_layer_info("0 0 a b \n-1 3 c\n") == {0: (0, "a b"), -1: (3, "c")}
-
-
 def test_layer_info_input_names_must_be_the_io_descriptors(tmp_path: Path) -> None:
     """TI's own file with the input data layer renamed: line count and dataIds still fit, but the
     io descriptor beside the net names that input otherwise (read here with str.split)."""

@@ -38,3 +38,13 @@ def test_a_slower_layer_and_a_renamed_one(tmp_path: Path) -> None:
     text = d.to_text()
     assert "absent" in text and "2.00" in text
     assert d.to_text(top=1).count("conv2") == 1
+
+
+def test_names_with_control_characters_are_escaped(tmp_path: Path) -> None:
+    """diff's text escapes a layer name the way base.text.escape does (ESC as ``\\x1b``, DEL as ``\\x7f``)."""
+    a = load_perf(write_tiny(tmp_path / "a"))
+    b_dir = write_tiny(tmp_path / "b")
+    info = b_dir / "tempDir" / "tiny_tidl_net.bin.layer_info.txt"
+    info.write_text(info.read_text().replace("1 1 conv1", "1 1 c\x1b[2J\x7fv"))
+    text = diff_perf(a, load_perf(b_dir)).to_text()
+    assert "\x1b" not in text and "\x7f" not in text and "c\\x1b[2J\\x7fv" in text

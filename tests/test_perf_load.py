@@ -5,6 +5,7 @@ layer_info.txt and the netLog read here; the bufinfolog-only folders; hand-made 
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import yaml
 from tidl_io import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, load_perf
 
 from conftest import REALDATA
-from perf_fixtures import TINY_BOARD, TINY_SIM, TINY_SIM_NAME, write_tiny
+from perf_fixtures import TINY_BOARD, TINY_SIM, TINY_SIM_NAME, board_text, write_tiny
 
 NET = REALDATA / "net"
 OD = NET / "od-8220-yolox-10.0"
@@ -149,6 +150,36 @@ def test_board_joined_by_exec_position(tmp_path: Path) -> None:
     assert s.board_total_cycles == 450875
 
 
+def test_a_board_log_of_two_runs_gives_each_layer_their_mean(tmp_path: Path) -> None:
+    """Two blocks, each ended by its "Sum of Layer Cycles" (run 1 = TINY_BOARD; run 2 written
+    here): every count is the mean of the two runs, cycles with their min and max, the sum the
+    mean of TI's two sums; the numbers below are worked out by hand."""
+    folder = write_tiny(tmp_path)
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    run2 = board_text([(1, 149375, 39000, 129000, 8000, 12375, 262144, 52428),
+                       (2, 301750, 286000, 286500, 5000, 10250, 10240, 0)])
+    board.write_text(TINY_BOARD + run2)
+    perf = load_perf(folder, board=[board])
+    s = perf.subgraphs[0]
+    b1, b2 = s.layers[1].board, s.layers[2].board
+    assert b1 is not None and b2 is not None and s.layers[0].board is None
+    # layer 1: (150625 + 149375) / 2, (41000 + 39000) / 2, (130000 + 129000) / 2, (8125 + 8000) / 2, (12500 + 12375) / 2
+    assert (b1.cycles, b1.kernel_cycles, b1.core_loop_cycles, b1.setup_cycles, b1.dma_cycles) == (
+        150000, 40000, 129500, 8062.5, 12437.5)
+    assert (b1.runs, b1.cycles_min, b1.cycles_max) == (2, 149375, 150625)
+    assert b1.ratio == 150000 / 120500 and b1.time_us == 150.0  # the simulation's 120500 cycles, 1000 MHz
+    assert b1.ddr_read_mb == 262144 / 1024000 and b1.ddr_write_mb == 52428 / 1024000
+    # layer 2: (300250 + 301750) / 2, (285000 + 286000) / 2, (285000 + 286500) / 2
+    assert (b2.cycles, b2.kernel_cycles, b2.core_loop_cycles, b2.runs, b2.cycles_min, b2.cycles_max) == (
+        301000, 285500, 285750, 2, 300250, 301750)
+    assert (s.board_total_cycles, s.board_runs) == ((450875 + 451125) // 2, 2) == (451000, 2)
+    assert any("holds 2 runs" in n and "mean" in n for n in perf.notes), perf.notes
+    doc = json.loads(json.dumps(perf.to_dict(), allow_nan=False))
+    assert doc["subgraphs"][0]["board"] == {"total_cycles": 451000, "runs": 2}
+    assert doc["subgraphs"][0]["layers"][1]["board"]["cycles_min"] == 149375
+    assert "board: 451000 cycles (mean of 2 runs)" in perf.to_text()
+
+
 def test_board_of_an_unknown_subgraph(tmp_path: Path) -> None:
     folder = write_tiny(tmp_path)
     board = tmp_path / "tidl_trace_subgraph_3_perf.csv"
@@ -241,8 +272,16 @@ def test_two_subgraphs_and_their_board_files(tmp_path: Path) -> None:
     assert perf.subgraphs[1].layers[2].board.ratio == 300250 / 100250
 
 
-def test_layer_names_skip_lines_of_no_ascii_numbers() -> None:
-    """"²".isdigit() is True but int("²") fails: such lines are skipped like any other (issue 24)."""
-    from tidl_io.perf.load import parse_layer_names
-
-    assert parse_layer_names("0 0 a\n1 \u00b2 b\n2 " + "9" * 4300 + " c\n3 3 d\n") == {0: (0, "a"), 3: (3, "d")}
+def test_a_hostile_layer_info_gives_no_names_and_a_note(tmp_path: Path) -> None:
+    """"²".isdigit() is True but int("²") fails: net.layerinfo's located error becomes a note,
+    no layer is named from that file (never some of it), the numbers stay (issue 24)."""
+    art = write_tiny(tmp_path / "art", netlog=False)
+    info = art / "tempDir" / "tiny_tidl_net.bin.layer_info.txt"
+    info.write_text("0 0 a\n1 \u00b2 b\n2 2 c\n3 0 d\n")
+    perf = load_perf(art)
+    assert [la.name for la in perf.subgraphs[0].layers] == [None] * 4
+    assert perf.layer_time_us(2) == 300.25
+    assert any(n.startswith(f"tiny: layer names not used: {info}, line 2: expected 'layerId dataId name'")
+               for n in perf.notes), perf.notes
+    info.write_text("0 0 a\n1 1 b\n2 2 c\n3 0 d\n")
+    assert [la.name for la in load_perf(art).subgraphs[0].layers] == ["a", "b", "c", "d"]

@@ -23,7 +23,8 @@ def test_json_shape(tmp_path: Path) -> None:
     doc = json.loads(json.dumps(load_perf(folder, board=[tmp_path / "b.csv"]).to_dict(), allow_nan=False))
     assert list(doc) == ["schema_version", "subgraphs"] and doc["schema_version"] == 1
     s = doc["subgraphs"][0]
-    assert list(s) == ["name", "config", "total", "layers"] and s["name"] == "tiny"
+    assert list(s) == ["name", "config", "total", "board", "layers"] and s["name"] == "tiny"
+    assert s["board"] == {"total_cycles": 450875, "runs": 1}  # TI's Sum of Layer Cycles, one run
     assert s["total"] == {"time_ms": 0.42075, "ddr_mb": 0.32, "ddr_read_mb": 0.27, "ddr_write_mb": 0.05,
                           "msmc_mb": 0.16, "gmacs": 0.0028}
     assert s["config"]["release"] == "TI_NETWORK_COMPILER_10.00.00" and s["config"]["ddr_mhz"] == 3200
@@ -37,7 +38,7 @@ def test_json_shape(tmp_path: Path) -> None:
                         "exec_id": 1, "cycles": 150625, "kernel_cycles": 41000, "core_loop_cycles": 130000,
                         "setup_cycles": 8125, "dma_cycles": 12500, "ddr_read_mb": 262144 / 1024000,
                         "ddr_write_mb": 52428 / 1024000, "time_us": 150.625, "ratio": 150625 / 120500,
-                        "bound": "memory"}}
+                        "bound": "memory", "runs": 1, "cycles_min": 150625, "cycles_max": 150625}}
     assert s["layers"][0]["board"] is None and s["layers"][0]["bound"] is None
 
 

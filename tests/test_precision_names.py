@@ -10,7 +10,7 @@ import pytest
 
 from tidl_io import FormatError
 from tidl_io.doctor.checks import diagnose
-from tidl_io.precision.names import check_16bit_names, parse_net_log, split_names
+from tidl_io.precision.names import check_16bit_names, model_names, split_names
 
 from conftest import REALDATA
 
@@ -49,7 +49,7 @@ def test_od_8220_all_nine(tmp_path: Path) -> None:
     # the names TIDL accepts: the netLog's Out Data Names
     log = (OD / "artifacts" / "tempDir" / "subgraph_0_tidl_net.bin_netLog.txt").read_text()
     names = [row.split("|")[2].strip() for row in log.splitlines() if re.match(r"^\s*\d+\|", row)]
-    assert [r[2] for r in parse_net_log(log)] == names
+    assert set(names) <= set(model_names(OD / "artifacts")[0])
     assert not set(entries) & set(names)
 
 
@@ -105,20 +105,23 @@ def test_split_names() -> None:
     assert split_names(None) == []
 
 
-def test_layer_info_digits_are_ascii() -> None:
-    """"²".isdigit() is True but int("²") fails: a located FormatError, never a ValueError (issue 24)."""
-    from tidl_io import FormatError
-    from tidl_io.precision.names import read_layer_info
-
+def test_a_hostile_layer_info_is_a_note_not_a_crash(tmp_path: Path) -> None:
+    """"²".isdigit() is True but int("²") fails: net.layerinfo's located FormatError, which
+    the check turns into one NOTE naming the file and line (issue 24)."""
+    art = _tiny(tmp_path, "session:\n  runtime_options:\n    advanced_options:output_feature_16bit_names_list: conv_a\n")
+    info = art / "tempDir" / "m_tidl_net.bin.layer_info.txt"
+    info.write_text("0 0 input\n\u00b21 1 conv_a\n")
     with pytest.raises(FormatError, match="line 2: expected"):
-        read_layer_info("0 0 a\n\u00b21 1 b\n", "info.txt")
-    with pytest.raises(FormatError, match="line 1: expected"):
-        read_layer_info("9" * 4300 + " 0 a\n", "info.txt")
+        model_names(art)
+    found = check_16bit_names(tmp_path, art)
+    assert [f.level for f in found] == ["note"] and f"{info}, line 2: expected" in found[0].message, found
 
 
-_LOG = ("Num|TIDL Layer Type|Out Data Name|a|b|c|d|Outbuf Id\n"
-        "0|TIDL_DataLayer|input|x|x|x|x|0\n"
-        "1|TIDL_ConvolutionLayer|conv_a|x|x|x|x|1\n")
+_LOG = ("Num of Layer Detected :   2 \n"
+        "  Num|TIDL Layer Name|Out Data Name|Group|#Ins|#Outs|Inbuf Ids|Outbuf Id|In NCHW|Out NCHW|MACS|\n"
+        "    0|TIDL_DataLayer|input|0|-1|1|x x|0|0 0 0 0|1 3 8 8|0|\n"
+        "    1|TIDL_ConvolutionLayer|conv_a|0|1|1|0 x|1|1 3 8 8|1 4 8 8|1728|\n"
+        "Total Giga Macs : 0.0000\n")
 
 
 def _tiny(tmp_path: Path, param: str) -> Path:
@@ -160,15 +163,17 @@ def test_a_huge_list_is_checked_in_bounded_time_and_lines(tmp_path: Path) -> Non
     assert str(n - len(found) + 1) in found[-1].message  # the ones not listed one by one are counted
 
 
-def test_a_cut_net_log_is_an_error_not_fewer_names() -> None:
-    with pytest.raises(FormatError, match=r"n.txt: line 3: cut short"):
-        parse_net_log(_LOG[:-5], "n.txt")
-    assert [r[2] for r in parse_net_log(_LOG, "n.txt")] == ["input", "conv_a"]
+def test_a_cut_net_log_is_an_error_not_fewer_names(tmp_path: Path) -> None:
+    art = _tiny(tmp_path, "")
+    assert model_names(art) == (["input", "conv_a"], [str(art / "tempDir" / "m_tidl_net.bin_netLog.txt")])
+    (art / "tempDir" / "m_tidl_net.bin_netLog.txt").write_text(_LOG[:_LOG.index("conv_a") + 3])
+    with pytest.raises(FormatError, match=r"m_tidl_net.bin_netLog.txt, line 4: the last line has no line end"):
+        model_names(art)
 
 
 def test_doctor_with_a_cut_net_log_notes_it_instead_of_flagging_real_names(tmp_path: Path) -> None:
     art = _tiny(tmp_path, "session:\n  runtime_options:\n    advanced_options:output_feature_16bit_names_list: conv_a\n")
     log = art / "tempDir" / "m_tidl_net.bin_netLog.txt"
-    log.write_text(_LOG[:-len("conv_a|x|x|x|x|1\n")])  # cut inside the row of conv_a
+    log.write_text(_LOG[:_LOG.index("conv_a") + 3])  # cut inside the row of conv_a
     found = check_16bit_names(tmp_path, art)
-    assert [f.level for f in found] == ["note"] and "cut short" in found[0].message, found
+    assert [f.level for f in found] == ["note"] and "a cut file?" in found[0].message, found

@@ -92,7 +92,7 @@ def test_nothing_compared_is_an_error(realdata: Path, tmp_path: Path) -> None:
 def test_golden_usage() -> None:
     assert _run("golden", "m.onnx", "-o", "g.npz")[0] == 2  # --input is required
     rc, _, err = _run("golden", "m.txt", "--input", "x.npy", "-o", "g.npz")
-    assert rc == 1 and "expected an .onnx or .tflite model" in err
+    assert rc == 2 and "expected an .onnx or .tflite model" in err  # could not do the job: 2, as diff (was 1)
 
 
 def test_missing_files_are_one_line(realdata: Path, tmp_path: Path) -> None:
@@ -105,8 +105,8 @@ def test_missing_files_are_one_line(realdata: Path, tmp_path: Path) -> None:
             (["golden", str(tmp_path / "nope.onnx"), "--input", "x.npy", "-o", str(tmp_path / "g.npz")],
              "nope.onnx: no such model file")]:
         rc, _out, err = _run(*argv)
-        # issue 24 item 2: compare exits 2 when it cannot compare (was 1); golden keeps 1
-        assert rc == (2 if argv[0] == "compare" else 1) and says in err, argv
+        # issue 24 item 2: compare exits 2 when it cannot compare (was 1); golden too (it could not run)
+        assert rc == 2 and says in err, argv
         assert "Traceback" not in err and err.count("\n") == 1, argv
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_int, check_path, open_regular, read_limited
+from ..base.check import check_int, check_path
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, TidlIoError
 from .model import (
     MIN_SHARE,
@@ -38,25 +38,21 @@ _PRECISION_TYPES = ("TIDL_ConvolutionLayer", "TIDL_BatchNormLayer", "TIDL_Poolin
 _FLAG_ADDED = 10.0  # added noise this many times the own rounding noise: flagged
 
 
-def _read(path: Path) -> str:
-    with open_regular(str(path), f"a text file ({path.name})") as fh:
-        return read_limited(fh, 1 << 24).decode("utf-8", errors="replace")
-
-
 def accepted_names(art: Path, subgraph: str) -> tuple[set[str], str | None]:
     """(names TIDL accepts in a 16-bit list for subgraph ``subgraph`` of artifacts folder
     ``art``, the file they came from): ``layer_info.txt``'s names (TIDL's full output names),
     else the netLog's "Out Data Names" (which TI cuts to their last 50 characters)."""
-    from ..precision.names import parse_net_log, read_layer_info  # start-up
+    from ..net.layerinfo import read_layer_info  # start-up
+    from ..net.netlog import load_netlog  # start-up
 
     for folder in (art, art / "tempDir"):
         info = folder / f"{subgraph}_tidl_net.bin.layer_info.txt"
         if info.is_file():
-            return {name for _, _, name in read_layer_info(_read(info), str(info))}, str(info)
+            return set(read_layer_info(info).names), str(info)
     for folder in (art / "tempDir", art):
         log = folder / f"{subgraph}_tidl_net.bin_netLog.txt"
         if log.is_file():
-            return {row[2] for row in parse_net_log(_read(log), str(log))}, str(log)
+            return {x.name for x in load_netlog(log).layers}, str(log)
     return set(), None
 
 
@@ -192,7 +188,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
     if doc is None:
         assert traces is not None
         doc = compare_document(traces, net, golden=golden, inputs=inputs, params=params, golden_layout=golden_layout,
-                               subgraph=subgraph if isinstance(subgraph, int) else None)
+                               subgraph=subgraph)
         source_name = f"traces in {traces} against {golden if not isinstance(golden, Mapping) else 'golden arrays'}"
     rows = measured_rows(doc, source_name)
     notes: list[str] = []

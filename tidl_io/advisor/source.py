@@ -8,8 +8,8 @@ Both spellings of a non-finite SNR are understood: numbers or null (null is +inf
 unless the row says ``"identical": false``: then it is -inf or NaN, not a measurement) and
 the older strings ``"inf"``, ``"-inf"``, ``"nan"``.
 
-:func:`compare_document` runs the comparison itself from traces and a golden run (compare's
-public functions) and gives the same document.
+:func:`compare_document` runs the comparison itself from traces and a golden run (the public
+:func:`tidl_io.compare_traces`) and gives the same document.
 """
 
 from __future__ import annotations
@@ -133,20 +133,17 @@ def measured_rows(report: Any, source: str = "compare report") -> list[Measured]
 
 def compare_document(traces: str | os.PathLike[str], net: Any, *, golden: Any, inputs: Sequence[str] = (),
                      params: Any = None, golden_layout: str | None = None,
-                     subgraph: int | None = None) -> dict[str, Any]:
+                     subgraph: int | str | None = None) -> dict[str, Any]:
     """``tidl-io compare``'s document for the traces in ``traces`` of ``net`` against ``golden``
-    (an ``.npz``, an ``.onnx``/``.tflite`` run on ``inputs``, or arrays by tensor name).
+    (an ``.npz``, an ``.onnx``/``.tflite`` run on ``inputs``, or arrays by tensor name): the
+    ``.to_dict()`` of the public :func:`tidl_io.compare_traces` on the net's artifacts folder
+    (which holds its io files, as TI leaves it), without simulated times. ``subgraph`` None:
+    the folder's only subgraph (or the one the trace names pin); else the one of ``net``,
+    named to compare by its file name."""
+    from ..trace.api import compare_traces  # start-up
 
-    Uses compare's public functions only; where ``tidl_io.compare_traces(traces, artifacts=,
-    golden=, ...)`` returns a report object, this is its ``.to_dict()``."""
-    from ..trace.compare import compare_traces, golden_lookup  # start-up
-    from ..trace.load import load_traces  # start-up
-    from ..trace.report import report_to_dict  # start-up
-
-    tested = load_traces(traces, net, subgraph=subgraph)
-    from ..trace.api import golden_tensors  # start-up
-
-    tensors, describe = golden_tensors(golden, inputs, params)
-    report = compare_traces(tested, golden_lookup(tensors, describe, golden_layout),
-                            test=f"traces in {traces} (net {Path(net.source).name})", histograms=False)
-    return report_to_dict(report)
+    source = Path(net.source)
+    name = source.name.removesuffix("_tidl_net.bin")
+    report = compare_traces(traces, artifacts=source.parent, golden=golden, inputs=tuple(inputs), params=params,
+                            golden_layout=golden_layout, subgraph=None if subgraph is None else name, perf=False)
+    return report.to_dict()

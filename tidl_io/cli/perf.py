@@ -15,7 +15,7 @@ from ..base.atomic import write_bytes_atomic
 from ..base.text import escape
 from ..iodesc.format import dumps_json
 from .codes import EXIT_INVALID as EXIT_FINDING
-from .codes import EXIT_OK, EXIT_USAGE, count, one_line_failures
+from .codes import EXIT_OK, EXIT_USAGE, one_line_failures, top
 
 
 def add_commands(sub: Any) -> None:
@@ -27,10 +27,12 @@ def add_commands(sub: Any) -> None:
                                    "totals. With B: two compilations of one model side by side, matched by layer name. "
                                    "Exit 0 the report (A B: nothing differs), 1 (A B) something differs, 2 could not.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="a model or artifacts folder; two to compare them (A B)")
-    p.add_argument("--top", type=count, metavar="N", help="only the N slowest layers, slowest first")
+    p.add_argument("--top", type=top, metavar="N",
+                   help="only the N slowest layers, slowest first (0: all, in execution order, as without --top)")
     p.add_argument("--board", nargs="+", metavar="CSV", default=[],
                    help="TIDL-RT's measured tidl_trace_subgraph_<N>_perf.csv (debug level >= 1): beside the "
-                        "simulation, with their ratio")
+                        "simulation, with their ratio; a log of several runs (blocks ending in 'Sum of Layer "
+                        "Cycles'): each layer's mean over all of them (min, max and the run count in --json)")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.add_argument("--html", metavar="REPORT_HTML", help="also write a self-contained HTML page (atomically)")
     p.set_defaults(run=_run)

@@ -11,9 +11,10 @@ import argparse
 from typing import Any, TextIO
 
 from ..base.errors import TidlIoError
+from ..base.text import escape
 from ..iodesc.format import dumps_json
-
-EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
+from .codes import EXIT_INVALID as EXIT_FINDING
+from .codes import EXIT_OK, EXIT_USAGE, top
 
 
 def add_commands(sub: Any) -> None:
@@ -24,24 +25,21 @@ def add_commands(sub: Any) -> None:
                                    "(advanced_options:quant_params_proto_path), checked against the net's own "
                                    "scales. Exit 0 the files agree, 1 a disagreement, 2 unreadable input.")
     q.add_argument("path", metavar="PATH", help="a model folder, its artifacts folder, or tempDir")
-    q.add_argument("--top", type=int, default=20, metavar="N", help="layers in the text table (0: all; default 20)")
+    q.add_argument("--top", type=top, default=20, metavar="N", help="layers in the text table (0: all; default 20)")
     q.add_argument("--json", action="store_true", help="machine-readable report (strict JSON), every layer")
     q.set_defaults(run=cmd_quant)
 
 
 def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..precision.report import load_quant, printable  # start-up
+    from ..precision.report import load_quant  # start-up
 
-    if args.top < 0:
-        print(f"tidl-io quant: error: --top must be >= 0, found {args.top}", file=err)
-        return EXIT_USAGE
     try:
         report = load_quant(args.path)
     except (TidlIoError, OSError) as exc:
-        print(f"tidl-io quant: error: {printable(str(exc))}", file=err)
+        print(f"tidl-io quant: error: {escape(str(exc))}", file=err)
         return EXIT_USAGE
     if args.json:
         out.write(dumps_json(report.to_dict()) + "\n")
     else:
-        out.write(report.to_text(top=args.top or None) + "\n")
+        out.write(report.to_text(top=args.top) + "\n")
     return EXIT_OK if report.ok else EXIT_FINDING

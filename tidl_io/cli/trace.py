@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, TextIO
 from ..base.atomic import write_bytes_atomic
 from ..base.errors import TidlIoError
 from ..base.text import escape
+from .codes import EXIT_INVALID as EXIT_BAD
+from .codes import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from ..trace.report import CompareReport
 
-EXIT_OK, EXIT_BAD, EXIT_USAGE = 0, 1, 2
 _MODELS = (".onnx", ".tflite")
 
 
@@ -24,7 +25,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     g = sub.add_parser("golden", help="run the float model (.onnx/.tflite) and save every intermediate tensor",
                        description="Run MODEL on --input with every intermediate tensor exposed (ONNX: added as "
                                    "outputs in memory; TFLite: all tensors preserved) and save each under its "
-                                   "tensor name in an .npz. Needs the extra: pip install 'tidl-io[golden]'.")
+                                   "tensor name in an .npz. Needs the extra: pip install 'tidl-io[golden]'. "
+                                   "Exit 0 written, 2 could not (usage, an unreadable model or input, no extra).")
     g.add_argument("model", metavar="MODEL", help="an .onnx or .tflite model")
     g.add_argument("--input", action="append", required=True, metavar="[NAME=]X",
                    help="an .npy / .npz (used as given) or a picture (.png/.ppm/.pgm: param.yaml preprocessing); "
@@ -66,13 +68,14 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     times.add_argument("--no-perf", action="store_true", help="no layer times")
     c.add_argument("--json", action="store_true", help="machine-readable report")
     c.add_argument("--html", metavar="REPORT_HTML", help="also write a self-contained HTML report (atomically)")
-    c.set_defaults(run=_guarded(cmd_compare, EXIT_USAGE))
+    c.set_defaults(run=_guarded(cmd_compare))
 
 
-def _guarded(run: Callable[[argparse.Namespace, TextIO, TextIO], int], failed: int = EXIT_BAD
+def _guarded(run: Callable[[argparse.Namespace, TextIO, TextIO], int]
              ) -> Callable[[argparse.Namespace, TextIO, TextIO], int]:
-    """A command whose errors (a library error, a missing or unreadable file, not an array)
-    end in one line on stderr and exit ``failed``, not a traceback."""
+    """A command whose errors (a library error, a missing or unreadable file, not an array, a
+    missing extra) end in one line on stderr and exit 2 (could not do the job, as ``diff``),
+    not a traceback: golden and compare alike."""
 
     def guarded(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         try:
@@ -84,7 +87,7 @@ def _guarded(run: Callable[[argparse.Namespace, TextIO, TextIO], int], failed: i
             print(f"tidl-io {args.command}: error: {escape(f'{where}{exc.strerror or exc}')}", file=err)
         except ValueError as exc:  # np.load of a file that is no array, a model the runtime refuses
             print(f"tidl-io {args.command}: error: {escape(str(exc))}", file=err)
-        return failed
+        return EXIT_USAGE
 
     return guarded
 

@@ -11,6 +11,7 @@ import argparse
 from typing import Any, TextIO
 
 from ..base.errors import TidlIoError
+from ..base.text import escape
 from ..iodesc.format import dumps_json
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
@@ -32,7 +33,6 @@ def add_commands(sub: Any) -> None:
 
 def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..support import load_support  # start-up
-    from ..support.report import printable  # start-up
 
     try:
         report = load_support(args.path)
@@ -40,7 +40,7 @@ def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.json and args.node is not None:
             node = report.node(args.node).to_dict()
     except (TidlIoError, OSError) as exc:
-        print(f"tidl-io why: error: {printable(str(exc))}", file=err)
+        print(f"tidl-io why: error: {escape(str(exc))}", file=err)
         return EXIT_USAGE
     if args.json:
         doc = report.to_dict() if args.node is None else {"schema_version": 1, "source": report.source,

@@ -15,7 +15,9 @@
   ``num_in``, ``num_out``, ``element_type``, ``dtype``, ``dims``, ``shape``, ``pads``,
   ``pitches``, ``scale``, ``zero_point``, ``layout`` (NCHW / NHWC / None), ``geometry``
   (None where the file defines no buffer), ``params``, ``raw``, ``is_input``, ``is_output``;
-- :class:`Section` (``name``, ``offset``, ``size``, ``end``) and :class:`IoLink`.
+- :class:`Section` (``name``, ``offset``, ``size``, ``end``) and :class:`IoLink`;
+- the one reader of each text file TI writes beside the net: :mod:`.layerinfo`
+  (``layer_info.txt``) and :mod:`.netlog` (``<net>_netLog.txt``).
 
 Layouts live in ``schemas/net/*.yaml``; which netVersion uses which, in the release table
 ``schemas/releases.yaml`` (:mod:`tidl_io.base.releases`).

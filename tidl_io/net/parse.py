@@ -12,7 +12,6 @@ import dataclasses
 import io
 import itertools
 import os
-import re
 import struct
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -23,12 +22,13 @@ import numpy as np
 from ..base.check import check_path, open_regular, wrong_kind
 from ..base.errors import FormatError, PathError, TidlIoError
 from ..base.structs import Struct
-from ..base.text import short, short_repr
+from ..base.text import short
 from ..iodesc.descriptor import load
+from .layerinfo import read_layer_info
 from .model import Layer, Network, Section, decide_layouts
 from .schema import HEADER, START, NetLayout, common, fields_of, known_versions_text, layout_for, net_versions
 
-__all__ = ["io_file_of", "load_net", "parse_layer_info", "parse_net", "read_layer_info"]
+__all__ = ["find_layer_info", "io_file_of", "layer_info_paths", "load_net", "parse_net"]
 
 _EXPECTED = "a TIDL network file (*_tidl_net.bin)"
 
@@ -357,10 +357,6 @@ def _params(layout: NetLayout, data: bytes | bytearray, n: int, types: list[int]
 
 # ---- layer_info.txt ---------------------------------------------------------------------
 
-_INFO_LINE = re.compile(r"(-?[0-9]{1,10}) (-?[0-9]{1,10})(?: (.*))?")  # ASCII digits only ("²" is no digit)
-_INFO_LINE_BYTES = 1 << 13  # a line: two numbers and a name (8.2's longest is ~260 bytes)
-
-
 def layer_info_paths(net_path: str) -> list[Path]:
     """Where TI leaves ``<net>.layer_info.txt``: beside the net, or in ``tempDir/`` there."""
     p = Path(net_path)
@@ -378,56 +374,6 @@ def find_layer_info(net_path: str) -> Path | None:
         except (OSError, ValueError):
             continue
     return None
-
-
-def read_layer_info(path: str | os.PathLike[str], max_lines: int) -> dict[int, tuple[int, str]]:
-    """``layerId -> (dataId, name)`` from the ``layer_info.txt`` at ``path``, reading at most
-    ``max_lines`` lines (the net's layer count: one more is an error, and nothing past it is
-    read) of at most 8 KiB each. FormatError naming the file and line for a line that is not
-    ``layerId dataId name`` (ASCII digits) or one too many; PathError for the path."""
-    name = os.fspath(path)
-    lines: list[str] = []
-    count = 0
-    with open_regular(name, "a layer_info.txt (layerId dataId name per line)") as fh:
-        try:
-            while True:
-                raw = fh.readline(_INFO_LINE_BYTES + 1)
-                if not raw:
-                    break
-                if len(raw) > _INFO_LINE_BYTES:
-                    raise FormatError(name, f"line {len(lines) + 1}: longer than {_INFO_LINE_BYTES} bytes; expected "
-                                      "'layerId dataId name'")
-                lines.append(raw.decode("utf-8", errors="replace"))
-                count += bool(raw.strip())
-                if count > max_lines:  # one too many is enough to say so
-                    break
-        except OSError as exc:
-            raise PathError(name, f"cannot read: {exc.strerror or exc}; expected a layer_info.txt", exc.errno) from None
-    return parse_layer_info("".join(lines), name, max_lines)
-
-
-def parse_layer_info(text: str, source: str = "layer_info.txt", max_lines: int | None = None
-                     ) -> dict[int, tuple[int, str]]:
-    """``layerId dataId name`` lines -> ``{layerId: (dataId, name)}``. Blank lines are
-    skipped; any other line that is not two decimal numbers (ASCII digits, at most 10) and a
-    name, a layerId given twice, or more than ``max_lines`` lines is a FormatError naming
-    ``source`` and the line."""
-    out: dict[int, tuple[int, str]] = {}
-    for lineno, line in enumerate(text.split("\n"), 1):
-        line = line.strip()
-        if not line:
-            continue
-        if max_lines is not None and len(out) >= max_lines:
-            raise FormatError(source, f"line {lineno}: more lines than the net's {max_lines} layers")
-        m = _INFO_LINE.fullmatch(line)
-        if m is None:
-            raise FormatError(source, f"line {lineno}: expected 'layerId dataId name' (two whole numbers, then the "
-                              f"name), found {short_repr(line)}")
-        layer_id = int(m.group(1))
-        if layer_id in out:
-            raise FormatError(source, f"line {lineno}: layer {layer_id} is named a second time")
-        out[layer_id] = (int(m.group(2)), (m.group(3) or "").strip())
-    return out
 
 
 def io_file_of(net_path: str | os.PathLike[str]) -> Path:
@@ -448,7 +394,7 @@ def _with_names(net: Network) -> Network:
     if path is None:
         return net
     try:
-        info = read_layer_info(path, len(net.layers))
+        info = {x.index: (x.data_id, x.name) for x in read_layer_info(path, len(net.layers))}
         why = _info_mismatch(net, info)
     except (FormatError, PathError) as exc:
         return dataclasses.replace(net, layer_info_error=f"{exc}: no layer names used")

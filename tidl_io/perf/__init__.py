@@ -2,7 +2,8 @@
 (bufinfolog), netLog MACs and the board's measured cycles, joined per layer.
 
 This package owns reading those files (one pure reader each: :mod:`.simulation`,
-:mod:`.bufinfo`, :mod:`.netlog`, :mod:`.board`), finding and joining them (:mod:`.load`),
+:mod:`.bufinfo`, :mod:`.board`; the netLog and layer_info.txt through the net's readers,
+:mod:`tidl_io.net.netlog` and :mod:`tidl_io.net.layerinfo`), finding and joining them (:mod:`.load`),
 the objects (:mod:`.model`), their text and JSON (:mod:`.report`), the HTML page
 (:mod:`.page`) and the comparison of two compilations (:mod:`.diff`).
 

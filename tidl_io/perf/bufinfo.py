@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ._text import MAX_LAYERS, Row, fields, located, split_lines
+from ..base.tilog import MAX_LAYERS, Row, fields, located, split_lines
 
 __all__ = ["BufInfoLayer", "BufInfoLog", "Buffer", "parse_bufinfolog"]
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.check import check_int
+from ..base.text import escape
 from ..iodesc.format import document
-from ._text import printable
 from .model import LayerPerf, PerformanceData, SubgraphPerf, Totals
 from .report import fmt, short_type
 
@@ -133,14 +133,14 @@ def diff_to_dict(d: PerfDiff) -> dict[str, Any]:
 
 
 def _cut(name: str, width: int = 32) -> str:
-    text = printable(name)
+    text = escape(name)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def format_diff(d: PerfDiff, top: int | None = None) -> str:
     """Per subgraph: the layers (A's order, or the ``top`` with the largest time change first),
     A's and B's time, B/A, bound, DDR; then both totals."""
-    out = [f"A: {printable(d.a)}", f"B: {printable(d.b)}"]
+    out = [f"A: {escape(d.a)}", f"B: {escape(d.b)}"]
     for s in d.subgraphs:
         rows = list(s.rows)
         if top is not None:
@@ -161,12 +161,12 @@ def format_diff(d: PerfDiff, top: int | None = None) -> str:
                           fmt(ddr(r.a)), fmt(ddr(r.b))])
         widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
         out.append("")
-        out.append(f"{printable(s.name_a)} vs {printable(s.name_b)}:")
+        out.append(f"{escape(s.name_a)} vs {escape(s.name_b)}:")
         out += ["  " + "  ".join(c.rjust(w) if i in (2, 3, 4, 7, 8) else c.ljust(w)
                                  for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in table]
         ta, tb = s.total_a.time_ms, s.total_b.time_ms
         ratio = f" (B/A {tb / ta:.2f})" if ta and tb is not None else ""
         out.append(f"total: A {fmt(ta, 'g')} ms, DDR {fmt(s.total_a.ddr_mb)} MB; B {fmt(tb, 'g')} ms, DDR "
                    f"{fmt(s.total_b.ddr_mb)} MB{ratio}")
-    out += [f"note: {printable(n)}" for n in d.notes]
+    out += [f"note: {escape(n)}" for n in d.notes]
     return "\n".join(out)

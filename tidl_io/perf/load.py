@@ -1,6 +1,7 @@
 """Finding TI's performance files in a model or artifacts folder and joining them per
 subgraph, layer by layer: :func:`load_perf`. The readers are pure functions of the text
-(:mod:`.simulation`, :mod:`.bufinfo`, :mod:`.netlog`, :mod:`.board`); only this module opens files.
+(:mod:`.simulation`, :mod:`.bufinfo`, :mod:`.board`; the netLog and layer_info.txt are read by
+:mod:`tidl_io.net.netlog` and :mod:`tidl_io.net.layerinfo`); only this module opens perf's files.
 
 Where TI leaves them (``ART`` is the artifacts folder, the one holding ``tempDir/``):
 
@@ -31,34 +32,23 @@ from ..base.errors import (
     PathNotFoundError,
     TidlIoError,
 )
-from ._text import printable, read_text
-from .board import BoardRun, board_subgraph, parse_board
+from ..base.text import escape
+from ..base.tilog import read_text
+from ..net import load_net
+from ..net.layerinfo import read_layer_info
+from ..net.netlog import NetLogLayer, load_netlog
+from .board import BoardLayer, BoardRun, board_subgraph, parse_board
 from .bufinfo import BufInfoLayer, parse_bufinfolog
-from .model import BYTES_PER_TI_MB, BoardCycles, LayerPerf, SubgraphPerf, Totals
-from .netlog import NetLogLayer, parse_netlog
+from .model import BYTES_PER_TI_MB, BoardCycles, LayerPerf, SubgraphPerf, Totals, board_mean
 from .performance import Performance
 from .simulation import SimLayer, Simulation, is_simulation_name, parse_simulation
 
-__all__ = ["load_perf", "parse_layer_names"]
+__all__ = ["load_perf"]
 
 _NETLOG = "_tidl_net.bin_netLog.txt"
 _INFO = "_tidl_net.bin.layer_info.txt"
 _WHAT = ("TI's performance files (tempDir/<sg>_tidl_net/tempDir_*.csv: the simulation, bufinfolog(_0).csv, "
          "<sg>_tidl_net.bin_netLog.txt)")
-
-
-def parse_layer_names(text: str) -> dict[int, tuple[int, str]]:
-    """``layer_info.txt`` (``layerNum dataId name`` lines) -> ``{layerNum: (dataId, name)}``;
-    lines of another shape are skipped, the first line of a layer wins."""
-    out: dict[int, tuple[int, str]] = {}
-    for line in text.splitlines():
-        m = _NAME_LINE.fullmatch(line.strip())  # ASCII digits only: "²".isdigit() is True, int("²") fails
-        if m:
-            out.setdefault(int(m.group(1)), (int(m.group(2)), m.group(3).strip()))
-    return out
-
-
-_NAME_LINE = re.compile(r"([0-9]{1,7}) (-?[0-9]{1,10}) (.*)")
 
 
 def _natural(s: str) -> list[Any]:
@@ -153,11 +143,11 @@ def _subgraph(sg: str, files: _Files, board: BoardRun | None, notes: list[str]) 
                            str(files.simulation)) if files.simulation else None
     buf = parse_bufinfolog(read_text(str(files.bufinfo), "a TIDL bufinfolog .csv"),
                            str(files.bufinfo)) if files.bufinfo else None
-    log = parse_netlog(read_text(str(files.netlog), "a TIDL netLog .txt"), str(files.netlog)) if files.netlog else None
+    log = load_netlog(files.netlog) if files.netlog else None
     net = _load_net(files, notes, sg)
     info: dict[int, tuple[int, str]] = {}
     if net is None and files.layer_info is not None:
-        info = parse_layer_names(read_text(str(files.layer_info), "a layer_info.txt"))
+        info = _layer_names(files.layer_info, sg, notes)
     others: list[tuple[str, dict[int, str]]] = []
     if net is not None:
         others.append((f"net {Path(str(net.source)).name}", {lay.index: lay.type for lay in net.layers}))
@@ -191,19 +181,28 @@ def _subgraph(sg: str, files: _Files, board: BoardRun | None, notes: list[str]) 
                                       ("layer_info", files.layer_info if info else None),
                                       ("board", board.source if board else None)) if v is not None}
     return SubgraphPerf(name=sg, config=config, total=total, layers=tuple(layers), sources=sources,
-                        board_total_cycles=board.total_cycles if board else None)
+                        board_total_cycles=board_mean([b.total_cycles for b in board.blocks]) if board else None,
+                        board_runs=len(board.blocks) if board else None)
 
 
 def _load_net(files: _Files, notes: list[str], sg: str) -> Any:
     if files.net is None:
         return None
-    from ..net import load_net  # NumPy and the net schemas: only when a net is there
-
     try:
         return load_net(files.net)
     except TidlIoError as exc:
         notes.append(f"{sg}: the net could not be read ({exc}); names from layer_info.txt / the netLog")
         return None
+
+
+def _layer_names(path: Path, sg: str, notes: list[str]) -> dict[int, tuple[int, str]]:
+    """``{layerNum: (dataId, name)}`` of a layer_info.txt; one that cannot be read gives no
+    names and a note saying why (the numbers do not need names)."""
+    try:
+        return {x.index: (x.data_id, x.name) for x in read_layer_info(path)}
+    except (FormatError, PathError) as exc:
+        notes.append(f"{sg}: layer names not used: {exc}")
+        return {}
 
 
 def _layer(index: int, position: int, s: SimLayer | None, b: BufInfoLayer | None, g: NetLogLayer | None,
@@ -232,29 +231,42 @@ def _layer(index: int, position: int, s: SimLayer | None, b: BufInfoLayer | None
                      memory=dict(memory), buffers=dict(b.buffers) if b is not None else None)
 
 
-def _ti_mb(nbytes: int | None) -> float | None:
+def _ti_mb(nbytes: float | None) -> float | None:
     return None if nbytes is None else nbytes / BYTES_PER_TI_MB
 
 
+def _mean(rows: Sequence[BoardLayer], attr: str) -> int | float | None:
+    """:func:`~.model.board_mean` of one count over a layer's rows (None: a column the release does not write)."""
+    values = [getattr(m, attr) for m in rows]
+    return None if values[0] is None else board_mean(values)
+
+
 def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any, notes: list[str]) -> list[LayerPerf]:
-    """Each measured row on the layer at its execution position (TIDL-RT's layerExecId)."""
-    rows = {b.exec_id: b for b in board.layers}
+    """Each measured layer (every run's row: their mean, min and max) on the layer at its
+    execution position (TIDL-RT's layerExecId)."""
+    rows = board.by_layer()
     out = []
     for lay in layers:
-        m = rows.pop(lay.position, None)
-        if m is None:
+        ms = rows.pop(lay.position, None)
+        if ms is None:
             out.append(lay)
             continue
-        ratio = m.cycles / lay.cycles if lay.cycles else None
-        cycles = BoardCycles(exec_id=m.exec_id, cycles=m.cycles, kernel_cycles=m.kernel_cycles,
-                             core_loop_cycles=m.core_loop_cycles, setup_cycles=m.setup_cycles,
-                             dma_cycles=m.dma_cycles, ddr_read_mb=_ti_mb(m.ddr_read_bytes), ddr_write_mb=_ti_mb(m.ddr_write_bytes),
-                             time_us=m.cycles / cpu_mhz if isinstance(cpu_mhz, (int, float)) and cpu_mhz > 0 else None,
-                             ratio=ratio)
-        out.append(dataclasses.replace(lay, board=cycles))
+
+        cycles = board_mean([m.cycles for m in ms])
+        measured = BoardCycles(exec_id=ms[0].exec_id, cycles=cycles, kernel_cycles=_mean(ms, "kernel_cycles"),
+                               core_loop_cycles=_mean(ms, "core_loop_cycles"), setup_cycles=_mean(ms, "setup_cycles"),
+                               dma_cycles=_mean(ms, "dma_cycles"), ddr_read_mb=_ti_mb(_mean(ms, "ddr_read_bytes")),
+                               ddr_write_mb=_ti_mb(_mean(ms, "ddr_write_bytes")),
+                               time_us=cycles / cpu_mhz if isinstance(cpu_mhz, (int, float)) and cpu_mhz > 0 else None,
+                               ratio=cycles / lay.cycles if lay.cycles else None, runs=len(ms),
+                               cycles_min=min(m.cycles for m in ms), cycles_max=max(m.cycles for m in ms))
+        out.append(dataclasses.replace(lay, board=measured))
     if rows:
         notes.append(f"{sg}: {len(rows)} board row(s) for layers the folder does not have "
                      f"(Layer {', '.join(map(str, sorted(rows)[:8]))}): left out")
+    if len(board.blocks) > 1:
+        notes.append(f"{sg}: the board log holds {len(board.blocks)} runs (blocks ending in 'Sum of Layer Cycles'): "
+                     "each layer's board cycles are their mean (min and max in --json)")
     return out
 
 
@@ -269,10 +281,10 @@ def _boards(paths: Sequence[str], names: list[str]) -> dict[str, BoardRun]:
         elif n is None and len(names) == 1:
             sg = names[0]
         else:
-            raise OptionError(f"load_perf: board: {printable(p)}: which subgraph? the name is not "
+            raise OptionError(f"load_perf: board: {escape(p)}: which subgraph? the name is not "
                               f"tidl_trace_subgraph_<N>_perf.csv for one of {', '.join(names)}")
         if sg in out:
-            raise OptionError(f"load_perf: board: two files for {sg}: {out[sg].source} and {printable(p)}")
+            raise OptionError(f"load_perf: board: two files for {sg}: {out[sg].source} and {escape(p)}")
         out[sg] = parse_board(read_text(p, "TIDL-RT's tidl_trace_subgraph_<N>_perf.csv"), p)
     return out
 

@@ -3,12 +3,13 @@ cycles, its DDR traffic, where its buffers live, what the board measured, and TI
 Built by :func:`tidl_io.perf.load.load_perf`; shown by :mod:`.report` and :mod:`.page`.
 
 The formulas live here and nowhere else: :func:`bound`, :data:`BYTES_PER_TI_MB`, a layer's
-share of the total (:meth:`SubgraphPerf.share`) and the per-type sums (:meth:`SubgraphPerf.by_type`).
+share of the total (:meth:`SubgraphPerf.share`), the per-type sums (:meth:`SubgraphPerf.by_type`)
+and the mean of a board log's runs (:func:`board_mean`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,13 +17,20 @@ from ..base.errors import ArgumentTypeError, TensorNotFoundError
 from .bufinfo import Buffer
 
 __all__ = ["BYTES_PER_TI_MB", "BoardCycles", "LayerPerf", "PerformanceData", "SubgraphPerf", "Totals", "TypeTotal",
-           "bound"]
+           "board_mean", "bound"]
 
 BYTES_PER_TI_MB = 1000 * 1024
 """TI's simulation counts "Mega Bytes" of 1000 KiB (a row's ``inVol(KB)`` / 1000 is its
 ``DDRBW-R(M)``); the board's byte counts are shown in the same unit so the two compare."""
 
 BOUNDS = ("compute", "memory", "setup")
+
+
+def board_mean(values: Sequence[int]) -> int | float:
+    """The mean of one count over a board log's runs: exact, a whole number stays an int
+    (one run's numbers come out as TIDL-RT wrote them)."""
+    total, n = sum(values), len(values)
+    return total // n if total % n == 0 else total / n
 
 
 def bound(kernel: float | None, core_loop: float | None, setup: float | None, dma: float | None) -> str | None:
@@ -44,20 +52,25 @@ def bound(kernel: float | None, core_loop: float | None, setup: float | None, dm
 
 @dataclass(frozen=True)
 class BoardCycles:
-    """A layer's cycles measured by TIDL-RT (``tidl_trace_subgraph_<N>_perf.csv``);
-    ``time_us`` at the simulation's CPU clock, ``ratio`` = measured / simulated cycles
-    (None where either is missing or the simulation says 0)."""
+    """A layer's cycles measured by TIDL-RT (``tidl_trace_subgraph_<N>_perf.csv``): with a log
+    of several runs, each count is the mean over the ``runs`` (:func:`board_mean`) and
+    ``cycles_min`` / ``cycles_max`` bound its cycles; ``time_us`` at the simulation's CPU
+    clock, ``ratio`` = measured / simulated cycles (None where either is missing or the
+    simulation says 0)."""
 
     exec_id: int
-    cycles: int
-    kernel_cycles: int | None
-    core_loop_cycles: int | None
-    setup_cycles: int | None
-    dma_cycles: int | None
+    cycles: int | float
+    kernel_cycles: int | float | None
+    core_loop_cycles: int | float | None
+    setup_cycles: int | float | None
+    dma_cycles: int | float | None
     ddr_read_mb: float | None
     ddr_write_mb: float | None
     time_us: float | None
     ratio: float | None
+    runs: int = 1
+    cycles_min: int | None = None
+    cycles_max: int | None = None
 
     @property
     def bound(self) -> str | None:
@@ -140,7 +153,8 @@ class SubgraphPerf:
     total: Totals
     layers: tuple[LayerPerf, ...]
     sources: Mapping[str, str]
-    board_total_cycles: int | None = None
+    board_total_cycles: int | float | None = None  # TI's "Sum of Layer Cycles", the mean over board_runs
+    board_runs: int | None = None  # blocks (runs, frames) in the board log
 
     def share(self, layer: LayerPerf) -> float | None:
         """``layer``'s time as a fraction of TI's total time (None without both)."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..base.text import escape
 from ..iodesc.format import document
-from ._text import printable
 
 if TYPE_CHECKING:
     from .model import BoardCycles, LayerPerf, PerformanceData, SubgraphPerf
@@ -21,7 +21,7 @@ def _board_dict(b: BoardCycles | None) -> dict[str, Any] | None:
     return {"exec_id": b.exec_id, "cycles": b.cycles, "kernel_cycles": b.kernel_cycles,
             "core_loop_cycles": b.core_loop_cycles, "setup_cycles": b.setup_cycles, "dma_cycles": b.dma_cycles,
             "ddr_read_mb": b.ddr_read_mb, "ddr_write_mb": b.ddr_write_mb, "time_us": b.time_us, "ratio": b.ratio,
-            "bound": b.bound}
+            "bound": b.bound, "runs": b.runs, "cycles_min": b.cycles_min, "cycles_max": b.cycles_max}
 
 
 def _layer_dict(lay: LayerPerf) -> dict[str, Any]:
@@ -37,6 +37,7 @@ def _subgraph_dict(s: SubgraphPerf) -> dict[str, Any]:
     return {"name": s.name, "config": dict(s.config),
             "total": {"time_ms": t.time_ms, "ddr_mb": t.ddr_mb, "ddr_read_mb": t.ddr_read_mb,
                       "ddr_write_mb": t.ddr_write_mb, "msmc_mb": t.msmc_mb, "gmacs": t.gmacs},
+            "board": None if s.board_runs is None else {"total_cycles": s.board_total_cycles, "runs": s.board_runs},
             "layers": [_layer_dict(lay) for lay in s.layers]}
 
 
@@ -60,15 +61,15 @@ def kcycles(x: float | None) -> str:
 def place(pair: tuple[str | None, str | None]) -> str:
     """``("DDR", "L2")`` -> ``DDR>L2``; a side no file says is ``?``."""
     src, dst = pair
-    return "-" if src is None and dst is None else f"{printable(src or '?')}>{printable(dst or '?')}"
+    return "-" if src is None and dst is None else f"{escape(src or '?')}>{escape(dst or '?')}"
 
 
 def short_type(kind: str | None) -> str:
-    return "?" if kind is None else printable(kind.removeprefix("TIDL_").removesuffix("Layer"))
+    return "?" if kind is None else escape(kind.removeprefix("TIDL_").removesuffix("Layer"))
 
 
 def _short(name: str | None, width: int = 32) -> str:
-    text = printable(name or "-")
+    text = escape(name or "-")
     if len(text) <= width:
         return text
     keep = width - 1
@@ -79,7 +80,7 @@ def config_line(s: SubgraphPerf) -> str:
     c = s.config
     if c.get("release") is None and c.get("cpu_mhz") is None:
         return "no simulation"
-    bits = [f"{printable(str(c['release']))} simulation" if c.get("release") else "simulation"]
+    bits = [f"{escape(str(c['release']))} simulation" if c.get("release") else "simulation"]
     if c.get("cores") is not None and c.get("cpu_mhz") is not None:
         bits.append(f"{c['cores']} core(s) at {c['cpu_mhz']} MHz")
     if c.get("ddr_mhz") is not None:
@@ -109,7 +110,9 @@ def totals_line(s: SubgraphPerf) -> str:
     if t.gmacs is not None:
         parts.append(f"{t.gmacs!r} GMACs")
     if s.board_total_cycles is not None:
-        parts.append(f"board: {s.board_total_cycles} cycles")
+        runs = f" (mean of {s.board_runs} runs)" if s.board_runs and s.board_runs > 1 else ""
+        total = s.board_total_cycles
+        parts.append(f"board: {total:.1f} cycles{runs}" if isinstance(total, float) else f"board: {total} cycles{runs}")
     return "total: " + (", ".join(parts) if parts else "no totals (no simulation, no netLog)")
 
 
@@ -153,11 +156,11 @@ def _type_rows(s: SubgraphPerf) -> list[str]:
 def format_perf(perf: PerformanceData, top: int | None = None) -> str:
     """The text report: per subgraph, its configuration, the layers (execution order, or the
     ``top`` slowest first), the per-type totals and TI's totals."""
-    out = [f"where the time goes: {printable(perf.source)}"]
+    out = [f"where the time goes: {escape(perf.source)}"]
     for s in perf.subgraphs:
         board = any(lay.board is not None for lay in s.layers)
         out.append("")
-        out.append(f"{printable(s.name)}: {len(s.layers)} layers; {config_line(s)}")
+        out.append(f"{escape(s.name)}: {len(s.layers)} layers; {config_line(s)}")
         if top is not None:
             out.append(f"the {top} slowest layers:")
             out += _layer_rows(s, s.slowest(top), board)
@@ -166,7 +169,7 @@ def format_perf(perf: PerformanceData, top: int | None = None) -> str:
         out.append("per type:")
         out += _type_rows(s)
         out.append(totals_line(s))
-    out += [f"note: {printable(n)}" for n in perf.notes]
+    out += [f"note: {escape(n)}" for n in perf.notes]
     if any(s.total.time_ms is not None for s in perf.subgraphs):
         out.append("note: the times are TI's compile-time simulation at the configuration shown; a board run "
                    "(--board) is the truth")

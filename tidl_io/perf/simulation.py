@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import PurePath
 
-from ._text import MAX_LAYERS, Row, fields, located, split_lines, to_decimal
+from ..base.tilog import MAX_LAYERS, Row, fields, located, split_lines, to_decimal
 
 __all__ = ["SimLayer", "SimSummary", "Simulation", "is_simulation_name", "parse_simulation", "parse_simulation_name"]
 

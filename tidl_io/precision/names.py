@@ -15,57 +15,23 @@ the first file, naming the other.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import FormatError, TidlIoError
+from ..base.errors import TidlIoError
 from ..base.findings import ERROR, NOTE, DoctorFinding, read_text, reason
 from ..base.safe_yaml import load_yaml
+from ..net.layerinfo import read_layer_info
+from ..net.netlog import load_netlog
 
-__all__ = ["KEYS", "NameLists", "check_16bit_names", "judge_16bit_names", "model_names", "parse_net_log", "read_layer_info",
-           "read_name_lists", "split_names"]
+__all__ = ["KEYS", "NameLists", "check_16bit_names", "judge_16bit_names", "model_names", "read_name_lists",
+           "split_names"]
 
 KEYS = ("output_feature_16bit_names_list", "params_16bit_names_list")
 _CHECK = "16bit-names"
-_ID = re.compile(r"-?[0-9]{1,10}")
 _SHOWN = 100  # wrong entries of one list reported one by one; the rest are counted in one finding
-_ROW = re.compile(r"^\s*(\d+)\|([^|]*)\|([^|]*)\|(?:[^|]*\|){4}\s*(-?\d+)?")
-
-
-def read_layer_info(text: str, source: str) -> list[tuple[int, int, str]]:
-    """(layer index, dataId, name) per line of a ``*_tidl_net.bin.layer_info.txt``."""
-    out = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        parts = line.split(maxsplit=2)
-        if not parts:
-            continue
-        if len(parts) < 3 or not _ID.fullmatch(parts[0]) or not _ID.fullmatch(parts[1]):  # ASCII digits: "²" is none
-            raise FormatError(source, f"line {lineno}: expected '<layer> <dataId> <name>', found {line[:60]!r}")
-        out.append((int(parts[0]), int(parts[1]), parts[2].strip()))
-    return out
-
-
-def parse_net_log(text: str, source: str = "netLog.txt") -> list[tuple[int, str, str, int | None]]:
-    """(layer index, TIDL layer type, Out Data Name, Outbuf Id or None) per layer row of a
-    ``*_netLog.txt``; a FormatError when the table has no "Out Data Name" header."""
-    rows = []
-    header = False
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if "Out Data Name" in line:
-            header = True
-            continue
-        m = _ROW.match(line)
-        if m and header:
-            data_id = int(m.group(4)) if m.group(4) is not None else None
-            rows.append((int(m.group(1)), m.group(2).strip(), m.group(3).strip(), data_id))
-    if not header:
-        raise FormatError(source, "no 'Out Data Name' column: not a TIDL netLog.txt")
-    if not text.endswith(("\n", "\r")):  # TI ends every line: a file cut mid-row would lose names silently
-        raise FormatError(source, f"line {len(text.splitlines())}: cut short (the last line has no line end)")
-    return rows
 
 
 def model_names(art: Path) -> tuple[list[str], list[str]]:
@@ -85,11 +51,11 @@ def model_names(art: Path) -> tuple[list[str], list[str]]:
 
 
 def _log_names(path: Path) -> list[str]:
-    return [row[2] for row in parse_net_log(read_text(path), str(path))]
+    return [x.name for x in load_netlog(path).layers]
 
 
 def _info_names(path: Path) -> list[str]:
-    return [name for _, _, name in read_layer_info(read_text(path), str(path))]
+    return read_layer_info(path).names
 
 
 def split_names(value: Any) -> list[str]:

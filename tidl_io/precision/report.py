@@ -30,8 +30,10 @@ from typing import Any
 from ..base.check import check_int, check_path
 from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
+from ..base.text import escape
 from ..iodesc.tensor import ElementType
-from .names import parse_net_log, read_layer_info
+from ..net.layerinfo import read_layer_info
+from ..net.netlog import load_netlog
 from .paramdebug import ParamStats, parse_param_debug
 from .qparams import LayerQuantParams, QuantParams, load_quant_params
 
@@ -44,11 +46,6 @@ _RTOL = 1e-6  # paramDebug prints %f: 6 decimals of a float32
 
 def _finite(x: float | None) -> float | None:
     return x if x is not None and math.isfinite(x) else None
-
-
-def printable(name: str) -> str:
-    """``name`` with control characters as Python escapes (for the terminal)."""
-    return name if name.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 @dataclass(frozen=True)
@@ -152,7 +149,7 @@ class QuantReport:
         for lay in shown:
             a = lay.activation
             rows.append([str(lay.index), f"{lay.subgraph}" if len({x.subgraph for x in self.layers}) > 1 else "",
-                         printable(lay.name or "-")[:40], (lay.type or "-").replace("TIDL_", "").replace("Layer", ""),
+                         escape(lay.name or "-")[:40], (lay.type or "-").replace("TIDL_", "").replace("Layer", ""),
                          _g(lay.weights.max_rel_difference if lay.weights else None),
                          _g(lay.weights.mean_rel_difference if lay.weights else None),
                          _g(lay.weights.scale if lay.weights else None),
@@ -161,12 +158,12 @@ class QuantReport:
                          "-" if a is None else f"{_g(a.min)}..{_g(a.max)}", "-" if a is None else _g(a.scale)])
         rows = [[r[0], *r[2:]] if not any(x[1] for x in rows[1:]) else r for r in rows]
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = [f"{printable(self.path)}: {len(self.layers)} layer(s); worst weights (maxRelDifference) first"]
+        lines = [f"{escape(self.path)}: {len(self.layers)} layer(s); worst weights (maxRelDifference) first"]
         lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         if top is not None and len(self.layers) > top:
             lines.append(f"  … {len(self.layers) - top} more (--top 0 shows all, --json gives every row)")
-        lines += [f"error: {printable(p)}" for p in self.problems]
-        lines += [f"note: {printable(n)}" for n in self.notes]
+        lines += [f"error: {escape(p)}" for p in self.problems]
+        lines += [f"note: {escape(n)}" for n in self.notes]
         return "\n".join(lines)
 
 
@@ -260,11 +257,11 @@ def _identity(art: Path, sg: str, files: dict[str, Any], notes: list[str]
         log = folder / f"{sg}_tidl_net.bin_netLog.txt"
         if log.is_file():  # its Out Data Names are right for output data layers too (layer_info's are not)
             files["net_log"] = [*files.get("net_log", []), str(log)]
-            return {i: (name, type_, d, None) for i, type_, name, d in parse_net_log(read_text(log), str(log))}
+            return {x.index: (x.name, x.type, x.data_id, None) for x in load_netlog(log).layers}
     for info in (art / f"{sg}_tidl_net.bin.layer_info.txt", art / "tempDir" / f"{sg}_tidl_net.bin.layer_info.txt"):
         if info.is_file():
             files["layer_info"].append(str(info))
-            return {i: (name, None, d, None) for i, d, name in read_layer_info(read_text(info), str(info))}
+            return {x.index: (x.name, None, x.data_id, None) for x in read_layer_info(info)}
     return {}
 
 

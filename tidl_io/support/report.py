@@ -27,19 +27,15 @@ from ..base.check import check_path, open_regular, read_limited, wrong_kind
 from ..base.errors import FormatError, PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
 from ..base.safe_yaml import load_yaml
+from ..base.text import escape
 from .advice import DEFAULT_MAX_SUBGRAPHS, advice_for, subgraph_advice
 from .graphviz import GraphNode, Status, parse_graphviz
 from .runlog import CoreSummary, parse_subgraph_summary
 
-__all__ = ["ReasonGroup", "SupportNode", "SupportReport", "SupportSubgraph", "load_support", "printable"]
+__all__ = ["ReasonGroup", "SupportNode", "SupportReport", "SupportSubgraph", "load_support"]
 
 _GRAPHVIZ = "graphvizInfo.txt"
 SCHEMA_VERSION = 1
-
-
-def printable(name: str) -> str:
-    """``name`` with control characters (escape sequences, tabs, newlines) as Python escapes."""
-    return name if name.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 @dataclass(frozen=True)
@@ -346,24 +342,24 @@ _SHOW = 6  # node names shown per group
 def _where(n: SupportNode) -> str:
     if n.subgraph is None:
         return "runs on the ARM"
-    name = f" ({printable(n.subgraph_name)})" if n.subgraph_name else ""
+    name = f" ({escape(n.subgraph_name)})" if n.subgraph_name else ""
     return f"subgraph {n.subgraph}{name}"
 
 
 def report_text(r: SupportReport) -> str:
     c = r.counts
-    lines = [f"{printable(r.source)}: {c['total']} nodes: {c['supported']} supported, {c['unsupported']} unsupported"
+    lines = [f"{escape(r.source)}: {c['total']} nodes: {c['supported']} supported, {c['unsupported']} unsupported"
              + (f", {c['unknown']} unknown" if c["unknown"] else "")]
     if r.subgraphs is not None:
         lines.append(f"  {c['on_tidl']} on TIDL in {len(r.subgraphs)} subgraph(s) (TIDL's limit "
                      f"{r.max_subgraphs}), {c['on_arm']} on the ARM")
         for s in r.subgraphs:
-            name = f" {printable(s.name)}" if s.name else ""
+            name = f" {escape(s.name)}" if s.name else ""
             lines.append(f"    subgraph {s.index}{name}: {s.nodes} nodes")
     else:
         lines.append("  where the nodes landed: unknown (no allowedNode.txt)")
     if r.summary is not None:
-        rows = ", ".join(f"{printable(x.core)} {x.nodes} nodes / "
+        rows = ", ".join(f"{escape(x.core)} {x.nodes} nodes / "
                          f"{'x' if x.subgraphs is None else x.subgraphs} subgraph(s)" for x in r.summary)
         lines.append(f"  compile log summary (line {r.summary[0].line}): {rows}")
     limit = subgraph_problem(r)
@@ -373,11 +369,11 @@ def report_text(r: SupportReport) -> str:
     lines.append("By reason:")
     said: set[str] = set()
     for g in r.groups:
-        names = ", ".join(printable(x) for x in g.nodes[:_SHOW]) + (", …" if g.count > _SHOW else "")
-        reason = printable(g.reason) or "(TI gave no text)"
+        names = ", ".join(escape(x) for x in g.nodes[:_SHOW]) + (", …" if g.count > _SHOW else "")
+        reason = escape(g.reason) or "(TI gave no text)"
         arm = f" [{g.on_arm} on the ARM]" if g.on_arm and r.subgraphs is not None else ""
         mark = "  " if g.status is Status.SUPPORTED else "! "
-        lines.append(f"{mark}{g.count} node{'s' if g.count != 1 else ''} {printable(g.op)} ({g.status.value}){arm}: "
+        lines.append(f"{mark}{g.count} node{'s' if g.count != 1 else ''} {escape(g.op)} ({g.status.value}){arm}: "
                      f"{reason}")
         if g.status is not Status.SUPPORTED or g.count <= _SHOW:
             lines.append(f"      {names}")
@@ -389,25 +385,25 @@ def report_text(r: SupportReport) -> str:
         lines.append("")
         lines.append(f"{len(arm_nodes)} supported node(s) in no subgraph (run on the ARM; e.g. cut off by an "
                      f"unsupported neighbour or a deny_list): "
-                     + ", ".join(printable(n.name) for n in arm_nodes[:_SHOW]) + (", …" if len(arm_nodes) > _SHOW
+                     + ", ".join(escape(n.name) for n in arm_nodes[:_SHOW]) + (", …" if len(arm_nodes) > _SHOW
                                                                                     else ""))
     for p in r.problems:
-        lines.append(f"error: {printable(p)}")
+        lines.append(f"error: {escape(p)}")
     for note in r.notes:
-        lines.append(f"note: {printable(note)}")
+        lines.append(f"note: {escape(note)}")
     return "\n".join(lines)
 
 
 def node_text(r: SupportReport, n: SupportNode) -> str:
     def names(ids: tuple[int, ...]) -> str:
-        return ", ".join(printable(r.nodes[i].name) for i in ids) or "-"
+        return ", ".join(escape(r.nodes[i].name) for i in ids) or "-"
 
     origin = f" [{n.origin}]" if n.origin else ""
     stage = f"[{n.stage}] " if n.stage else ""
     return "\n".join([
-        f"{printable(r.source)}: line {n.line}: node {n.index} {printable(n.name)!s} ({printable(n.op)})",
+        f"{escape(r.source)}: line {n.line}: node {n.index} {escape(n.name)!s} ({escape(n.op)})",
         f"  status:   {n.status.value}",
-        f"  TI says:  {stage}{printable(n.reason) or '(nothing)'}{printable(origin)}",
+        f"  TI says:  {stage}{escape(n.reason) or '(nothing)'}{escape(origin)}",
         f"  where:    {_where(n) if r.subgraphs is not None else 'unknown (no allowedNode.txt)'}",
         f"  inputs:   {names(n.inputs)}",
         f"  outputs:  {names(n.outputs)}",

@@ -47,7 +47,7 @@ Layout (one concern per module; ``tools/fuzz.py`` is the command-line entry CI r
 - ``corpus.py``: the corpus files; ``inputs.py``: the mutations and :func:`make_input`;
 - ``checker.py``: :class:`Checker` (parse, validate, build; what counts as unexpected) and
   :class:`Stats`; it hands each input to the targets;
-- ``targets/``: one module per target (``cli``, ``net``, ``releases``, ``formatter``, ``buffers``), registered in
+- ``targets/``: one module per target (``cli``, ``net``, ``releases``, ``formatter``, ``buffers``, ...), registered in
   ``targets/__init__.py``;
 - ``run.py``: worker processes, the parent that watches them, the report, ``--replay`` and
   ``main``.
@@ -63,6 +63,12 @@ where)`` for each operation (the counting, the warnings-are-errors rule and the 
 message check live there). A target needing other inputs than descriptor mutations (a
 net file, say) derives them from ``rng`` (itself derived from the seed and the index), so
 the ``(seed, index)`` pair still reproduces the input.
+
+Slots of the raw-bytes targets (the comments of ``TARGETS`` give each one's): all odd (the cli
+target takes multiples of ``--cli-every``), pairwise disjoint, and never index 1 (the fuzz
+tests' descriptor input, which must reach the parse/validate/build core). Every odd residue
+mod 64 except 1 is taken; a new target takes a residue mod 128 that is 1 mod 64 and not 1
+(``net_layerinfo`` has 65 mod 128; 1 mod 128 stays free for index 1).
 """
 
 from __future__ import annotations

@@ -13,9 +13,10 @@ from . import (
     golden_npz,
     hostile,
     net,
+    net_layerinfo,
+    net_netlog,
     perf_board,
     perf_bufinfo,
-    perf_netlog,
     perf_simulation,
     precision,
     releases,
@@ -31,12 +32,13 @@ TARGETS = (
     precision,  # raw bytes: a mutated paramDebug.csv / qparams prototxt instead (index % 16 == 7)
     perf_simulation,  # raw bytes: TI's performance simulation .csv instead (index % 64 == 15)
     perf_bufinfo,     # raw bytes: a bufinfolog(_0).csv instead (index % 64 == 31)
-    perf_netlog,      # raw bytes: a netLog.txt instead (index % 64 == 47)
+    net_netlog,       # raw bytes: a netLog.txt instead (index % 64 == 47), net.netlog
     perf_board,       # raw bytes: TIDL-RT's tidl_trace_subgraph_<N>_perf.csv instead (index % 64 == 63)
     emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 32 == 29), tidl_io.emulate
     advise,     # raw bytes: a mutated compare --json report instead (index % 64 == 33), the adapter and the advice
     artifacts,  # raw bytes: the example's folder with this io file (or net) and mutated sidecars (index % 64 == 58)
     golden_npz,  # raw bytes: a mutated golden .npz instead (index % 32 == 17), NpzArrays and the golden reference
+    net_layerinfo,  # raw bytes: a layer_info.txt instead (index % 128 == 65: 1 mod 64, never index 1), net.layerinfo
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )

@@ -1,5 +1,5 @@
-"""What the four perf targets share (``perf_simulation``, ``perf_bufinfo``, ``perf_netlog``,
-``perf_board``): their seed texts and the text mutations. Not a target itself.
+"""What the targets of TI's text logs share (``perf_simulation``, ``perf_bufinfo``, ``perf_board``,
+``net_netlog``, ``net_layerinfo``): their seed texts and the text mutations. Not a target itself.
 
 Seeds: TI's real files in ``../shared/realdata/net`` (when present), the bundled example's
 ``tempDir`` and small built-in texts in TI's layouts (so a run without the real corpus still
@@ -37,17 +37,20 @@ _NETLOG = ("Num of Layer Detected :   2 \n" + "-" * 60 + "\n"
            "    1|TIDL_ConvolutionLayer         |conv1 |     0|     1|     1|  0   x |  1       |  1 3 8 8 "
            "|  1 4 8 8 |      6912 |\n" + "-" * 60 + "\nTotal Giga Macs : 0.0000\n" + "-" * 60 + "\n")
 
+_LAYER_INFO = "0 0 image \n1 1 conv1 \n2 2 conv2 \n3 0 image \n"
+
 
 @functools.cache
 def seeds(kind: str) -> tuple[tuple[str, str], ...]:
-    """(name, text) seeds of ``kind``: "simulation", "bufinfo", "netlog" or "board"."""
+    """(name, text) seeds of ``kind``: "simulation", "bufinfo", "netlog", "board" or "layer_info"."""
     real = ROOT.parent / "shared" / "realdata" / "net"
     example = ROOT / "tidl_io" / "examples" / "tempDir"
     patterns = {"simulation": "tempDir_*_tidl_net_*.csv", "bufinfo": "bufinfolog*.csv", "netlog": "*_netLog.txt",
-                "board": "tidl_trace_subgraph_*_perf.csv"}[kind]
+                "board": "tidl_trace_subgraph_*_perf.csv", "layer_info": "*.layer_info.txt"}[kind]
     found = [(p.name, p.read_text()) for folder in (real, example) if folder.is_dir()
              for p in sorted(folder.rglob(patterns))]
-    found += {"board": [("built-in board", _BOARD)], "netlog": [("built-in netLog", _NETLOG)]}.get(kind, [])
+    found += {"board": [("built-in board", _BOARD)], "netlog": [("built-in netLog", _NETLOG)],
+              "layer_info": [("built-in layer_info", _LAYER_INFO)]}.get(kind, [])
     return tuple(found)
 
 
@@ -98,10 +101,10 @@ def mutate(text: str, rng: random.Random) -> tuple[bytes, list[str]]:
 
 
 def run_reader(checker: Checker, index: int, rng: random.Random, kind: str, source: str,
-               parse: Callable[[str, str], Any], use: Callable[[Any], Any] | None = None) -> None:
+               parse: Callable[[str, str], Any], use: Callable[[Any], Any] | None = None, label: str = "perf") -> None:
     """One mutated seed of ``kind`` through ``parse`` (and ``use`` on what it returns): only
     located TidlIoErrors may come out (``source`` in the message)."""
-    from tidl_io.perf._text import decode
+    from tidl_io.base.tilog import decode
 
     choices = seeds(kind)
     if not choices:
@@ -110,6 +113,6 @@ def run_reader(checker: Checker, index: int, rng: random.Random, kind: str, sour
     data, steps = mutate(text, rng)
     if checker.verbose:
         print(f"  {kind} input: {name} | {' | '.join(steps)}")
-    result = checker.op(index, f"perf {kind} parse", lambda: parse(decode(data, source), source), (source,))
+    result = checker.op(index, f"{label} {kind} parse", lambda: parse(decode(data, source), source), (source,))
     if result is not None and use is not None:
-        checker.op(index, f"perf {kind} use", lambda: use(result), (source,))
+        checker.op(index, f"{label} {kind} use", lambda: use(result), (source,))

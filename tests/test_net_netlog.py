@@ -1,5 +1,5 @@
-"""tidl_io.perf.netlog against every real netLog (8.2 to 10.0) read literally here with
-str.split, and a hand-written fixture."""
+"""tidl_io.net.netlog (the one netLog reader) against every real netLog (8.2 to 10.0) read
+literally here with str.split, and a hand-written fixture; hostile text -> located FormatError."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tidl_io import FormatError
-from tidl_io.perf.netlog import parse_netlog
+from tidl_io import FormatError, PathError
+from tidl_io.net.netlog import load_netlog, parse_netlog
 
 from conftest import REALDATA
 from perf_fixtures import TINY_NETLOG
@@ -81,3 +81,31 @@ def test_located_errors(text: str, where: str, what: str) -> None:
         parse_netlog(text, "netLog.txt")
     message = str(info.value)
     assert message.startswith("netLog.txt, ") and where in message and what in message, message
+
+
+def test_load_netlog_reads_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "m_tidl_net.bin_netLog.txt"
+    path.write_text(TINY_NETLOG)
+    log = load_netlog(path)
+    assert log.source == str(path) and [g.name for g in log.layers] == ["image", "conv1", "conv2", "conv2"]
+    assert [g.data_id for g in log.layers] == [0, 1, 2, 0] and log.layers[2].type == "TIDL_ConvolutionLayer"
+
+
+@pytest.mark.parametrize(("data", "where"), [
+    (TINY_NETLOG.encode().replace(b"conv1 ", b"conv\xff "), "line 6"),  # not UTF-8: located, never a guess
+    (TINY_NETLOG.encode()[:-30], "no line end"),  # a file cut mid-line
+    (b"\x00" * 64 + b"\n", "no 'Num|"),
+], ids=["not-utf8", "cut", "zeros"])
+def test_load_netlog_hostile_files_are_located(tmp_path: Path, data: bytes, where: str) -> None:
+    path = tmp_path / "x_netLog.txt"
+    path.write_bytes(data)
+    with pytest.raises(FormatError, match=str(path).replace("\\", "\\\\")) as info:
+        load_netlog(path)
+    assert where in str(info.value), info.value
+
+
+def test_load_netlog_path_errors(tmp_path: Path) -> None:
+    with pytest.raises(PathError):
+        load_netlog(tmp_path / "absent_netLog.txt")
+    with pytest.raises(PathError):
+        load_netlog(tmp_path)

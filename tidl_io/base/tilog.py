@@ -1,5 +1,6 @@
-"""What every reader of TI's text logs shares: the size cap, decoding, CSV fields with their
-columns, numbers parsed where they stand, and errors that say file, line and column."""
+"""What every reader of TI's text logs shares (net's netLog and layer_info, perf's simulation,
+bufinfolog and board logs): the size cap, decoding, CSV fields with their columns, numbers
+parsed where they stand, and errors that say file, line and column."""
 
 from __future__ import annotations
 
@@ -7,15 +8,15 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 
-from ..base.check import open_regular, read_limited
-from ..base.errors import FormatError
+from .check import open_regular, read_limited
+from .errors import FormatError
 
 MAX_TEXT_BYTES = 64 << 20  # TI's logs of a thousand-layer net are a few MB
 MAX_LAYERS = 1 << 16  # layer numbers and row counts beyond any TIDL net
 _DECIMAL = re.compile(r"[+-]?[0-9]{1,24}\Z")
 _HEX = re.compile(r"[0-9a-fA-F]{1,24}\Z")
 
-__all__ = ["MAX_LAYERS", "MAX_TEXT_BYTES", "Row", "decode", "fields", "located", "printable", "read_text", "split_lines", "to_decimal",
+__all__ = ["MAX_LAYERS", "MAX_TEXT_BYTES", "Row", "decode", "fields", "located", "read_text", "split_lines", "to_decimal",
            "to_float", "to_int"]
 
 
@@ -96,14 +97,6 @@ class Row:
             return to_float(self.texts[i], self.source, self.line, None, name, minimum)
         except FormatError:
             return to_float(self.texts[i], self.source, self.line, self.column(i), name, minimum)
-
-
-def printable(text: str) -> str:
-    """``text`` with control and other unprintable characters written as Python escapes (for a
-    terminal: a name from a file must not drive it)."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _show(text: str) -> str:

@@ -1,16 +1,19 @@
 """The model importer's ``<net>_netLog.txt``: the network as a table (``Num|TIDL Layer Name|Out
 Data Name|Group|#Ins|#Outs|Inbuf Ids|Outbuf Id|In NCHW|Out NCHW|MACS|``), one row per layer by
 layer number, then ``Total Giga Macs : 13.3203``. The same layout from 8.2 to 10.x (10.x
-writes six dims). :func:`parse_netlog` is a pure function of the text."""
+writes six dims). :func:`parse_netlog` is a pure function of the text; :func:`load_netlog`
+reads a file (at most :data:`~tidl_io.base.tilog.MAX_TEXT_BYTES`) and parses it. The one
+netLog reader: perf (MACs, shapes), precision and the advisor (Out Data Names) call it."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ._text import MAX_LAYERS, located, split_lines, to_decimal, to_int
+from ..base.tilog import MAX_LAYERS, located, read_text, split_lines, to_decimal, to_int
 
-__all__ = ["NetLog", "NetLogLayer", "parse_netlog"]
+__all__ = ["NetLog", "NetLogLayer", "load_netlog", "parse_netlog"]
 
 _FIELDS_AFTER_NAME = 9  # Group, #Ins, #Outs, Inbuf Ids, Outbuf Id, In NCHW, Out NCHW, MACS, the closing ""
 
@@ -113,3 +116,10 @@ def parse_netlog(text: str, source: str = "netLog.txt") -> NetLog:
         raise located(source, len(lines), f"'Num of Layer Detected : {declared}' but {len(layers)} layer row(s) "
                                           "(a cut file?)")
     return NetLog(source=source, layers=tuple(layers), total_gmacs=total)
+
+
+def load_netlog(path: str | os.PathLike[str]) -> NetLog:
+    """:func:`parse_netlog` of the file at ``path`` (a regular file of at most 64 MiB of UTF-8
+    text; PathError / FormatError naming it)."""
+    name = os.fspath(path)
+    return parse_netlog(read_text(name, "TI's netLog (<net>_netLog.txt)"), name)
