@@ -807,3 +807,48 @@ def test_the_header_check_sees_a_wrong_signature() -> None:
     wrong[8] = ctypes.c_float
     assert wrong != [_ctype(p) for p in params]
     assert list(_native.SIGNATURES["tio_copy"][1])[:-1] != [_ctype(p) for p in exports["tio_copy"][1]]
+
+
+class TestMergeAxes:
+    """merge_axes is pure Python on shapes: it runs whether or not the library loaded."""
+
+    @pytest.fixture(autouse=True)
+    def native_lib(self) -> None:  # (overrides the module's: nothing to skip here)
+        return None
+
+    @pytest.mark.parametrize("seed", range(60))
+    def test_merge_axes_walks_the_same_element_pairs(self, seed: int) -> None:
+        """Copying through the merged walk equals np.copyto on the original views (random axis orders in
+        memory, reversed axes, size-1 axes, a strided destination)."""
+        from numpy.lib.stride_tricks import as_strided
+
+        from tidl_io.native import merge_axes
+
+        rng = np.random.default_rng(4000 + seed)
+        ndim = int(rng.integers(1, 6))
+        shape = tuple(int(v) for v in rng.integers(1, 4, ndim))
+
+        def strided(base: np.ndarray) -> np.ndarray:
+            """A view of ``base``'s memory with logical ``shape``, axes in a random memory order, some reversed."""
+            perm = tuple(int(i) for i in rng.permutation(ndim))
+            v = base.reshape(tuple(shape[i] for i in perm)).transpose(tuple(int(i) for i in np.argsort(perm)))
+            return v[tuple(slice(None, None, -1) if rng.random() < 0.3 else slice(None) for _ in range(ndim))]
+
+        size = int(np.prod(shape))
+        dst_mem = np.zeros(2 * size, np.int32)
+        src_mem = np.arange(1, 1 + size, dtype=np.int32)
+        dst, src = strided(dst_mem[::2]), strided(src_mem)
+        expect = dst_mem.copy()
+        np.copyto(np.ndarray(dst.shape, dst.dtype, expect, _at(dst, dst_mem), dst.strides), src)
+        m_shape, ds, ss, d_off, s_off = merge_axes(dst.shape, dst.strides, src.strides)
+        assert len(m_shape) <= ndim and all(d > 0 for d in ds) and list(ds) == sorted(ds, reverse=True)
+        d0 = np.ndarray((1,), dst.dtype, dst_mem, _at(dst, dst_mem) + d_off)
+        s0 = np.ndarray((1,), src.dtype, src_mem, _at(src, src_mem) + s_off)
+        np.copyto(as_strided(d0, m_shape, ds), as_strided(s0, m_shape, ss))
+        np.testing.assert_array_equal(dst_mem, expect)
+        assert int(np.count_nonzero(dst_mem)) == size
+
+
+def _at(view: np.ndarray, base: np.ndarray) -> int:
+    """Byte offset of ``view``'s first element in ``base``."""
+    return view.__array_interface__["data"][0] - base.__array_interface__["data"][0]

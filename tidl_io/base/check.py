@@ -74,8 +74,14 @@ def check_kind(value: Any, kind: type[T], func: str, arg: str) -> T:
     """``value`` if it is a ``kind`` (one of our classes), else an ArgumentTypeError."""
     if isinstance(value, kind):
         return value
+    raise kind_error(value, kind, func, arg)
+
+
+def kind_error(value: object, kind: type, func: str, arg: str) -> ArgumentTypeError:
+    """The error :func:`check_kind` raises for a ``value`` that is no ``kind``, for a caller that
+    tests ``isinstance`` itself."""
     name = kind.__name__
-    raise wrong_kind(func, arg, value, _KINDS.get(name, f"a {name}"), _hint(name, value))
+    return wrong_kind(func, arg, value, _KINDS.get(name, f"a {name}"), _hint(name, value))
 
 
 def check_flag(value: Any, func: str, arg: str) -> bool:

@@ -5,7 +5,7 @@ Layout names (any case): "NCHW" (channels first: the 6-D shape, it without leadi
 axes, or (N, C, H, W) when DIM1 = DIM2 = 1), "NHWC" (the same, channels last), "CHW" and
 "HWC" (one image: exactly 3 axes). Everything here works on shape tuples and is cached;
 the only array operation, :func:`canonical`, returns a view. Used by
-:func:`tidl_io.data.plan.plan_pack` / ``plan_unpack`` (:func:`parse_layout`, :func:`check_shape`),
+:func:`tidl_io.data.plan.plan_pack` / ``plan_unpack`` (:func:`parse_layout`, :func:`accepted_shapes`),
 :class:`tidl_io.Session` (:func:`detect`, :func:`canonical`: the layout may be left to the
 array's shape) and :meth:`tidl_io.RtTensor.from_array` (:func:`dims_of`: no tensor, the
 array's shape gives the dims).
@@ -42,10 +42,10 @@ def parse_layout(layout: str, label: str) -> tuple[str, bool, bool]:
 
 
 @functools.lru_cache(maxsize=1024)
-def accepted_shapes(shape6: tuple[int, ...], channels_last: bool) -> tuple[tuple[int, ...], ...]:
+def accepted_shapes(shape6: tuple[int, ...], channels_last: bool, rank3: bool = False) -> tuple[tuple[int, ...], ...]:
     """User shapes accepted for a tensor of logical shape ``shape6``: the 6-D shape in user
     axis order, it without leading size-1 axes, and the 4-D (N, C, H, W) / (N, H, W, C)
-    form when DIM1 = DIM2 = 1."""
+    form when DIM1 = DIM2 = 1; those of 3 axes only for ``rank3`` ("CHW", "HWC")."""
     user = tuple(shape6[i] for i in (CL if channels_last else CF))
     forms = [user]
     for j in range(1, 6):
@@ -54,12 +54,12 @@ def accepted_shapes(shape6: tuple[int, ...], channels_last: bool) -> tuple[tuple
         forms.append(user[j:])
     if shape6[1] == 1 and shape6[2] == 1:
         forms.append((user[0],) + user[3:])
-    return tuple(dict.fromkeys(forms))
+    return tuple(f for f in dict.fromkeys(forms) if not rank3 or len(f) == 3)
 
 
 def fits(shape6: tuple[int, ...], shape: tuple[int, ...], channels_last: bool, rank3: bool) -> bool:
     """Whether an array of ``shape`` is the tensor's data in that layout."""
-    return shape in accepted_shapes(shape6, channels_last) and (not rank3 or len(shape) == 3)
+    return shape in accepted_shapes(shape6, channels_last, rank3)
 
 
 def check_shape(shape6: tuple[int, ...], shape: tuple[int, ...], channels_last: bool, rank3: bool, layout: str,
@@ -67,13 +67,18 @@ def check_shape(shape6: tuple[int, ...], shape: tuple[int, ...], channels_last: 
     """Nothing when :func:`fits`, else a BufferMismatchError listing the accepted shapes."""
     if fits(shape6, shape, channels_last, rank3):
         return
-    forms = accepted_shapes(shape6, channels_last)
-    if rank3:
-        forms = tuple(f for f in forms if len(f) == 3)
+    raise shape_error(shape6, shape, channels_last, rank3, layout, label)
+
+
+def shape_error(shape6: tuple[int, ...], shape: tuple[int, ...], channels_last: bool, rank3: bool, layout: str,
+                label: str) -> BufferMismatchError:
+    """The error :func:`check_shape` raises for data of ``shape`` that does not fit (listing the
+    accepted shapes), for a caller that holds the accepted shapes already."""
+    forms = accepted_shapes(shape6, channels_last, rank3)
     names = "(N, DIM1, DIM2, H, W, C)" if channels_last else "(N, DIM1, DIM2, C, H, W)"
     hint = "" if channels_last else "; for channels-last data pass layout='NHWC' (or 'HWC')"
     user = tuple(shape6[i] for i in (CL if channels_last else CF))
-    raise BufferMismatchError(
+    return BufferMismatchError(
         f"{label}: data of shape {shape} does not fit layout {layout!r}: the tensor is {names} = {user}; "
         f"accepted shapes: {', '.join(map(str, forms)) or 'none of rank 3'}{hint}")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..iodesc.geometry import merge_axes
+from ..native import merge_axes
 
 _LITTLE = bool(np.little_endian)
 
@@ -94,7 +94,7 @@ def view_reshape(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
 
 def _simplify(dst: np.ndarray, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Same-shape views of dst/src with size-1 axes dropped, dst strides positive and descending,
-    and neighbouring axes merged where both arrays allow it (:func:`tidl_io.iodesc.geometry.merge_axes`)."""
+    and neighbouring axes merged where both arrays allow it (:func:`tidl_io.native.merge_axes`)."""
     if any(st < 0 for st in dst.strides):  # start both at the element merge_axes starts from
         idx = tuple(slice(None, None, -1) if st < 0 else slice(None) for st in dst.strides)
         dst, src = dst[idx], src[idx]

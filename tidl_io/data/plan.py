@@ -30,12 +30,11 @@ from typing import Any
 import numpy as np
 
 from .. import native as _native
-from ..base.check import as_array, check_choice, check_flag, check_kind, wrong_kind
+from ..base.check import as_array, check_choice, check_flag, kind_error, wrong_kind
 from ..base.errors import BufferMismatchError, GeometryError
-from ..base.layouts import CF, CL, check_shape, parse_layout
+from ..base.layouts import CF, CL, accepted_shapes, parse_layout, shape_error
 from ..iodesc.geometry import BufferGeometry
 from ..iodesc.tensor import Tensor
-from ..iodesc.validate import geometry_problems
 from .quant import NAN_MODES, ROUNDINGS, Conversion, QParams, plan_conversion, qparams, scratch_elems
 
 __all__ = ["BufferPlan", "PackPlan", "Route", "Steps", "UnpackPlan", "out_shape", "plan_buffer", "plan_pack", "plan_unpack",
@@ -92,11 +91,12 @@ class BufferPlan:
         result = {}
         for cl in (False, True):
             user6 = tuple(self.shape[i] for i in (CL if cl else CF))
+            shapes = (accepted_shapes(self.shape, cl), accepted_shapes(self.shape, cl, True))
             if cl == self.channels_last:
-                result[cl] = Route(True, self.core[cl], user6, (), (), (), (), None)
+                result[cl] = Route(True, self.core[cl], user6, shapes, (), (), (), (), None)
                 continue
             into, out_of = ((2, 0, 1), (1, 2, 0)) if cl else ((1, 2, 0), (2, 0, 1))
-            result[cl] = Route(False, self.core[cl], user6, into, out_of, (0, *(p + 1 for p in into)),
+            result[cl] = Route(False, self.core[cl], user6, shapes, into, out_of, (0, *(p + 1 for p in into)),
                                (0, *(p + 1 for p in out_of)), merged)
         return result
 
@@ -104,8 +104,8 @@ class BufferPlan:
 @functools.lru_cache(maxsize=512)
 def plan_buffer(tensor: Tensor) -> BufferPlan:
     """The checked :class:`BufferPlan` of a tensor (cached); a GeometryError naming every field
-    that makes its geometry unusable (:func:`tidl_io.iodesc.validate.geometry_problems`)."""
-    problems = geometry_problems(tensor)
+    that makes its geometry unusable (:attr:`Tensor.geometry_problems`)."""
+    problems = tensor.geometry_problems
     if problems:
         detail = "; ".join(f"{field}: {message}" for field, message in problems)
         raise GeometryError(f"{tensor.label}: unusable buffer geometry: {detail}")
@@ -121,7 +121,9 @@ class Route:
 
     ``same_order``: the user axis order is the buffer's: one elementwise pass over ``core``,
     (shape, byte strides) of the valid region in the user's axis order without size-1 axes.
-    Otherwise a layout change: ``user6`` is the user array as 6-D in its own axis order;
+    ``shapes``: the user array shapes accepted in this axis order (any rank, and those of 3 axes
+    for "CHW" / "HWC": :func:`tidl_io.base.layouts.accepted_shapes`). Otherwise a layout change:
+    ``user6`` is the user array as 6-D in its own axis order;
     ``into`` takes a user (C, H, W) block to the buffer's memory order ((1, 2, 0) or
     (2, 0, 1)), ``out_of`` takes it back, ``into4`` / ``out_of4`` do the same to a group of
     blocks; ``merged``: (shape, byte strides) of the valid region with its (n, d1, d2) axes
@@ -131,6 +133,7 @@ class Route:
     same_order: bool
     core: tuple[tuple[int, ...], tuple[int, ...]]
     user6: tuple[int, ...]
+    shapes: tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]
     into: tuple[int, ...]
     out_of: tuple[int, ...]
     into4: tuple[int, ...]
@@ -198,7 +201,9 @@ class UnpackPlan:
 def plan_pack(tensor: Tensor, x: Any, layout: str, rounding: str, nan: str) -> tuple[PackPlan, np.ndarray]:
     """Check pack's arguments (but ``out``) in order and plan the pack: the plan and ``x`` as an
     array."""
-    geo = plan_buffer(check_kind(tensor, Tensor, "pack", "tensor"))
+    if not isinstance(tensor, Tensor):
+        raise kind_error(tensor, Tensor, "pack", "tensor")
+    geo = plan_buffer(tensor)
     qp = qparams(tensor)
     if type(rounding) is not str or rounding not in ROUNDINGS:
         check_choice(rounding, ROUNDINGS, "pack", "rounding")
@@ -208,7 +213,8 @@ def plan_pack(tensor: Tensor, x: Any, layout: str, rounding: str, nan: str) -> t
     xa = x if type(x) is np.ndarray else as_array(x, "pack", "x")
     conv = plan_conversion(qp, xa.dtype, xa.nbytes, rounding, "data")
     way = geo.routes[channels_last]
-    check_shape(geo.shape, xa.shape, channels_last, rank3, name, geo.label)
+    if xa.shape not in way.shapes[rank3]:
+        raise shape_error(geo.shape, xa.shape, channels_last, rank3, name, geo.label)
     same = conv.how == "copy" and xa.dtype == geo.dtype  # (equal byte order too: the permute never casts)
     steps, call = None, None
     if not way.same_order:  # (xa.reshape only adds or drops size-1 axes: a view)
@@ -226,7 +232,9 @@ def plan_unpack(tensor: Tensor, buf: Any, layout: str, dequantize: bool, squeeze
                 ) -> tuple[UnpackPlan, np.ndarray]:
     """Check unpack's arguments (but ``out``) in order and plan the unpack: the plan and ``buf``
     as the flat typed buffer (:func:`typed_buffer`)."""
-    geo = plan_buffer(check_kind(tensor, Tensor, "unpack", "tensor"))
+    if not isinstance(tensor, Tensor):
+        raise kind_error(tensor, Tensor, "unpack", "tensor")
+    geo = plan_buffer(tensor)
     _, channels_last, rank3 = parse_layout(layout, f"unpack: {geo.label}")
     deq, sq = check_flag(dequantize, "unpack", "dequantize"), check_flag(squeeze, "unpack", "squeeze")
     typed = typed_buffer(geo, buf, "buf", "unpack")

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..base.errors import BufferMismatchError, GeometryError
 
-__all__ = ["BufferGeometry", "merge_axes", "padded_plane"]
+__all__ = ["BufferGeometry", "padded_plane"]
 
 Shape6 = tuple[int, int, int, int, int, int]
 
@@ -214,38 +214,3 @@ def padded_plane(w: int, h: int, pads: tuple[int, int, int, int]) -> int:
     """Elements of one padded plane of W x H with ``pads`` (left, top, right, bottom)."""
     pad_l, pad_t, pad_r, pad_b = pads
     return (w + pad_l + pad_r) * (h + pad_t + pad_b)
-
-
-@functools.lru_cache(maxsize=4096)
-def merge_axes(shape: tuple[int, ...], a_strides: tuple[int, ...], b_strides: tuple[int, ...]
-               ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int]:
-    """The simplest equivalent walk of two same-shape strided arrays ``a`` and ``b`` (strides
-    in any unit, bytes usually): size-1 axes dropped, ``a``'s strides made positive (walking
-    such an axis from its far end, which moves both first elements), axes sorted by ``a``'s
-    stride, descending, and neighbours contiguous in both merged -- what NumPy's own loops do.
-
-    Returns ``(shape, a_strides, b_strides, a_offset, b_offset)``; the offsets (same unit) go
-    from each array's first element to the element the walk starts at. Pure and cached: used
-    by the native kernels' plans and the blocked copies.
-
-    >>> merge_axes((2, 1, 3), (-12, 99, 4), (-12, 0, 4))
-    ((6,), (4,), (4,), -12, -12)
-    """
-    a_off = b_off = 0
-    axes = []
-    for n, a, b in zip(shape, a_strides, b_strides):
-        if n == 1:
-            continue
-        if a < 0:
-            a_off += (n - 1) * a
-            b_off += (n - 1) * b
-            a, b = -a, -b
-        axes.append((n, a, b))
-    axes.sort(key=lambda x: (-x[1], -abs(x[2])))
-    merged: list[tuple[int, int, int]] = []
-    for n, a, b in axes:
-        if merged and merged[-1][1] == n * a and merged[-1][2] == n * b:
-            merged[-1] = (merged[-1][0] * n, a, b)
-        else:
-            merged.append((n, a, b))
-    return (tuple(m[0] for m in merged), tuple(m[1] for m in merged), tuple(m[2] for m in merged), a_off, b_off)

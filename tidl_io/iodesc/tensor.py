@@ -221,6 +221,53 @@ class Tensor:
             nhwc=self.layout_code == TensorLayout.NHWC, itemsize=1 if element is None else element.dtype.itemsize)
         return replace(geometry, buffer_size=max(self.buffer_size, geometry.required_size))
 
+    @functools.cached_property
+    def geometry_problems(self) -> tuple[tuple[str, str], ...]:
+        """(TI field, message) pairs that make this tensor's buffer geometry unusable, computed
+        once; empty when it is usable.
+
+        What :func:`~tidl_io.iodesc.validate.validate` reports and every buffer operation refuses
+        before touching memory: non-positive dims, negative pads, unknown element type or
+        layout, pitches that let valid elements overlap, a stored buffer size too small, valid
+        elements spanning more bytes than NumPy can index. All arithmetic is on Python ints,
+        so int32 fields whose products overflow int32 or int64 are judged exactly.
+        """
+        problems: list[tuple[str, str]] = []
+
+        def problem(attr: str, message: str) -> None:
+            problems.append((self.ti_name(attr), message))
+
+        for attr in _SHAPE_ATTRS:
+            if getattr(self, attr) < 1:
+                problem(attr, f"expected >= 1, found {getattr(self, attr)}")
+        for attr in ("pad_l", "pad_t", "pad_r", "pad_b", "pad_ch"):
+            if getattr(self, attr) < 0:
+                problem(attr, f"expected >= 0, found {getattr(self, attr)}")
+        if self.element is None:
+            problem("element_type", f"unknown element type {self.element_type} (expected 0..8)")
+        if self.layout_code not in (TensorLayout.NCHW, TensorLayout.NHWC):
+            problem("layout_code", f"unknown layout {self.layout_code} (expected 0 NCHW or 1 NHWC)")
+        if problems:
+            return tuple(problems)
+        if self.layout_code == TensorLayout.NCHW and self.channel_pitch < self.line_pitch:
+            problem("channel_pitch", f"channel pitch {self.channel_pitch} is smaller than a line "
+                    f"({self.line_pitch} elements)")
+        overlap = self.geometry.overlap()
+        if overlap is not None:
+            axis, stride, span = overlap
+            problem("channel_pitch", f"valid elements overlap: the {_AXES[axis]} step ({stride} elements) is "
+                    f"not beyond the {span} elements spanned by the finer axes")
+        if self.buf_size is not None and self.required_size > self.buf_size:
+            problem("buf_size", f"last valid element is at index {self.last_offset}, beyond the stored buffer "
+                    f"size {self.buf_size}")
+        nbytes = self.required_size * self.itemsize  # Python ints: exact however large the int32 fields are
+        if nbytes > _INDEX_MAX:
+            # the axis that contributes most to the span names the field to fix
+            axis = max(range(6), key=lambda k: (self.shape[k] - 1) * abs(self.strides[k]))
+            problem(_SHAPE_ATTRS[axis], f"the valid elements span {nbytes} bytes, beyond the largest offset "
+                    f"NumPy can index ({_INDEX_MAX})")
+        return tuple(problems)
+
     @property
     def line_pitch(self) -> int:
         """Elements from one row to the next: W + padL + padR (times C for NHWC)."""
@@ -326,6 +373,10 @@ class Tensor:
     def _ti_by_attr(self) -> dict[str, str]:
         return _ti_by_attr(self.ti_names)
 
+
+_SHAPE_ATTRS = ("num_batches", "dim1", "dim2", "num_channels", "height", "width")
+_AXES = ("N", "DIM1", "DIM2", "C", "H", "W")
+_INDEX_MAX = int(np.iinfo(np.intp).max)
 
 _TENSOR_KEY = tuple(f.name for f in _dc_fields(Tensor) if f.compare and f.hash is not False)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base.check import check_kind
-from .descriptor import Descriptor, ElementType, Tensor, TensorLayout
+from .descriptor import Descriptor, ElementType, Tensor
 
 __all__ = ["Finding", "geometry_problems", "quant_problems", "validate"]
 
@@ -78,62 +78,11 @@ def quant_problems(t: Tensor) -> list[tuple[str, str]]:
 
 
 def geometry_problems(t: Tensor) -> list[tuple[str, str]]:
-    """(TI field, message) pairs that make the tensor's buffer geometry unusable.
-
-    Shared by :func:`validate` and by every buffer operation, which refuse such a tensor
-    before touching memory: non-positive dims, negative pads, unknown element type or
-    layout, pitches that let valid elements overlap, a stored buffer size too small, valid
-    elements spanning more bytes than NumPy can index. All arithmetic is on Python ints,
-    so int32 fields whose products overflow int32 or int64 are judged exactly.
-    """
-    problems: list[tuple[str, str]] = []
-    for attr in ("num_batches", "dim1", "dim2", "num_channels", "height", "width"):
-        value = getattr(t, attr)
-        if value < 1:
-            problems.append((t.ti_name(attr), f"expected >= 1, found {value}"))
-    for attr in ("pad_l", "pad_t", "pad_r", "pad_b", "pad_ch"):
-        value = getattr(t, attr)
-        if value < 0:
-            problems.append((t.ti_name(attr), f"expected >= 0, found {value}"))
-    if t.element is None:
-        problems.append((t.ti_name("element_type"), f"unknown element type {t.element_type} (expected 0..8)"))
-    if t.layout_code not in (TensorLayout.NCHW, TensorLayout.NHWC):
-        problems.append((t.ti_name("layout_code"), f"unknown layout {t.layout_code} (expected 0 NCHW or 1 NHWC)"))
-    if problems:
-        return problems
-    if t.layout_code == TensorLayout.NCHW and t.channel_pitch < t.line_pitch:
-        problems.append((t.ti_name("channel_pitch"),
-                         f"channel pitch {t.channel_pitch} is smaller than a line ({t.line_pitch} elements)"))
-    overlap = _overlap(t)
-    if overlap:
-        problems.append((t.ti_name("channel_pitch"), overlap))
-    if t.buf_size is not None and t.required_size > t.buf_size:
-        message = f"last valid element is at index {t.last_offset}, beyond the stored buffer size {t.buf_size}"
-        problems.append((t.ti_name("buf_size"), message))
-    span = t.required_size * t.itemsize  # Python ints: exact however large the int32 fields are
-    if span > _INDEX_MAX:
-        # the axis that contributes most to the span names the field to fix
-        axis = max(range(6), key=lambda k: (t.shape[k] - 1) * abs(t.strides[k]))
-        message = f"the valid elements span {span} bytes, beyond the largest offset NumPy can index ({_INDEX_MAX})"
-        problems.append((t.ti_name(_SHAPE_ATTRS[axis]), message))
-    return problems
-
-
-_SHAPE_ATTRS = ("num_batches", "dim1", "dim2", "num_channels", "height", "width")
-_INDEX_MAX = int(np.iinfo(np.intp).max)
-
-
-_AXES = ("N", "DIM1", "DIM2", "C", "H", "W")
-
-
-def _overlap(t: Tensor) -> str | None:
-    """Whether two valid elements share an address (:meth:`BufferGeometry.overlap`), in words."""
-    found = t.geometry.overlap()
-    if found is None:
-        return None
-    axis, stride, span = found
-    return (f"valid elements overlap: the {_AXES[axis]} step ({stride} elements) is not beyond the "
-            f"{span} elements spanned by the finer axes")
+    """(TI field, message) pairs that make the tensor's buffer geometry unusable: the tensor's own
+    :attr:`~tidl_io.iodesc.tensor.Tensor.geometry_problems` (computed once per tensor), shared by
+    :func:`validate` and by every buffer operation, which refuse such a tensor before touching
+    memory."""
+    return list(t.geometry_problems)
 
 
 def _descriptor_findings(desc: Descriptor, subgraphs: bool = True) -> Iterator[Finding]:

@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from ..base.env import env_flag, env_int, warn_setting
-from ..iodesc.geometry import merge_axes
 
 HERE = Path(__file__).resolve().parent
 ABI = 1
@@ -241,6 +240,42 @@ def _set_simd(on: bool) -> None:
 
 # ---- wrappers ------------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=4096)
+def merge_axes(shape: tuple[int, ...], a_strides: tuple[int, ...], b_strides: tuple[int, ...]
+               ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int]:
+    """The simplest equivalent walk of two same-shape strided arrays ``a`` and ``b`` (strides
+    in any unit, bytes usually): size-1 axes dropped, ``a``'s strides made positive (walking
+    such an axis from its far end, which moves both first elements), axes sorted by ``a``'s
+    stride, descending, and neighbours contiguous in both merged -- what NumPy's own loops do.
+
+    Returns ``(shape, a_strides, b_strides, a_offset, b_offset)``; the offsets (same unit) go
+    from each array's first element to the element the walk starts at. Pure and cached: used
+    by the native kernels' plans (:func:`_plan`) and the blocked NumPy copies
+    (:mod:`tidl_io.data.blocked`).
+
+    >>> merge_axes((2, 1, 3), (-12, 99, 4), (-12, 0, 4))
+    ((6,), (4,), (4,), -12, -12)
+    """
+    a_off = b_off = 0
+    axes = []
+    for n, a, b in zip(shape, a_strides, b_strides):
+        if n == 1:
+            continue
+        if a < 0:
+            a_off += (n - 1) * a
+            b_off += (n - 1) * b
+            a, b = -a, -b
+        axes.append((n, a, b))
+    axes.sort(key=lambda x: (-x[1], -abs(x[2])))
+    merged: list[tuple[int, int, int]] = []
+    for n, a, b in axes:
+        if merged and merged[-1][1] == n * a and merged[-1][2] == n * b:
+            merged[-1] = (merged[-1][0] * n, a, b)
+        else:
+            merged.append((n, a, b))
+    return (tuple(m[0] for m in merged), tuple(m[1] for m in merged), tuple(m[2] for m in merged), a_off, b_off)
+
+
 @functools.lru_cache(maxsize=2048)
 def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tuple[int, ...]
           ) -> tuple[Any, ...] | None:
@@ -249,7 +284,7 @@ def _plan(shape: tuple[int, ...], dst_strides: tuple[int, ...], src_strides: tup
     from its far end) and sorted descending, neighbours that are contiguous in both merged (what
     NumPy's own loops do); None above MAXDIM axes. ``span`` = (dst lo, dst last, src lo, src last):
     the byte offsets of the lowest and highest element of each side from its first element (for
-    _disjoint). The axes come from :func:`tidl_io.iodesc.geometry.merge_axes`. Pure and cached: no array
+    _disjoint). The axes come from :func:`merge_axes`. Pure and cached: no array
     is touched."""
     span = [0, 0, 0, 0]
     for n, d, s in zip(shape, dst_strides, src_strides):
