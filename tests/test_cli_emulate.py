@@ -103,3 +103,26 @@ def test_compare_reads_emulated_traces(tmp_path: Path) -> None:
     rows = [r for r in doc["layers"] if r.get("data_id") == 5]
     # +inf: compare's JSON writes it "inf" today (the house rule says null); either is infinite here
     assert len(rows) == 1 and rows[0]["status"] == "compared" and rows[0]["snr_db"] in (None, "inf")
+
+
+def test_unusable_input_files_are_one_located_line(tmp_path: Path) -> None:
+    """Empty, cut, pickled, YAML, a folder: one line naming the file, exit 2 (was: an EOFError
+    traceback, or NumPy's message naming no file and advising allow_pickle=True)."""
+    data, _ = tiny_net(0)
+    net = tmp_path / "x_tidl_net.bin"
+    net.write_bytes(data)
+    np.save(tmp_path / "good.npy", np.zeros((1, 2, 8, 12), np.float32))
+    good = (tmp_path / "good.npy").read_bytes()
+    (tmp_path / "empty.npy").write_bytes(b"")
+    (tmp_path / "cut.npy").write_bytes(good[:-1])
+    (tmp_path / "yaml.npy").write_bytes(b"postprocess:\n  data_layout: NCHW\n" * 3)
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object))
+    np.savez(tmp_path / "obj.npz", np.array([{"a": 1}], dtype=object))
+    (tmp_path / "dir.npy").mkdir()
+    says = {"empty.npy": "empty file (0 bytes)", "cut.npy": "but 767 bytes of data follow the header",
+            "yaml.npy": "b'postprocess:", "obj.npy": "a pickle, never loaded", "obj.npz": "a pickle, never loaded",
+            "dir.npy": "is a folder"}
+    for name, phrase in says.items():
+        code, out, err = _run("emulate", str(net), "--input", str(tmp_path / name))
+        assert (code, out) == (2, "") and err.count("\n") == 1, (name, err)
+        assert str(tmp_path / name) in err and phrase in err and "allow_pickle" not in err, (name, err)

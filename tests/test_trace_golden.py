@@ -136,7 +136,7 @@ def test_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
         G.run_golden(tmp_path / "m.onnx", {})
     err = io.StringIO()
     assert main(["golden", str(tmp_path / "m.onnx"), "--input", "x.npy", "-o", str(tmp_path / "g.npz")],
-                out=io.StringIO(), err=err) == 1
+                out=io.StringIO(), err=err) == 2  # could not do the job
     assert "tidl-io[golden]" in err.getvalue() and "Traceback" not in err.getvalue()
 
 
@@ -148,3 +148,42 @@ def test_nothing_else_imports_the_extra() -> None:
             "if m in sys.modules]\nassert not bad, bad\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_unusable_input_files_are_one_located_line(golden_extra: None, tmp_path: Path) -> None:
+    """An empty, cut, pickled or YAML --input (or one holding NaN) is one line naming the file and exit 2
+    (was: an EOFError traceback, NumPy's message advising allow_pickle=True, NaN goldens)."""
+    model = tmp_path / "tiny.onnx"
+    tiny_onnx(model)
+    good = io.BytesIO()
+    np.save(good, np.ones((1, 2, 3, 4), np.float32))
+    nan = np.zeros((1, 2, 3, 4), np.float32)
+    nan[0, 1, 2, 3] = np.nan
+    files = {"empty.npy": b"", "cut.npy": good.getvalue()[:-7], "yaml.npy": b"session:\n  input_mean: [0]\n" * 4,
+             "obj.npy": b"", "empty.npz": b"", "nan.npy": b"", "nan.npz": b""}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    np.save(tmp_path / "obj.npy", np.array([{"x": 1}], dtype=object))
+    np.save(tmp_path / "nan.npy", nan)
+    np.savez(tmp_path / "nan.npz", X=nan)
+    says = {"empty.npy": "empty file (0 bytes)", "cut.npy": "but 89 bytes of data follow the header",
+            "yaml.npy": "no \\x93NUMPY magic", "obj.npy": "a pickle, never loaded", "empty.npz": "not an .npz",
+            "nan.npy": "1 NaN value(s), the first at index (0, 1, 2, 3)",
+            "nan.npz": "1 NaN value(s), the first at index (0, 1, 2, 3)"}
+    for name, phrase in says.items():
+        f = tmp_path / name
+        with pytest.raises(tidl_io.TidlIoError, match=r"^" + str(f).replace(".", r"\.")):
+            G.load_model_inputs(model, [str(f)])
+        code, _, err = _cli("golden", str(model), "--input", str(f), "-o", str(tmp_path / "g.npz"))
+        assert code == 2 and err.count("\n") == 1 and str(f) in err and phrase in err, (name, err)
+        assert "allow_pickle" not in err and "Traceback" not in err
+    assert not (tmp_path / "g.npz").exists()  # no NaN golden written
+    (tmp_path / "tr").mkdir()
+    code, _, err = _cli("compare", str(tmp_path / "tr"), "--golden", str(model), "--input", str(tmp_path / "empty.npy"))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err

@@ -74,20 +74,15 @@ def _pick(args: argparse.Namespace) -> tuple[Path, Path | None]:
 
 
 def _inputs(path: str) -> Any:
-    import numpy as np  # start-up
+    from ..data.arrays import load_arrays  # start-up
 
-    try:
-        loaded = np.load(path, allow_pickle=False)
-    except ValueError as exc:
-        raise FormatError(path, f"not a .npy / .npz of numbers ({exc})") from None
-    if isinstance(loaded, np.ndarray):
+    loaded = load_arrays(path, "an .npy or .npz of input arrays")
+    if not isinstance(loaded, dict):
         return loaded
-    with loaded:
-        keys = list(loaded.files)
-        arrays = {k: loaded[k] for k in keys}
+    keys = list(loaded)
     if keys and all(k == f"arr_{i}" for i, k in enumerate(keys)):
-        return [arrays[k] for k in keys]
-    return arrays
+        return [loaded[k] for k in keys]
+    return loaded
 
 
 def cmd_emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
