@@ -126,3 +126,13 @@ def test_unusable_input_files_are_one_located_line(tmp_path: Path) -> None:
         code, out, err = _run("emulate", str(net), "--input", str(tmp_path / name))
         assert (code, out) == (2, "") and err.count("\n") == 1, (name, err)
         assert str(tmp_path / name) in err and phrase in err and "allow_pickle" not in err, (name, err)
+
+
+def test_nan_input_is_one_line_exit_two(tmp_path: Path) -> None:
+    data, _ = tiny_net(0)
+    net = tmp_path / "x_tidl_net.bin"
+    net.write_bytes(data)
+    np.save(tmp_path / "nan.npy", np.full((1, 2, 8, 12), np.nan, np.float32))
+    code, out, err = _run("emulate", str(net), "--input", str(tmp_path / "nan.npy"))
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "input 0 (input_0): the array holds 192 NaN value(s), the first at index (0, 0, 0, 0)" in err
