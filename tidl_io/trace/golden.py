@@ -165,7 +165,7 @@ def fit_input(x: np.ndarray, inp: ModelInput, layout: str, source: str, notes: l
 
 def _image_input(path: Path, inp: ModelInput, params: ModelParams | None, layout: str,
                  notes: list[str]) -> np.ndarray:
-    from .image import read_image  # start-up
+    from ..data.picture import read_image  # start-up
 
     img = read_image(path).astype(np.float32)
     h, w, c = img.shape
