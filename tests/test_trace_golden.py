@@ -184,6 +184,22 @@ def test_unusable_input_files_are_one_located_line(golden_extra: None, tmp_path:
         assert code == 2 and err.count("\n") == 1 and str(f) in err and phrase in err, (name, err)
         assert "allow_pickle" not in err and "Traceback" not in err
     assert not (tmp_path / "g.npz").exists()  # no NaN golden written
-    (tmp_path / "tr").mkdir()
-    code, _, err = _cli("compare", str(tmp_path / "tr"), "--golden", str(model), "--input", str(tmp_path / "empty.npy"))
-    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_compare_and_advise_inputs_are_read_the_same(golden_extra: None, realdata: Path, tmp_path: Path) -> None:
+    """compare/advise --golden MODEL --input X read X as golden does: one line naming it, exit 2."""
+    east = realdata / "net" / "edgeai-tidl-east-9.0"
+    model = tmp_path / "tiny.onnx"
+    tiny_onnx(model)
+    raw = np.fromfile(east / "tempDir" / "625_calib_raw_data.bin", np.float32).reshape(3, -1)[:1]
+    np.savez(tmp_path / "in.npz", raw[:, : 4 * 176 * 320].reshape(1, 4, 176, 320),
+             raw[:, 4 * 176 * 320:].reshape(1, 1, 176, 320))
+    assert _cli("emulate", str(east), "--input", str(tmp_path / "in.npz"), "--traces", str(tmp_path / "tr"))[0] == 0
+    (tmp_path / "empty.npy").write_bytes(b"")
+    np.save(tmp_path / "obj.npy", np.array([None], dtype=object))
+    for name, says in (("empty.npy", "empty file (0 bytes)"), ("obj.npy", "a pickle, never loaded")):
+        f = str(tmp_path / name)
+        for argv in (("compare", str(tmp_path / "tr"), "--artifacts", str(east)),
+                     ("advise", str(east), "--traces", str(tmp_path / "tr"))):
+            code, _, err = _cli(*argv, "--golden", str(model), "--input", f)
+            assert code == 2 and err.count("\n") == 1 and f in err and says in err, (argv[0], err)
