@@ -67,7 +67,7 @@ def test_pnm(tmp_path: Path) -> None:
 
 def test_bad_pictures(tmp_path: Path) -> None:
     (tmp_path / "short.ppm").write_bytes(b"P6\n6 4\n255\n" + bytes(10))
-    with pytest.raises(tidl_io.FormatError, match="short.ppm: PNM holds 10 pixel bytes, expected 72"):
+    with pytest.raises(tidl_io.FormatError, match=r"^\S*short\.ppm: PNM holds 10 pixel bytes, expected 72"):
         read_image(tmp_path / "short.ppm")
     (tmp_path / "x.ppm").write_bytes(b"P6\n6 4\n65535\n")
     with pytest.raises(tidl_io.FormatError, match="maxval 65535"):

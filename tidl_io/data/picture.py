@@ -135,6 +135,8 @@ def read_image(path: str | Path) -> np.ndarray:
     if data[:2] in (b"P5", b"P6"):
         try:
             return _pnm(data, str(p))
+        except FormatError:
+            raise
         except ValueError as exc:
             raise FormatError(str(p), f"not a valid PGM/PPM header: {exc}") from None
     try:

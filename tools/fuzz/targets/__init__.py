@@ -11,6 +11,7 @@ from . import (
     formatter,
     golden_npz,
     hostile,
+    input_arrays,
     net,
     perf_board,
     perf_bufinfo,
@@ -35,6 +36,7 @@ TARGETS = (
     emulate,    # raw bytes: a mutated synthetic 9.0 net and inputs instead (index % 32 == 29), tidl_io.emulate
     advise,     # raw bytes: a mutated compare --json report instead (index % 64 == 33), the adapter and the advice
     golden_npz,  # raw bytes: a mutated golden .npz instead (index % 32 == 17), NpzArrays and the golden reference
+    input_arrays,  # raw bytes: a mutated --input .npy / picture instead (index % 128 == 65), data.arrays, data.picture
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )
