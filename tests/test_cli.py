@@ -142,7 +142,7 @@ def test_run_and_info(tmp_path: Path, monkeypatch) -> None:
     code, _, err = run("run", str(tmp_path / "nowhere"))
     assert code == 1 and "no such file or folder" in err
     code, _, err = run("run", str(EXAMPLES), "--input", "other=x.npy")
-    assert code == 1 and "x.npy: no such file; expected a .npy array (--input 'other=x.npy')" in err
+    assert code == 2 and "x.npy: no such file; expected a .npy array of numbers (--input 'other=x.npy')" in err
     code, out, _ = run("info")
     assert code == 0 and "TIDL-RT library: not found" in out and "numpy:" in out
 

@@ -23,6 +23,15 @@ def _run(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def _tidl_number(folder: Path, name: str) -> int:
+    """TIDL's number of subgraph ``name``, read literally from onnxrtMetaData.txt ("N:subGraphName=NAME")."""
+    for line in (folder / "onnxrtMetaData.txt").read_text().splitlines():
+        key, _, value = line.partition("=")
+        if key.endswith(":subGraphName") and value.strip() == name:
+            return int(key.split(":")[0])
+    raise AssertionError(f"no subgraph {name} in onnxrtMetaData.txt")
+
+
 def test_east_outputs_npz_and_traces(tmp_path: Path) -> None:
     if not EAST.is_dir():
         pytest.skip("../shared/realdata not present")
@@ -37,9 +46,10 @@ def test_east_outputs_npz_and_traces(tmp_path: Path) -> None:
     with np.load(tmp_path / "out.npz") as z:
         assert z.files == ["625"] and np.array_equal(z["625"].view(np.uint32), ref.view(np.uint32))
     names = sorted(p.name for p in (tmp_path / "tr").iterdir())
-    assert len(names) == 12 and "tidl_trace_subgraph_0_0005_0001_0001_00001_00005_000320x00176_float.bin" in names
-    last = np.fromfile(tmp_path / "tr" / "tidl_trace_subgraph_0_0005_0001_0001_00001_00005_000320x00176_float.bin",
-                       np.float32)
+    n = _tidl_number(EAST, "625")
+    last_name = f"tidl_trace_subgraph_{n}_0005_0001_0001_00001_00005_000320x00176_float.bin"
+    assert len(names) == 12 and last_name in names
+    last = np.fromfile(tmp_path / "tr" / last_name, np.float32)
     assert np.array_equal(last, ref[2].ravel())
 
 
@@ -103,3 +113,70 @@ def test_compare_reads_emulated_traces(tmp_path: Path) -> None:
     rows = [r for r in doc["layers"] if r.get("data_id") == 5]
     # +inf: compare's JSON writes it "inf" today (the house rule says null); either is infinite here
     assert len(rows) == 1 and rows[0]["status"] == "compared" and rows[0]["snr_db"] in (None, "inf")
+
+
+def test_unusable_input_files_are_one_located_line(tmp_path: Path) -> None:
+    """Empty, cut, pickled, YAML, a folder: one line naming the file, exit 2 (was: an EOFError
+    traceback, or NumPy's message naming no file and advising allow_pickle=True)."""
+    data, _ = tiny_net(0)
+    net = tmp_path / "x_tidl_net.bin"
+    net.write_bytes(data)
+    np.save(tmp_path / "good.npy", np.zeros((1, 2, 8, 12), np.float32))
+    good = (tmp_path / "good.npy").read_bytes()
+    (tmp_path / "empty.npy").write_bytes(b"")
+    (tmp_path / "cut.npy").write_bytes(good[:-1])
+    (tmp_path / "yaml.npy").write_bytes(b"postprocess:\n  data_layout: NCHW\n" * 3)
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object))
+    np.savez(tmp_path / "obj.npz", np.array([{"a": 1}], dtype=object))
+    (tmp_path / "dir.npy").mkdir()
+    says = {"empty.npy": "empty file (0 bytes)", "cut.npy": "but 767 bytes of data follow the header",
+            "yaml.npy": "b'postprocess:", "obj.npy": "a pickle, never loaded", "obj.npz": "a pickle, never loaded",
+            "dir.npy": "is a folder"}
+    for name, phrase in says.items():
+        code, out, err = _run("emulate", str(net), "--input", str(tmp_path / name))
+        assert (code, out) == (2, "") and err.count("\n") == 1, (name, err)
+        assert str(tmp_path / name) in err and phrase in err and "allow_pickle" not in err, (name, err)
+
+
+def test_nan_input_is_one_line_exit_two(tmp_path: Path) -> None:
+    data, _ = tiny_net(0)
+    net = tmp_path / "x_tidl_net.bin"
+    net.write_bytes(data)
+    np.save(tmp_path / "nan.npy", np.full((1, 2, 8, 12), np.nan, np.float32))
+    code, out, err = _run("emulate", str(net), "--input", str(tmp_path / "nan.npy"))
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "input 0 (input_0): the array holds 192 NaN value(s), the first at index (0, 0, 0, 0)" in err
+
+
+def test_traces_carry_tidls_subgraph_number_and_compare_finds_them(tmp_path: Path) -> None:
+    """emulate takes --subgraph as compare does (TIDL's number or the name), names its traces with
+    TIDL's number from onnxrtMetaData.txt (was: the position, 0), and compare --subgraph finds them
+    (was: "no trace of subgraph 1 / core None here")."""
+    if not EAST.is_dir():
+        pytest.skip("../shared/realdata not present")
+    n = _tidl_number(EAST, "625")
+    assert n != 0  # the position of 625 among the io files is 0: the test tells them apart
+    raw = np.fromfile(EAST / "tempDir" / "625_calib_raw_data.bin", np.float32).reshape(3, -1)[:1]
+    np.savez(tmp_path / "in.npz", raw[:, : 4 * 176 * 320].reshape(1, 4, 176, 320),
+             raw[:, 4 * 176 * 320:].reshape(1, 1, 176, 320))
+    for pick in (None, str(n), "625"):
+        tr = tmp_path / f"tr_{pick}"
+        code, _, err = _run("emulate", str(EAST), "--input", str(tmp_path / "in.npz"), "--traces", str(tr),
+                            *(("--subgraph", pick) if pick else ()))
+        assert (code, err) == (0, "")
+        names = sorted(p.name for p in tr.iterdir())
+        assert len(names) == 12 and all(x.startswith(f"tidl_trace_subgraph_{n}_") for x in names), names
+        for sub in (str(n), "625"):
+            code, out, err = _run("compare", str(tr), "--artifacts", str(EAST), "--ref", str(tr), "--subgraph", sub,
+                                  "--json")
+            assert code == 0, err
+            assert len(json.loads(out)["layers"]) == 6
+    code, _, err = _run("emulate", str(EAST), "--input", str(tmp_path / "in.npz"), "--subgraph", "0")
+    assert code == 2 and err.count("\n") == 1 and f"subgraphs: {n} (625)" in err
+    # traces of another subgraph number: compare says which subgraph it looked for, no Python None
+    other = tmp_path / "other"
+    other.mkdir()
+    for p in (tmp_path / "tr_None").iterdir():
+        (other / p.name.replace(f"tidl_trace_subgraph_{n}_", "tidl_trace_subgraph_7_")).write_bytes(p.read_bytes())
+    code, _, err = _run("compare", str(other), "--artifacts", str(EAST), "--ref", str(other), "--subgraph", str(n))
+    assert code == 2 and f"no trace of subgraph {n} here" in err and "None" not in err

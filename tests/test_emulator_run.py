@@ -173,3 +173,18 @@ def test_net_given_as_network_path_or_bytes(tmp_path: Path) -> None:
     path.write_bytes(data)
     with pytest.raises(tidl_io.FormatError, match="was"):
         tidl_io.emulate(net, x)
+
+
+def test_nan_input_is_refused_at_the_entry() -> None:
+    """NaN in an input is a BufferMismatchError naming the input and the first NaN (was: finite,
+    plausible outputs); the same for a frame of several and by name."""
+    data, _ = tiny_net(0)
+    x = np.zeros((3, 2, 8, 12), np.float32)
+    x[1, 1, 7, 3] = np.nan
+    x[2, 0, 0, 0] = np.nan
+    for given in (x, [x], {"input_0": x}):
+        with pytest.raises(BufferMismatchError, match=r"^emulate: input 0 \(input_0\): the array holds 2 NaN "
+                                                      r"value\(s\), the first at index \(1, 1, 7, 3\)"):
+            tidl_io.emulate(data, given)
+    x[np.isnan(x)] = np.inf  # +-inf saturate, as pack's quantization does: not refused
+    assert tidl_io.emulate(data, x).frames == 3

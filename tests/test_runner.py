@@ -52,15 +52,45 @@ def test_input_files(tmp_path: Path) -> None:
     with pytest.raises(tidl_io.OptionError, match="this model has 2 inputs \\(x, y\\); write NAME=FILE.npy"):
         load_inputs([str(tmp_path / "a.npy")], ("x", "y"))
     (tmp_path / "bad.npy").write_bytes(b"nope")
-    with pytest.raises(tidl_io.FormatError, match="bad.npy: not a .npy array"):
+    with pytest.raises(tidl_io.FormatError, match=r"bad.npy: not an .npy array \(no \\x93NUMPY magic\): found bytes b'nope'"):
         load_inputs([f"x={tmp_path / 'bad.npy'}"], ("x",))
     missing = tmp_path / "gone.npy"
     with pytest.raises(tidl_io.PathNotFoundError) as err:  # the one missing-file error, also a FileNotFoundError
         load_inputs([f"x={missing}"], ("x",))
     assert err.value.filename == str(missing) and isinstance(err.value, FileNotFoundError)
-    assert str(err.value) == f"{missing}: no such file; expected a .npy array (--input 'x={missing}')"
-    with pytest.raises(tidl_io.PathIsFolderError, match=r"is a folder; expected a .npy array \(--input"):
+    assert str(err.value) == f"{missing}: no such file; expected a .npy array of numbers (--input 'x={missing}')"
+    with pytest.raises(tidl_io.PathIsFolderError, match=r"is a folder; expected a .npy array of numbers \(--input"):
         load_inputs([f"x={tmp_path}"], ("x",))
+
+
+def test_unusable_input_files_are_located_errors(tmp_path: Path) -> None:
+    """Empty, cut, pickled, or holding NaN: a TidlIoError naming the file (was: an EOFError, NumPy's
+    message, or a run on NaN); through the CLI one line and exit 2."""
+    import io
+
+    from tidl_io.cli.app import main
+
+    np.save(tmp_path / "good.npy", np.ones((1, 3, 4), np.float32))
+    good = (tmp_path / "good.npy").read_bytes()
+    (tmp_path / "empty.npy").write_bytes(b"")
+    (tmp_path / "cut.npy").write_bytes(good[:-3])
+    np.save(tmp_path / "obj.npy", np.array([None], dtype=object))
+    nan = np.zeros((1, 3, 4), np.float32)
+    nan[0, 2, 1] = np.nan
+    np.save(tmp_path / "nan.npy", nan)
+    cases = [("empty.npy", tidl_io.FormatError, "found an empty file (0 bytes)"),
+             ("cut.npy", tidl_io.FormatError, "is 48 bytes, but 45 bytes of data follow the header"),
+             ("obj.npy", tidl_io.FormatError, "dtype object is not numeric"),
+             ("nan.npy", tidl_io.BufferMismatchError, "the array holds 1 NaN value(s), the first at index (0, 2, 1)")]
+    for name, cls, says in cases:
+        f = tmp_path / name
+        with pytest.raises(cls) as info:
+            load_inputs([f"images={f}"], ("images",))
+        assert str(info.value).startswith(str(f)) and says in str(info.value)
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["run", str(EXAMPLES), "--runtime", "mock", "--repeat", "1", "--input", f"images={f}"],
+                    out=out, err=err)
+        assert (code, out.getvalue()) == (2, "") and err.getvalue().count("\n") == 1 and says in err.getvalue()
 
 
 def test_tidlrt_run_takes_copy_times_from_perfstats(tidlrt_standin, tmp_path: Path, monkeypatch) -> None:

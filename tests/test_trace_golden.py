@@ -148,3 +148,58 @@ def test_nothing_else_imports_the_extra() -> None:
             "if m in sys.modules]\nassert not bad, bad\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_unusable_input_files_are_one_located_line(golden_extra: None, tmp_path: Path) -> None:
+    """An empty, cut, pickled or YAML --input (or one holding NaN) is one line naming the file and exit 2
+    (was: an EOFError traceback, NumPy's message advising allow_pickle=True, NaN goldens)."""
+    model = tmp_path / "tiny.onnx"
+    tiny_onnx(model)
+    good = io.BytesIO()
+    np.save(good, np.ones((1, 2, 3, 4), np.float32))
+    nan = np.zeros((1, 2, 3, 4), np.float32)
+    nan[0, 1, 2, 3] = np.nan
+    files = {"empty.npy": b"", "cut.npy": good.getvalue()[:-7], "yaml.npy": b"session:\n  input_mean: [0]\n" * 4,
+             "obj.npy": b"", "empty.npz": b"", "nan.npy": b"", "nan.npz": b""}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    np.save(tmp_path / "obj.npy", np.array([{"x": 1}], dtype=object))
+    np.save(tmp_path / "nan.npy", nan)
+    np.savez(tmp_path / "nan.npz", X=nan)
+    says = {"empty.npy": "empty file (0 bytes)", "cut.npy": "but 89 bytes of data follow the header",
+            "yaml.npy": "no \\x93NUMPY magic", "obj.npy": "a pickle, never loaded", "empty.npz": "not an .npz",
+            "nan.npy": "1 NaN value(s), the first at index (0, 1, 2, 3)",
+            "nan.npz": "1 NaN value(s), the first at index (0, 1, 2, 3)"}
+    for name, phrase in says.items():
+        f = tmp_path / name
+        with pytest.raises(tidl_io.TidlIoError, match=r"^" + str(f).replace(".", r"\.")):
+            G.load_model_inputs(model, [str(f)])
+        code, _, err = _cli("golden", str(model), "--input", str(f), "-o", str(tmp_path / "g.npz"))
+        assert code == 2 and err.count("\n") == 1 and str(f) in err and phrase in err, (name, err)
+        assert "allow_pickle" not in err and "Traceback" not in err
+    assert not (tmp_path / "g.npz").exists()  # no NaN golden written
+
+
+def test_compare_and_advise_inputs_are_read_the_same(golden_extra: None, realdata: Path, tmp_path: Path) -> None:
+    """compare/advise --golden MODEL --input X read X as golden does: one line naming it, exit 2."""
+    east = realdata / "net" / "edgeai-tidl-east-9.0"
+    model = tmp_path / "tiny.onnx"
+    tiny_onnx(model)
+    raw = np.fromfile(east / "tempDir" / "625_calib_raw_data.bin", np.float32).reshape(3, -1)[:1]
+    np.savez(tmp_path / "in.npz", raw[:, : 4 * 176 * 320].reshape(1, 4, 176, 320),
+             raw[:, 4 * 176 * 320:].reshape(1, 1, 176, 320))
+    assert _cli("emulate", str(east), "--input", str(tmp_path / "in.npz"), "--traces", str(tmp_path / "tr"))[0] == 0
+    (tmp_path / "empty.npy").write_bytes(b"")
+    np.save(tmp_path / "obj.npy", np.array([None], dtype=object))
+    for name, says in (("empty.npy", "empty file (0 bytes)"), ("obj.npy", "a pickle, never loaded")):
+        f = str(tmp_path / name)
+        for argv in (("compare", str(tmp_path / "tr"), "--artifacts", str(east)),
+                     ("advise", str(east), "--traces", str(tmp_path / "tr"))):
+            code, _, err = _cli(*argv, "--golden", str(model), "--input", f)
+            assert code == 2 and err.count("\n") == 1 and f in err and says in err, (argv[0], err)

@@ -21,7 +21,14 @@ from typing import IO, Any, TypeVar
 
 import numpy as np
 
-from .errors import ArgumentTypeError, OptionError, PathError, PathIsFolderError, PathNotFoundError
+from .errors import (
+    ArgumentTypeError,
+    BufferMismatchError,
+    OptionError,
+    PathError,
+    PathIsFolderError,
+    PathNotFoundError,
+)
 
 T = TypeVar("T")
 
@@ -270,3 +277,18 @@ def list_folder(path: str | os.PathLike[str], expected: str) -> list[str]:
         raise PathError(name, f"cannot list it: {exc.strerror or exc}; expected {expected}", exc.errno) from None
     except ValueError:
         raise PathError(name, f"holds a NUL byte, which no file name can; expected {expected}", errno.EINVAL) from None
+
+
+def nan_found(label: str, x: np.ndarray, what: str, advice: str = "") -> BufferMismatchError | None:
+    """The error for NaN in ``x`` (``label: what holds N NaN value(s), the first at index (i, j, ..)``
+    and ``advice``), or None when ``x`` holds none (integers never do). The one wording of NaN in
+    user data: pack's ``nan="error"``, the emulator's inputs and the input files of the commands."""
+    if x.dtype.kind not in "fc" or not x.size:
+        return None
+    mask = np.isnan(x)
+    count = int(np.count_nonzero(mask))
+    if not count:
+        return None
+    first = tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), x.shape)) if x.ndim else ()
+    return BufferMismatchError(f"{label}: {what} holds {count} NaN value(s), the first at index {first}"
+                               + (f"; {advice}" if advice else ""))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..base.atomic import write_bytes_atomic
-from ..base.errors import FormatError, PathNotFoundError, TidlIoError
+from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
 from ..iodesc.descriptor import load
 from ..iodesc.format import dumps_json
 
@@ -32,7 +32,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--input", required=True, metavar="X",
                    help=".npy (a one-input net) or .npz (arrays by input name, or arr_0.. in input order); NCHW, "
                         "frames stacked on the first axis")
-    e.add_argument("--subgraph", type=int, metavar="N", help="which subgraph of ART (0 = the first; needed when several)")
+    e.add_argument("--subgraph", metavar="N_OR_NAME",
+                   help="which subgraph of ART (needed when several), by TIDL's number (its index in "
+                        "onnxrtMetaData.txt, the N of tidl_trace_subgraph_N_...) or its name (625 for "
+                        "625_tidl_io_1.bin), as tidl-io compare takes it; --traces are named with that number")
     e.add_argument("--output", metavar="OUT_NPZ", help="save the outputs (float32 as TIDL-RT returns them), atomically")
     e.add_argument("--traces", metavar="DIR", help="write every layer's codes (.y) and floats (_float.bin) here")
     e.add_argument("--frame", type=int, default=0, metavar="K", help="the frame --traces writes (default 0)")
@@ -49,45 +52,41 @@ def _escape(text: str) -> str:
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
 
 
-def _pick(args: argparse.Namespace) -> tuple[Path, Path | None]:
-    """(net file, io file or None) of ART and --subgraph."""
+def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:
+    """(net file, io file or None, TIDL's subgraph number for the trace names) of ART and
+    --subgraph: a folder's subgraph by TIDL's number or name, as ``tidl-io compare`` picks it
+    (:func:`tidl_io.trace.api.pick_subgraph`)."""
     from ..artifacts.folder import find_artifacts  # start-up
+    from ..trace.api import pick_subgraph, subgraphs  # start-up
 
     art = Path(args.artifacts)
+    sg = args.subgraph
     if art.is_file():
+        if sg is not None and not (sg.isascii() and sg.isdigit() and len(sg) < 10):
+            raise OptionError(f"--subgraph {sg!r}: with a net file, give TIDL's subgraph number (the N of "
+                              "tidl_trace_subgraph_N_...), or give the artifacts folder to pick it by name")
         io_file = art.with_name(art.name.replace("_tidl_net.bin", "_tidl_io_1.bin"))
-        return art, io_file if io_file != art and io_file.is_file() else None
+        return art, io_file if io_file != art and io_file.is_file() else None, int(sg or 0)
     if not art.exists():
         raise PathNotFoundError(str(art), "expected an artifacts folder or a *_tidl_net.bin")
-    found = find_artifacts(art)
-    n = len(found.io_files)
-    sg = args.subgraph
-    if sg is None and n == 1:
-        sg = 0
-    if sg is None or not 0 <= sg < n:
-        raise FormatError(str(art), f"{n} subgraph(s) ({', '.join(found.subgraph_names)}): say which one with "
-                          f"--subgraph N (0..{n - 1})")
-    net = found.net_files[sg]
-    if net is None:
-        raise FormatError(str(found.io_files[sg]), "no *_tidl_net.bin beside this io file: the emulator needs the net")
-    return net, found.io_files[sg]
+    subs = subgraphs(find_artifacts(art))
+    sub = pick_subgraph(subs, sg, where=str(art))
+    if sub.net_file is None:
+        raise FormatError(str(sub.io_file), "no *_tidl_net.bin beside this io file: the emulator needs the net")
+    number = sub.number if sub.number is not None else subs.index(sub)  # no onnxrtMetaData.txt: the position
+    return sub.net_file, sub.io_file, number
 
 
 def _inputs(path: str) -> Any:
-    import numpy as np  # start-up
+    from ..data.arrays import load_arrays  # start-up
 
-    try:
-        loaded = np.load(path, allow_pickle=False)
-    except ValueError as exc:
-        raise FormatError(path, f"not a .npy / .npz of numbers ({exc})") from None
-    if isinstance(loaded, np.ndarray):
+    loaded = load_arrays(path, "an .npy or .npz of input arrays")
+    if not isinstance(loaded, dict):
         return loaded
-    with loaded:
-        keys = list(loaded.files)
-        arrays = {k: loaded[k] for k in keys}
+    keys = list(loaded)
     if keys and all(k == f"arr_{i}" for i, k in enumerate(keys)):
-        return [arrays[k] for k in keys]
-    return arrays
+        return [loaded[k] for k in keys]
+    return loaded
 
 
 def cmd_emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -107,12 +106,12 @@ def _emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     if args.frame < 0:
         return _usage(err, f"--frame must be >= 0, found {args.frame}")
-    net_file, io_file = _pick(args)
+    net_file, io_file, number = _pick(args)
     desc = load(io_file) if io_file is not None else None
     inputs = _inputs(args.input)
     result = emulate(net_file, inputs, io=desc)
     if args.traces is not None:
-        result.write_traces(args.traces, subgraph=args.subgraph or 0, frame=args.frame)
+        result.write_traces(args.traces, subgraph=number, frame=args.frame)
     if args.output is not None:
         buf = io.BytesIO()
         np.savez(buf, **dict(result.outputs))  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from ..base.errors import TidlIoError
 from ..base.text import escape, escape_lines
 from ..iodesc.format import dumps_json
 from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE, count
@@ -42,7 +43,12 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         with Session(args.path, runtime="mock") as probe:  # names only: no device is touched
             names = probe.input_names
-    result = run_model(args.path, runtime=runtime, inputs=load_inputs(args.input or [], names), repeat=args.repeat,
+    try:
+        inputs = load_inputs(args.input or [], names)
+    except TidlIoError as exc:  # an input file that cannot be used: could not do the job
+        print(f"tidl-io run: error: {escape(str(exc))}", file=err)
+        return EXIT_USAGE
+    result = run_model(args.path, runtime=runtime, inputs=inputs, repeat=args.repeat,
                        isolate=True)  # TIDL-RT's first create in a child process: a crash there is an error
     out.write((dumps_json(run_to_dict(result)) if args.json else escape_lines(format_run(result))) + "\n")
     return EXIT_OK

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from .. import native as _native
-from ..base.check import as_array, check_choice, check_kind
+from ..base.check import as_array, check_choice, check_kind, nan_found
 from ..base.errors import BufferMismatchError, GeometryError, check_out
 from ..base.limits import check_alloc
 from ..iodesc.descriptor import Tensor
@@ -529,8 +529,5 @@ def dequantize_codes(q: np.ndarray, scale: float, zero_point: int = 0, *, label:
 
 
 def nan_error(label: str, x: np.ndarray, what: str) -> BufferMismatchError:
-    mask = np.isnan(x)
-    count = int(np.count_nonzero(mask))
-    first = tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), x.shape)) if x.ndim else ()
-    return BufferMismatchError(f"{label}: {what} holds {count} NaN value(s), the first at index {first}; "
-                               f"pass nan='zero' to quantize NaN as the real value 0")
+    error = nan_found(label, x, what, "pass nan='zero' to quantize NaN as the real value 0")
+    return error if error is not None else BufferMismatchError(f"{label}: {what} holds NaN")

@@ -82,7 +82,9 @@ class Emulation:
         float32) of every layer under TIDL's trace names, dense (NCHW; an NHWC buffer in its
         (N, H, W, C) order, as :func:`tidl_io.load_traces` reads it) into ``folder``
         (created if missing), so :func:`tidl_io.load_traces` and ``tidl-io compare`` read them
-        as a board's. Returns the paths written (each file atomically)."""
+        as a board's. ``subgraph`` is TIDL's subgraph number (its index in ``onnxrtMetaData.txt``,
+        the N of ``tidl_trace_subgraph_N_``; ``tidl-io emulate`` passes the one of the subgraph it
+        ran), not its position among the io files. Returns the paths written (each file atomically)."""
         target = Path(check_path(folder, "Emulation.write_traces", "folder"))
         check_int(subgraph, "Emulation.write_traces", "subgraph", 0)
         check_int(frame, "Emulation.write_traces", "frame", 0)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..base.check import as_array, check_path, open_regular, wrong_kind
+from ..base.check import as_array, check_path, nan_found, open_regular, wrong_kind
 from ..base.errors import BufferMismatchError, FormatError, PathError, TensorNotFoundError
 from ..base.limits import check_alloc
 from ..iodesc.descriptor import Descriptor
@@ -81,6 +81,10 @@ def _input_arrays(ops: Sequence[Op], inputs: Any, names: Mapping[int, str]) -> d
     out = {}
     for k, (op, value) in enumerate(zip(ins, arrays)):
         arr = as_array(value, _FUNC, f"inputs[{k}]")
+        nan = nan_found(f"{_FUNC}: input {k} ({names.get(op.data_id, op.layer.name or f'input_{k}')})", arr,
+                        "the array")  # TIDL's quantization takes no NaN: pack's nan="error"
+        if nan is not None:
+            raise nan
         out[op.data_id] = _frames(arr, op, k)
     return out
 

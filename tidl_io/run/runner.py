@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ..base.check import check_int, open_regular
-from ..base.errors import FormatError, OptionError, TidlRtError
+from ..base.check import check_int
+from ..base.errors import OptionError, TidlRtError
+from ..data.arrays import check_no_nan, load_npy
 from ..iodesc.descriptor import Tensor
 from ..runtime.models import model_shape
 from ..runtime.protocol import InvokeReport
@@ -71,11 +72,8 @@ def load_inputs(specs: list[str], names: tuple[str, ...]) -> dict[str, np.ndarra
                 raise OptionError(f"--input {spec!r}: this model has {len(names)} inputs "
                                   f"({', '.join(names)}); write NAME=FILE.npy")
             name, file = names[0], spec
-        with open_regular(file, f"a .npy array (--input {spec!r})") as fh:  # PathError: missing, folder, FIFO
-            try:
-                out[name] = np.load(fh, allow_pickle=False)
-            except (ValueError, OSError) as exc:
-                raise FormatError(file, f"not a .npy array (--input {spec!r}): {exc}") from None
+        # the one bounded reader: PathError (missing, folder, FIFO), FormatError naming the file
+        out[name] = check_no_nan(load_npy(file, f"a .npy array of numbers (--input {spec!r})"), f"{file} ({name})")
     return out
 
 

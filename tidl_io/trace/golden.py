@@ -32,7 +32,7 @@ from ..artifacts.folder import ModelParams, load_param_yaml
 from ..base import layouts as _layouts
 from ..base.atomic import open_atomic
 from ..base.errors import BufferMismatchError, FormatError, PathNotFoundError, TidlIoError
-from .npz import NpzArrays
+from ..data.arrays import INPUT_KINDS, NpzArrays, check_no_nan, load_npy
 
 __all__ = ["META_KEY", "GoldenRun", "GoldenUnavailableError", "fit_input", "load_model_inputs", "model_inputs",
            "run_golden", "save_golden"]
@@ -165,7 +165,7 @@ def fit_input(x: np.ndarray, inp: ModelInput, layout: str, source: str, notes: l
 
 def _image_input(path: Path, inp: ModelInput, params: ModelParams | None, layout: str,
                  notes: list[str]) -> np.ndarray:
-    from .image import read_image  # start-up
+    from ..data.picture import read_image  # start-up
 
     img = read_image(path).astype(np.float32)
     h, w, c = img.shape
@@ -228,12 +228,13 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
             name, file = "", spec
         f = Path(file)
         if f.suffix.lower() == ".npz":
-            with np.load(f) as z:
-                for key in z.files:
-                    if key not in by_name:
-                        raise BufferMismatchError(f"{f}: array {key!r} is not a model input; inputs: "
-                                                  f"{', '.join(by_name)}")
-                    feeds[key] = fit_input(z[key], by_name[key], layout, f"{f}[{key}]", notes)
+            z = NpzArrays(f, "an .npz of model inputs")
+            for key in z.files:
+                if key not in by_name:
+                    raise BufferMismatchError(f"{f}: array {key!r} is not a model input; inputs: "
+                                              f"{', '.join(by_name)}")
+                x = check_no_nan(z.read(key, INPUT_KINDS), f"{f}[{key}]")
+                feeds[key] = fit_input(x, by_name[key], layout, f"{f}[{key}]", notes)
             continue
         if not name:
             missing = [i for i in ins if i.name not in feeds]
@@ -242,7 +243,8 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
             name = missing[0].name
         inp = by_name[name]
         if f.suffix.lower() == ".npy":
-            feeds[name] = fit_input(np.load(f), inp, layout, str(f), notes)
+            x = check_no_nan(load_npy(f, "an .npy array of numbers (a model input)"), str(f))
+            feeds[name] = fit_input(x, inp, layout, str(f), notes)
             notes.append(f"{f.name} -> {name!r}: used as given (no preprocessing for .npy)")
         elif f.suffix.lower() in _IMAGES:
             feeds[name] = _image_input(f, inp, mp, layout, notes)

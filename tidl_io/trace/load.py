@@ -290,7 +290,8 @@ def load_traces(path: str | os.PathLike[str], net: Network, *, subgraph: int | N
             core_, base, sg = g
             return f"{f'C7X_{core_} ' if core_ is not None else ''}{base!r} subgraph {sg}"
         if not groups:
-            raise FormatError(str(folder), f"no trace of subgraph {subgraph} / core {core} here")
+            raise FormatError(str(folder), "no trace of " + " / ".join(
+                [f"subgraph {subgraph}"] * (subgraph is not None) + [f"core {core}"] * (core is not None)) + " here")
         raise FormatError(str(folder), f"traces of several runs here ({'; '.join(say(g) for g in groups)}): "
                           "pick one with subgraph= / core= (--subgraph / --core)")
     files: dict[int, dict[str, TraceFile]] = {}

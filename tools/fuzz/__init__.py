@@ -68,7 +68,8 @@ Slots of the raw-bytes targets (the comments of ``TARGETS`` give each one's): al
 target takes multiples of ``--cli-every``), pairwise disjoint, and never index 1 (the fuzz
 tests' descriptor input, which must reach the parse/validate/build core). Every odd residue
 mod 64 except 1 is taken; a new target takes a residue mod 128 that is 1 mod 64 and not 1
-(``net_layerinfo`` has 65 mod 128; 1 mod 128 stays free for index 1).
+(``net_layerinfo`` has 65 mod 128, ``input_arrays`` 129 mod 256; 1 mod 256 stays free for
+index 1). Even slots that are never 0 mod 4 are free of the cli target too (``artifacts``: 58 mod 64).
 """
 
 from __future__ import annotations

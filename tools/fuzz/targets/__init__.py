@@ -12,6 +12,7 @@ from . import (
     formatter,
     golden_npz,
     hostile,
+    input_arrays,
     net,
     net_layerinfo,
     net_netlog,
@@ -39,6 +40,7 @@ TARGETS = (
     artifacts,  # raw bytes: the example's folder with this io file (or net) and mutated sidecars (index % 64 == 58)
     golden_npz,  # raw bytes: a mutated golden .npz instead (index % 32 == 17), NpzArrays and the golden reference
     net_layerinfo,  # raw bytes: a layer_info.txt instead (index % 128 == 65: 1 mod 64, never index 1), net.layerinfo
+    input_arrays,  # raw bytes: a mutated --input .npy / picture instead (index % 256 == 129), data.arrays, data.picture
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.trace.image import read_image
+from tidl_io.data.picture import read_image
 
 
 def _paeth(a: int, b: int, c: int) -> int:
@@ -67,7 +67,7 @@ def test_pnm(tmp_path: Path) -> None:
 
 def test_bad_pictures(tmp_path: Path) -> None:
     (tmp_path / "short.ppm").write_bytes(b"P6\n6 4\n255\n" + bytes(10))
-    with pytest.raises(tidl_io.FormatError, match="short.ppm: PNM holds 10 pixel bytes, expected 72"):
+    with pytest.raises(tidl_io.FormatError, match=r"^\S*short\.ppm: PNM holds 10 pixel bytes, expected 72"):
         read_image(tmp_path / "short.ppm")
     (tmp_path / "x.ppm").write_bytes(b"P6\n6 4\n65535\n")
     with pytest.raises(tidl_io.FormatError, match="maxval 65535"):
@@ -77,3 +77,31 @@ def test_bad_pictures(tmp_path: Path) -> None:
     (tmp_path / "deep.png").write_bytes(bytes(png))
     with pytest.raises(tidl_io.FormatError, match="bit depth 16"):
         read_image(tmp_path / "deep.png")
+
+
+def test_unusable_pictures_are_located_errors(tmp_path: Path) -> None:
+    """Empty, a folder, a cut IHDR, a PNG whose data inflates past its size: a TidlIoError naming
+    the file, nothing inflated past what the header allows."""
+    (tmp_path / "empty.png").write_bytes(b"")
+    with pytest.raises(tidl_io.FormatError, match=r"empty\.png: an empty file \(0 bytes\)"):
+        read_image(tmp_path / "empty.png")
+    (tmp_path / "dir.png").mkdir()
+    with pytest.raises(tidl_io.PathIsFolderError, match=r"dir\.png: is a folder"):
+        read_image(tmp_path / "dir.png")
+    with pytest.raises(tidl_io.PathNotFoundError, match=r"gone\.png: no such file"):
+        read_image(tmp_path / "gone.png")
+    png = _png(np.zeros((2, 2, 3), np.uint8), 0)
+    (tmp_path / "cut.png").write_bytes(png[:8] + struct.pack(">I", 5) + b"IHDR" + png[16:21] + png[29:])
+    with pytest.raises(tidl_io.FormatError, match=r"cut\.png, offset 0x8: PNG IHDR chunk of 5 bytes: expected 13"):
+        read_image(tmp_path / "cut.png")
+    # a 4x4 RGB PNG whose IDAT inflates to 64 MiB: refused by its size, read no further than the picture
+    bomb = zlib.compress(bytes(64 << 20), 9)
+    ihdr = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    (tmp_path / "bomb.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", bomb)
+                                        + chunk(b"IEND", b""))
+    with pytest.raises(tidl_io.FormatError, match=r"bomb\.png: PNG image data holds 53 bytes, expected 52"):
+        read_image(tmp_path / "bomb.png")

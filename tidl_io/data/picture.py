@@ -1,16 +1,25 @@
 """Read an input picture for a golden run: PNG (8-bit grey, grey+alpha, RGB, RGBA; not
 interlaced) and binary PGM/PPM (P5/P6, 8-bit) with the standard library and NumPy; any other
-format through Pillow when it is installed. Returns (H, W, C) uint8 (alpha dropped)."""
+format through Pillow when it is installed. Returns (H, W, C) uint8 (alpha dropped).
+
+A picture is untrusted input, read like users' arrays (:mod:`tidl_io.data.arrays`): only a
+regular file, its size and every buffer its header implies checked against the allocation cap
+(:func:`tidl_io.base.limits.check_alloc`) before they are read or inflated, every error a
+:class:`~tidl_io.base.errors.TidlIoError` naming the file."""
 
 from __future__ import annotations
 
+import io
+import os
 import struct
 import zlib
 from pathlib import Path
 
 import numpy as np
 
+from ..base.check import open_regular, read_limited
 from ..base.errors import FormatError
+from ..base.limits import check_alloc
 
 __all__ = ["read_image"]
 
@@ -59,6 +68,8 @@ def _png(data: bytes, source: str) -> np.ndarray:
         length, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + length]
         if kind == b"IHDR":
+            if len(body) != 13:
+                raise FormatError(source, f"PNG IHDR chunk of {len(body)} bytes: expected 13", pos)
             header = struct.unpack(">IIBBBBB", body)
         elif kind == b"IDAT":
             idat.append(body)
@@ -71,11 +82,15 @@ def _png(data: bytes, source: str) -> np.ndarray:
     if depth != 8 or interlace or colour not in _PNG_CHANNELS:
         raise FormatError(source, f"PNG of bit depth {depth}, colour type {colour}, interlace {interlace}: "
                           "expected 8-bit grey/RGB(A), not interlaced (install Pillow for the others)")
+    channels = _PNG_CHANNELS[colour]
+    expected = height * (width * channels + 1)
+    check_alloc(4 * (height + 1) * (width + 1) * channels + expected, f"{source}: a {width}x{height} PNG")
     try:
-        raw = zlib.decompress(b"".join(idat))
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(b"".join(idat), expected + 1)  # never more than the picture holds, +1
     except zlib.error as exc:
         raise FormatError(source, f"PNG image data: {exc}") from None
-    img = _unfilter(raw, height, width, _PNG_CHANNELS[colour], source)
+    img = _unfilter(raw, height, width, channels, source)
     return img[..., :3] if colour == 6 else (img[..., :1] if colour == 4 else img)
 
 
@@ -94,6 +109,8 @@ def _pnm(data: bytes, source: str) -> np.ndarray:
         fields.append(data[pos:end])
         pos = end
     width, height, maxval = (int(f) for f in fields)
+    if min(width, height) < 0:
+        raise ValueError(f"size {width}x{height}")
     if maxval != 255:
         raise FormatError(source, f"PNM with maxval {maxval}: expected 255 (8-bit)")
     channels = 3 if data[:2] == b"P6" else 1
@@ -106,12 +123,20 @@ def _pnm(data: bytes, source: str) -> np.ndarray:
 def read_image(path: str | Path) -> np.ndarray:
     """(H, W, C) uint8 pixels of a picture file (C = 1 or 3, RGB order)."""
     p = Path(path)
-    data = p.read_bytes()
+    expected = "a picture (PNG, PGM/PPM, or a format Pillow reads)"
+    with open_regular(str(p), expected) as fh:  # PathError: missing, a folder, a FIFO
+        size = os.fstat(fh.fileno()).st_size
+        check_alloc(size, f"{p}: the picture file")
+        data = read_limited(fh, size)
+    if not data:
+        raise FormatError(str(p), f"an empty file (0 bytes); expected {expected}")
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         return _png(data, str(p))
     if data[:2] in (b"P5", b"P6"):
         try:
             return _pnm(data, str(p))
+        except FormatError:
+            raise
         except ValueError as exc:
             raise FormatError(str(p), f"not a valid PGM/PPM header: {exc}") from None
     try:
@@ -119,5 +144,10 @@ def read_image(path: str | Path) -> np.ndarray:
     except ImportError:
         raise FormatError(str(p), "not a PNG, PGM or PPM picture; other formats need Pillow "
                           "(pip install pillow)") from None
-    with Image.open(p) as im:
-        return np.asarray(im.convert("RGB"))
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            check_alloc(3 * im.width * im.height, f"{p}: a {im.width}x{im.height} picture")
+            return np.asarray(im.convert("RGB"))
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
+        raise FormatError(str(p), f"not a picture Pillow reads ({type(exc).__name__}: {exc}); "
+                          f"expected {expected}") from None
