@@ -33,7 +33,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                         "repeat for several inputs")
     g.add_argument("--params", metavar="PARAM_YAML", help="param.yaml (default: beside the model or one folder up)")
     g.add_argument("-o", "--output", required=True, metavar="GOLDEN_NPZ", help="where to write (atomically)")
-    g.set_defaults(run=_guarded(cmd_golden, EXIT_USAGE))
+    g.set_defaults(run=_guarded(cmd_golden))
 
     c = sub.add_parser("compare", help="which layer loses accuracy: TIDL traces vs a float golden run",
                        description="Compare TIDL's layer traces (a folder of .y / _float.bin) with a golden run "
