@@ -222,3 +222,15 @@ def test_a_step_that_adds_no_noise_is_said_not_divided_by() -> None:
         for la in net.layers if la.data_id is not None]}
     advice = tidl_io.advise(EXAMPLES, compare=doc, perf=False)
     assert "adds noise where its own 8-bit step adds none" in json.dumps(advice.to_dict(), allow_nan=False)
+
+
+def test_a_simulation_of_another_model_is_refused(tmp_path: Path) -> None:
+    """perf= the example detector's simulation beside the hand-made 'adv' net (same layer count,
+    other types and names): a FormatError, as compare --perf gives (before: its times were taken
+    by layer number and priced the picks)."""
+    from advise_fixtures import compare_doc, write_model
+
+    from conftest import EXAMPLES
+    art = write_model(tmp_path, sim=False)
+    with pytest.raises(tidl_io.FormatError, match="layer 1 is a TIDL_DataConvertLayer in the simulation.*another model"):
+        tidl_io.advise(art, compare=compare_doc(), perf=tidl_io.load_perf(EXAMPLES))

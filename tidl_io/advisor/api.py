@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.check import check_int, check_path, open_regular, read_limited
-from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, TidlIoError
+from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError
 from .model import (
     MIN_SHARE,
     cost_factor,
@@ -196,7 +196,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
         source_name = f"traces in {traces} against {golden if not isinstance(golden, Mapping) else 'golden arrays'}"
     rows = measured_rows(doc, source_name)
     notes: list[str] = []
-    performance, perf_text = _performance(perf, art, name, notes)
+    performance, perf_text = _performance(perf, art, net, notes)
     if budget is not None and performance is None:
         raise OptionError(f"advise: budget_ms needs the performance simulation of {art} "
                           f"(tempDir/{name}_tidl_net/tempDir_*.csv): none read")
@@ -207,10 +207,13 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
                    budget, top, flat, notes)
 
 
-def _performance(perf: Any, art: Path, name: str, notes: list[str]) -> tuple[Any, str | None]:
-    """(the subgraph's SubgraphPerf or None, its description)."""
+def _performance(perf: Any, art: Path, net: Any, notes: list[str]) -> tuple[Any, str | None]:
+    """(the SubgraphPerf simulating ``net`` or None, its description); a FormatError for a
+    simulation of another model (:func:`tidl_io.perf.match.net_simulation`, as compare --perf)."""
     from ..perf import Performance, load_perf  # start-up
+    from ..perf.match import net_simulation  # start-up
 
+    name = Path(str(net.source)).name.removesuffix(_NET)
     if perf is False:
         return None, None
     if perf is None:
@@ -222,9 +225,8 @@ def _performance(perf: Any, art: Path, name: str, notes: list[str]) -> tuple[Any
     if not isinstance(perf, Performance):
         raise ArgumentTypeError(f"advise: perf: expected a tidl_io.Performance, None or False, found "
                                 f"{type(perf).__name__}")
-    try:
-        sg = perf.subgraph(name) if len(perf.subgraphs) > 1 else perf.subgraphs[0]
-    except (TidlIoError, IndexError):
+    sg = net_simulation(perf, net)
+    if sg is None:
         notes.append(f"{perf.source}: no subgraph {name}: ranked by removable noise alone")
         return None, None
     if all(lay.time_us is None for lay in sg.layers):
@@ -237,11 +239,12 @@ def _performance(perf: Any, art: Path, name: str, notes: list[str]) -> tuple[Any
 def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Measured], sg: Any,
             perf_text: str | None, accepted: set[str], names_file: str | None, budget: float | None,
             top: int | None, flat: float | None, notes: list[str]) -> Advice:
+    from ..perf.match import simulated_layer  # start-up
+
     layers = {lay.index: lay for lay in net.layers}
     rows = _resolve(rows, net, source_name)
     noise = {r.index: relative_noise(r.snr_db) for r in rows if r.finite}
     producers = _producers(net)
-    perf_layers = {lay.index: lay for lay in sg.layers} if sg is not None else {}
     cands: list[Candidate] = []
     skipped: list[Skipped] = []
     for r in rows:
@@ -255,7 +258,7 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
         step = 1.0 / lay.scale if lay.scale and lay.scale > 0 and math.isfinite(lay.scale) else None
         share = rounding_share(step, r.mean_abs)
         added, g = removable(n, n_in or 0.0, share)
-        pl = perf_layers.get(r.index)
+        pl = simulated_layer(sg, data_id=lay.data_id, name=lay.name) if sg is not None else None
         f, where = cost_factor(pl, flat)
         time = pl.time_us if pl is not None else None
         extra = None if time is None else time * (f - 1.0)
