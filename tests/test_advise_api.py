@@ -234,3 +234,28 @@ def test_a_simulation_of_another_model_is_refused(tmp_path: Path) -> None:
     art = write_model(tmp_path, sim=False)
     with pytest.raises(tidl_io.FormatError, match="layer 1 is a TIDL_DataConvertLayer in the simulation.*another model"):
         tidl_io.advise(art, compare=compare_doc(), perf=tidl_io.load_perf(EXAMPLES))
+
+
+FCNN = "net/edgeai-tidl-fcnn-cnn5-9.0"
+
+
+def test_max_pooling_is_skipped_for_its_producer(realdata: Path) -> None:
+    """fcnn-cnn5's two max poolings (poolingType 0) keep their input's precision: skipped, naming the
+    producer to pick instead (before: picked with no note). Names and numbers come from
+    layer_info.txt, read here with str.split; each pooling reads the layer just before it."""
+    folder = realdata / FCNN
+    info = [line.split(maxsplit=2) for line in (folder / "tempDir" / "_cnn_cnn.5_relu_Relu_output_0_tidl_net.bin."
+                                                "layer_info.txt").read_text().splitlines() if line.strip()]
+    name = {int(k): n.strip() for k, _, n in info}
+    snr = {2: 30.0, 3: 25.0, 4: 28.0, 5: 20.0, 6: 27.0}  # 3 and 5: the max poolings
+    doc = {"schema_version": 1, "layers": [
+        {"index": k, "data_id": k, "name": name[k], "status": "compared", "snr_db": v, "identical": False,
+         "mean_abs": 0.01} for k, v in snr.items()]}
+    assert "MaxPool" in name[3] and "MaxPool" in name[5]
+    advice = tidl_io.advise(folder, compare=doc)
+    assert {c.index for c in advice.candidates} == {2, 4, 6}
+    assert not any("MaxPool" in n for n in advice.names)
+    skipped = {s.index: s.reason for s in advice.skipped}
+    assert set(skipped) == {3, 5}
+    assert "max pooling" in skipped[3] and f"put its producer {name[2]!r} in 16 bits instead" in skipped[3]
+    assert f"put its producer {name[4]!r} in 16 bits instead" in skipped[5]

@@ -35,6 +35,9 @@ __all__ = ["accepted_names", "advise"]
 PathLike = str | os.PathLike[str]
 DEFAULT_TOP = 10
 _PRECISION_TYPES = ("TIDL_ConvolutionLayer", "TIDL_BatchNormLayer", "TIDL_PoolingLayer", "TIDL_EltWiseLayer")
+_POOLING = "TIDL_PoolingLayer"
+_MAX_POOLING = 0  # poolingType TIDL_MaxPooling (TI's eTIDL_PoolingType)
+_PRECISION_TEXT = ("TIDL changes precision only at Convolution, BatchNorm, Pooling (not max) and EltWise layers")
 _FLAG_ADDED = 10.0  # added noise this many times the own rounding noise: flagged
 
 
@@ -249,7 +252,7 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
     skipped: list[Skipped] = []
     for r in rows:
         lay = layers[r.index]
-        why = _not_candidate(r, lay, accepted, names_file)
+        why = _not_candidate(r, lay, accepted, names_file) or _max_pooling(lay, producers, layers)
         if why is not None:
             skipped.append(Skipped(r.index, lay.name or r.name, why))
             continue
@@ -271,8 +274,10 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
         if r.saturated:
             own.append(f"{100 * r.saturated:.2f}% of its codes saturate: 16 bits keeps the range, not the clipping")
         if lay.type not in _PRECISION_TYPES:
-            own.append("TIDL changes precision only at Convolution, BatchNorm, Pooling (not max) and EltWise layers; "
-                       "this one follows its producer/consumer, which may then turn 16-bit too")
+            own.append(f"{_PRECISION_TEXT}; this one follows its producer/consumer, which may then turn 16-bit too")
+        elif lay.type == _POOLING and "poolingType" not in lay.params:
+            own.append(f"its pooling type is not in this release's net layout: {_PRECISION_TEXT}; if it is a max "
+                       "pooling, put its producer in 16 bits instead")
         if sg is not None and time is None:
             own.append("no simulated time: never picked under a budget")
         cands.append(Candidate(r.index, r.data_id, lay.name, lay.type, r.snr_db, _snr(n_in), r.worst_channel,
@@ -315,6 +320,15 @@ def _resolve(rows: list[Measured], net: Any, source_name: str) -> list[Measured]
         raise FormatError(source_name, f"layer {r.index} is {r.name!r} in the report but {lay.name!r} in "
                                        f"{Path(net.source).name}: the report is of another model")
     return out
+
+
+def _max_pooling(lay: Any, producers: Mapping[int, tuple[int, ...]], layers: Mapping[int, Any]) -> str | None:
+    """Why a max pooling layer is not a candidate (its precision follows its producer's), or None."""
+    if lay.type != _POOLING or lay.params.get("poolingType") != _MAX_POOLING:
+        return None
+    names = [repr(layers[k].name) if layers[k].name else f"layer {k}" for k in producers.get(lay.index, ())]
+    instead = f"put its producer {' or '.join(names)} in 16 bits instead" if names else "its producer decides"
+    return f"a max pooling keeps its input's precision ({_PRECISION_TEXT}): {instead}"
 
 
 def _not_candidate(r: Measured, lay: Any, accepted: set[str], names_file: str | None) -> str | None:
