@@ -259,3 +259,22 @@ def test_max_pooling_is_skipped_for_its_producer(realdata: Path) -> None:
     assert set(skipped) == {3, 5}
     assert "max pooling" in skipped[3] and f"put its producer {name[2]!r} in 16 bits instead" in skipped[3]
     assert f"put its producer {name[4]!r} in 16 bits instead" in skipped[5]
+
+
+def test_worst_channel_is_compares_counted_one(spoiled: dict[str, Any]) -> None:
+    """Every candidate's worst channel is the one compare's own JSON counts (worst_counted_channel:
+    channels below one step left out), read here from compare's document; on these traces some
+    layers' worst channel of all is a channel below one step, and advise showed that one before."""
+    c = spoiled
+    out = io.StringIO()
+    main(["compare", str(c["traces"]), "--artifacts", str(c["art"]), "--golden", str(c["tmp"] / "golden.npz"),
+          "--json"], out=out, err=io.StringIO())
+    rows = {r["index"]: r for r in json.loads(out.getvalue())["layers"] if r["status"] == "compared"}
+    advice = tidl_io.advise(c["art"], compare=json.loads(out.getvalue()))
+    assert advice.candidates
+    for cand in advice.candidates:
+        row = rows[cand.index]
+        assert (cand.worst_channel, cand.worst_channel_snr_db) == (row["worst_counted_channel"],
+                                                                   row["worst_counted_channel_snr_db"])
+    assert any(rows[cand.index]["worst_channel"] != rows[cand.index]["worst_counted_channel"]
+               for cand in advice.candidates)
