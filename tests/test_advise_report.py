@@ -86,3 +86,13 @@ def test_skipped_layers_are_grouped_by_reason_and_capped_by_top() -> None:
     assert listed == ["0", "2", "4", "1"]  # the first reason seen (layer 0's) first, 4 in all
     assert "  … 2 more (--json gives every one)" in lines
     assert "    layer 5  n5" in Advice("art", "sg", "c.json", None, (), (), skipped).to_text(top=None).splitlines()
+
+
+def test_repr_is_short() -> None:
+    """Advice printed every candidate's numbers (28 KB on Zero-DCE): 400 candidates here."""
+    cands = tuple(_cand(k, f"zero_dce_1/layer_{k}" * 3) for k in range(400))
+    text = repr(Advice("model/artifacts", "74", "c.json", None, cands, (0, 1, 2), (Skipped(4, "id", "why"),),
+                       budget_ms=2.0))
+    assert len(text) <= 300 and text.startswith("Advice('model/artifacts'")
+    for part in ("subgraph='74'", "candidates=400", "picked=3", "skipped=1", "budget_ms=2.0"):
+        assert part in text

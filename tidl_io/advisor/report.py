@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.text import report_repr
 from .model import COMPUTE_FACTOR, MEMORY_FACTOR, NOISE_16_PER_8
 
 __all__ = ["OPTION", "Advice", "Candidate", "Skipped", "option_value"]
@@ -118,6 +119,10 @@ class Advice:
     factor: float | None = None
     total_time_ms: float | None = None
     notes: tuple[str, ...] = field(default=())
+
+    def __repr__(self) -> str:
+        return report_repr(self, self.artifacts, subgraph=self.subgraph, candidates=len(self.candidates),
+                           picked=len(self.picked), skipped=len(self.skipped), budget_ms=self.budget_ms)
 
     @property
     def names(self) -> list[str]:

@@ -30,6 +30,7 @@ from typing import Any
 from ..base.check import check_int, check_path
 from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
+from ..base.text import report_repr
 from ..iodesc.tensor import ElementType
 from .names import parse_net_log, read_layer_info
 from .paramdebug import ParamStats, parse_param_debug
@@ -124,6 +125,9 @@ class QuantReport:
     files: dict[str, Any]
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return report_repr(self, self.path, layers=len(self.layers), problems=len(self.problems), notes=len(self.notes), ok=self.ok)
 
     @property
     def ok(self) -> bool:
