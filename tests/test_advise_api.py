@@ -222,3 +222,59 @@ def test_a_step_that_adds_no_noise_is_said_not_divided_by() -> None:
         for la in net.layers if la.data_id is not None]}
     advice = tidl_io.advise(EXAMPLES, compare=doc, perf=False)
     assert "adds noise where its own 8-bit step adds none" in json.dumps(advice.to_dict(), allow_nan=False)
+
+
+def test_a_simulation_of_another_model_is_refused(tmp_path: Path) -> None:
+    """perf= the example detector's simulation beside the hand-made 'adv' net (same layer count,
+    other types and names): a FormatError, as compare --perf gives (before: its times were taken
+    by layer number and priced the picks)."""
+    from advise_fixtures import compare_doc, write_model
+
+    from conftest import EXAMPLES
+    art = write_model(tmp_path, sim=False)
+    with pytest.raises(tidl_io.FormatError, match="layer 1 is a TIDL_DataConvertLayer in the simulation.*another model"):
+        tidl_io.advise(art, compare=compare_doc(), perf=tidl_io.load_perf(EXAMPLES))
+
+
+FCNN = "net/edgeai-tidl-fcnn-cnn5-9.0"
+
+
+def test_max_pooling_is_skipped_for_its_producer(realdata: Path) -> None:
+    """fcnn-cnn5's two max poolings (poolingType 0) keep their input's precision: skipped, naming the
+    producer to pick instead (before: picked with no note). Names and numbers come from
+    layer_info.txt, read here with str.split; each pooling reads the layer just before it."""
+    folder = realdata / FCNN
+    info = [line.split(maxsplit=2) for line in (folder / "tempDir" / "_cnn_cnn.5_relu_Relu_output_0_tidl_net.bin."
+                                                "layer_info.txt").read_text().splitlines() if line.strip()]
+    name = {int(k): n.strip() for k, _, n in info}
+    snr = {2: 30.0, 3: 25.0, 4: 28.0, 5: 20.0, 6: 27.0}  # 3 and 5: the max poolings
+    doc = {"schema_version": 1, "layers": [
+        {"index": k, "data_id": k, "name": name[k], "status": "compared", "snr_db": v, "identical": False,
+         "mean_abs": 0.01} for k, v in snr.items()]}
+    assert "MaxPool" in name[3] and "MaxPool" in name[5]
+    advice = tidl_io.advise(folder, compare=doc)
+    assert {c.index for c in advice.candidates} == {2, 4, 6}
+    assert not any("MaxPool" in n for n in advice.names)
+    skipped = {s.index: s.reason for s in advice.skipped}
+    assert set(skipped) == {3, 5}
+    assert "max pooling" in skipped[3] and f"put its producer {name[2]!r} in 16 bits instead" in skipped[3]
+    assert f"put its producer {name[4]!r} in 16 bits instead" in skipped[5]
+
+
+def test_worst_channel_is_compares_counted_one(spoiled: dict[str, Any]) -> None:
+    """Every candidate's worst channel is the one compare's own JSON counts (worst_counted_channel:
+    channels below one step left out), read here from compare's document; on these traces some
+    layers' worst channel of all is a channel below one step, and advise showed that one before."""
+    c = spoiled
+    out = io.StringIO()
+    main(["compare", str(c["traces"]), "--artifacts", str(c["art"]), "--golden", str(c["tmp"] / "golden.npz"),
+          "--json"], out=out, err=io.StringIO())
+    rows = {r["index"]: r for r in json.loads(out.getvalue())["layers"] if r["status"] == "compared"}
+    advice = tidl_io.advise(c["art"], compare=json.loads(out.getvalue()))
+    assert advice.candidates
+    for cand in advice.candidates:
+        row = rows[cand.index]
+        assert (cand.worst_channel, cand.worst_channel_snr_db) == (row["worst_counted_channel"],
+                                                                   row["worst_counted_channel_snr_db"])
+    assert any(rows[cand.index]["worst_channel"] != rows[cand.index]["worst_counted_channel"]
+               for cand in advice.candidates)

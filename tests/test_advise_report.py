@@ -63,3 +63,36 @@ def test_nothing_picked() -> None:
     assert "nothing to put in 16 bits within the budget" in a.to_text()
     doc = a.to_dict()
     assert doc["option_line"] is None and doc["picked"] == [] and doc["expected"]["noise_share"] is None
+
+
+def test_text_lists_the_skipped_layers_with_their_reason() -> None:
+    """The reviewer's EAST case: the only compared layer is skipped; the text says which and why
+    (before: an empty table and "nothing to put in 16 bits", the reason only in --json)."""
+    why = "its output is not integer (float or unknown element type): no 8-bit step"
+    a = Advice("art", "625", "c.json", None, (), (), (Skipped(5, "625", why),))
+    lines = a.to_text().splitlines()
+    assert f"  {why}" in lines and "    layer 5  625" in lines
+    assert lines.index(f"  {why}") < lines.index("    layer 5  625")
+    assert "nothing to put in 16 bits (see the table, the skipped layers and notes)" in lines
+
+
+def test_skipped_layers_are_grouped_by_reason_and_capped_by_top() -> None:
+    same, other = "identical to the reference: no noise to remove", "already 16-bit"
+    skipped = tuple(Skipped(k, f"n{k}", same if k % 2 else other) for k in range(6))
+    text = Advice("art", "sg", "c.json", None, (_cand(9, "a"),), (0,), skipped).to_text(top=4)
+    lines = text.splitlines()
+    assert lines.count(f"  {same}") == 1 and lines.count(f"  {other}") == 1
+    listed = [line.split()[1] for line in lines if line.startswith("    layer ")]
+    assert listed == ["0", "2", "4", "1"]  # the first reason seen (layer 0's) first, 4 in all
+    assert "  … 2 more (--json gives every one)" in lines
+    assert "    layer 5  n5" in Advice("art", "sg", "c.json", None, (), (), skipped).to_text(top=None).splitlines()
+
+
+def test_repr_is_short() -> None:
+    """Advice printed every candidate's numbers (28 KB on Zero-DCE): 400 candidates here."""
+    cands = tuple(_cand(k, f"zero_dce_1/layer_{k}" * 3) for k in range(400))
+    text = repr(Advice("model/artifacts", "74", "c.json", None, cands, (0, 1, 2), (Skipped(4, "id", "why"),),
+                       budget_ms=2.0))
+    assert len(text) <= 300 and text.startswith("Advice('model/artifacts'")
+    for part in ("subgraph='74'", "candidates=400", "picked=3", "skipped=1", "budget_ms=2.0"):
+        assert part in text

@@ -28,6 +28,20 @@ def test_rows() -> None:
                                                     0.125)
 
 
+def test_the_worst_channel_is_the_one_compare_counts() -> None:
+    """Zero-DCE's concat layer 10 (review): channel 35 is 0.0 dB but below one step, so compare counts
+    channel 43 (21.1 dB); advise showed 35: 0.0. A report without the counted keys: the worst of all."""
+    counted = _row(worst_channel=35, worst_channel_snr_db=0.0, worst_counted_channel=43,
+                   worst_counted_channel_snr_db=21.1, channels_below_one_step=[35])
+    quiet = _row(worst_counted_channel=None, worst_counted_channel_snr_db=None)  # every channel below one step
+    m, q, old = measured_rows({"layers": [counted, quiet, _row()]})
+    assert (m.worst_channel, m.worst_channel_snr_db) == (43, 21.1)
+    assert (q.worst_channel, q.worst_channel_snr_db) == (None, None)
+    assert (old.worst_channel, old.worst_channel_snr_db) == (2, 9.0)
+    with pytest.raises(FormatError, match=r"layers\[0\]: worst_counted_channel: expected a whole number"):
+        measured_rows({"layers": [_row(worst_counted_channel="43")]})
+
+
 @pytest.mark.parametrize(("snr", "identical", "expect"), [
     (None, True, (None, True)), (None, None, (None, True)), (None, False, (None, False)),
     ("inf", None, (None, True)), ("-inf", None, (None, False)), ("nan", None, (None, False)),

@@ -67,3 +67,15 @@ def test_bad_numbers_are_usage_errors(tmp_path: Path, argv: list[str]) -> None:
     err = io.StringIO()
     assert main(["advise", str(art), "--compare", str(art / "compare.json"), *argv], out=io.StringIO(),
                 err=err) == 2
+
+
+def test_text_lists_skipped_layers_and_why(tmp_path: Path) -> None:
+    """The hand-made model's input and conv4 are identical to the reference (tests/advise_fixtures.py):
+    the text names them under that reason, as --json's "skipped" does."""
+    art = write_model(tmp_path)
+    rc, out, _ = _run(str(art), "--compare", str(art / "compare.json"))
+    lines = out.splitlines()
+    reason = "  identical to the reference: no noise to remove"
+    assert rc == 0 and reason in lines
+    at = lines.index(reason)
+    assert lines[at + 1:at + 3] == ["    layer 0  image", "    layer 4  conv4"]

@@ -92,3 +92,12 @@ def test_to_dict_is_strict_json_and_text_is_short() -> None:
     assert [la["data_id"] for la in doc["layers"]] == list(range(7))
     text = em.to_text()
     assert text.startswith("emulated <bytes> (TIDL 9.0/9.1): 7 layers, 1 frame(s)") and "output_0: 1x10x4x6" in text
+
+
+def test_repr_is_short_and_names_the_net(tmp_path: Path) -> None:
+    data, _ = tiny_net(2)
+    (tmp_path / "tiny_tidl_net.bin").write_bytes(data)
+    x = np.zeros((3, 2, 8, 12), np.float32)
+    text = repr(tidl_io.emulate(tmp_path / "tiny_tidl_net.bin", x))
+    assert len(text) <= 300 and text.startswith("Emulation(") and "tiny_tidl_net.bin" in text
+    assert "frames=3" in text and "layers=" in text and "outputs=(" in text and "seconds=" in text

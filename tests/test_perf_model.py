@@ -77,3 +77,17 @@ def test_lookups(tiny) -> None:
 def test_lookup_without_a_simulation(tmp_path: Path) -> None:
     perf = load_perf(write_tiny(tmp_path, sim=False))
     assert perf.layer_time_us(1) is None
+
+
+def test_repr_is_short(tmp_path: Path) -> None:
+    """load_perf's Performance printed every layer, buffer and config value (51 KB on od-8220)."""
+    from tidl_io.perf import LayerPerf, Performance, SubgraphPerf, Totals
+
+    layers = tuple(LayerPerf(k, k, "TIDL_ConvolutionLayer", f"conv{k}" * 20, k, (1, 8, 4, 4), 10, 1.5, 1.0, 1.0, 1.0,
+                             0.0, 0.0, None, 0.1, 0.1, {"in": ("DDR", "L2")}) for k in range(500))
+    perf = Performance("model/artifacts", (SubgraphPerf("sg0", {"cpu_mhz": 1000}, Totals(time_ms=2.5), layers, {}),
+                                           SubgraphPerf("sg1", {}, Totals(), layers[:3], {})), ("a note",))
+    text = repr(perf)
+    assert len(text) <= 300 and text.startswith("Performance('model/artifacts'")
+    for part in ("subgraphs=('sg0', 'sg1')", "layers=503", "time_ms=(2.5, None)", "notes=1"):
+        assert part in text

@@ -192,3 +192,12 @@ def test_to_text_top_is_checked(tmp_path: Path) -> None:
         report.to_text(top=-1)  # was: every layer but the last, silently
     with pytest.raises(tidl_io.TidlIoError, match="top"):
         report.to_text(top="3")  # type: ignore[arg-type]
+
+
+def test_repr_is_short() -> None:
+    """load_quant's QuantReport printed every layer's statistics (615 KB on od-8220)."""
+    info = _need(OD) / "artifacts" / "tempDir" / "subgraph_0_tidl_net.bin.layer_info.txt"
+    layers = len([line for line in info.read_text().splitlines() if line.strip()])  # one line per layer
+    text = repr(tidl_io.load_quant(OD))
+    assert len(text) <= 300 and text.startswith(f"QuantReport({str(OD)!r}")
+    assert f"layers={layers}," in text and "problems=0" in text and "ok=True" in text

@@ -42,3 +42,20 @@ def test_short_repr_never_builds_a_huge_repr() -> None:
         text = short_repr(value)
         assert len(text) <= 60, (type(value), len(text))
     assert short_repr("abc") == "'abc'" and short_repr([1, 2]) == "[1, 2]"
+
+
+def test_report_repr_is_bounded_and_names_the_source() -> None:
+    from tidl_io.base.text import REPR_LIMIT, report_repr
+
+    class Report:
+        pass
+
+    assert REPR_LIMIT == 300
+    assert report_repr(Report(), "model/art", rows=3, ok=False, name="x") == "Report('model/art', rows=3, ok=False, name='x')"
+    long = "a" * 60 + "MIDDLE" + "z" * 60
+    shown = report_repr(Report(), long)
+    assert shown == "Report('" + "a" * 49 + "…" + "z" * 50 + "')"
+    huge = report_repr(Report(), "src", rows=list(range(10**5)), names=tuple(f"n{k}" * 50 for k in range(10**4)),
+                       a="x" * 10**6, b="y" * 10**6, c="z" * 10**6, d="w" * 10**6, e=1, f=2)
+    assert len(huge) == 300 and huge.endswith("…)") and huge.startswith("Report('src', rows=[0, 1,")
+    assert "\x1b" not in report_repr(Report(), "evil\x1b[2J", name="n\x1b")

@@ -161,3 +161,66 @@ def test_compare_cli_perf_options(tmp_path: Path) -> None:
     assert main(["compare", str(traces), "--artifacts", str(EXAMPLES), "--ref", str(traces), "--perf",
                  str(tmp_path)], out, err) == 2
     assert "no" in err.getvalue() and str(tmp_path) in err.getvalue()
+
+
+# ---- a simulation of another model is refused, never joined by position (review: compare --perf) ----
+
+def test_compare_refuses_the_simulation_of_another_model(tmp_path: Path) -> None:
+    """--perf naming the hand-made 'adv' model's folder (7 layers, other names) beside the example net's
+    traces: exit 2 and one line saying the layers do not match (before: exit 0, adv's times beside the
+    example's layers, joined by number)."""
+    from advise_fixtures import write_model
+
+    traces = _one_trace(tmp_path / "t")
+    other = write_model(tmp_path / "adv")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["compare", str(traces), "--artifacts", str(EXAMPLES), "--ref", str(traces), "--perf", str(other)],
+                out, err)
+    assert code == 2 and out.getvalue() == ""
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 1 and "another model" in lines[0] and "layer 1 is" in lines[0] and "Traceback" not in lines[0]
+    with pytest.raises(tidl_io.FormatError, match="another model"):
+        tidl_io.compare_traces(traces, artifacts=EXAMPLES, ref=traces, perf=other)
+
+
+def test_compare_refuses_a_simulation_whose_names_differ(tmp_path: Path) -> None:
+    """Same layer count and types, one name changed in the net's layer_info.txt: refused, naming the layer."""
+    art = tmp_path / "art"
+    shutil.copytree(EXAMPLES, art)
+    info = art / "detector_tidl_net.bin.layer_info.txt"
+    info.write_text(info.read_text().replace("backbone/conv2", "neck/conv2"))
+    traces = _one_trace(tmp_path / "t")
+    with pytest.raises(tidl_io.FormatError, match="layer 3 is 'backbone/conv2' in the simulation, 'neck/conv2'"):
+        tidl_io.compare_traces(traces, artifacts=art, ref=traces, perf=EXAMPLES)
+
+
+def test_compare_refuses_yolox_times_beside_zero_dce(realdata: Path, tmp_path: Path) -> None:
+    """The reviewer's case: Zero-DCE's net, od-8220 YOLOX's simulation (122 layers against 55)."""
+    from conftest import ZERO_DCE
+
+    art = realdata / ZERO_DCE / "artifacts"
+    net = tidl_io.load_net(art / "74_tidl_net.bin")
+    layer = net.layer_by_data_id(2)
+    n, c, h, w = layer.shape
+    (tmp_path / "t").mkdir()
+    np.zeros(layer.shape, layer.dtype).tofile(tmp_path / "t" / f"tidl_trace_subgraph_0_0002_{n:04d}_0001_00001_"
+                                                                f"{c:05d}_{w:06d}x{h:05d}.y")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["compare", str(tmp_path / "t"), "--artifacts", str(art), "--ref", str(tmp_path / "t"), "--perf",
+                 str(realdata / "net" / "od-8220-yolox-10.0")], out, err)
+    assert code == 2 and out.getvalue() == "" and len(err.getvalue().splitlines()) == 1
+    assert "122 layers simulated, 55 in the net" in err.getvalue()
+
+
+def test_times_join_rows_by_data_id_not_by_number() -> None:
+    """A calibration report numbers its rows by output: row 0 holding dataId 4 ('head/boxes') gets
+    layer 4's simulated time, not layer 0's; a row whose name is not the producer's gets none."""
+    from tidl_io.trace.api import add_times
+    from tidl_io.trace.report import CompareReport, Row, Status
+
+    net = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
+    report = CompareReport("ref", "test", 20.0, rows=[Row(0, 4, "head/boxes", None, None, Status.NO_REFERENCE),
+                                                      Row(1, 3, "someone_else", None, None, Status.NO_REFERENCE)])
+    add_times(report, EXAMPLES, net, required=True)
+    assert _simulated_us(4) != _simulated_us(0)
+    assert report.rows[0].time_us == _simulated_us(4) and report.rows[1].time_us is None

@@ -66,3 +66,11 @@ def test_bad_sizes_and_missing_dumps(realdata: Path, tmp_path: Path) -> None:
 def test_unusable_path_is_a_path_error(tmp_path: Path, name: str) -> None:
     with pytest.raises(tidl_io.PathError, match="cannot look at it"):
         load_calibration(tmp_path / name)
+
+
+def test_repr_is_short(realdata: Path) -> None:
+    """Calibration printed its io descriptor and array dumps (~25 KB on EAST)."""
+    text = repr(tidl_io.load_calibration(realdata / EAST))
+    assert len(text) <= 300 and text.startswith("Calibration(") and "tempDir" in text
+    for part in ("subgraph='625'", "frames=3", "inputs=('onnx::Concat_616', 'onnx::Concat_624')", "outputs=('625',)"):
+        assert part in text

@@ -233,3 +233,13 @@ def test_a_layer_info_not_used_is_a_note(tmp_path: Path) -> None:
     (tmp_path / "traces" / _TRACE).write_bytes(bytes(16 * 48 * 80))
     traces = load_traces(tmp_path / "traces", tidl_io.load_net(tmp_path / "m_tidl_net.bin"))
     assert traces.notes[0].startswith("layer names not used: ") and "1 line(s) for layers 0..0" in traces.notes[0]
+
+
+def test_repr_is_short_and_names_the_folder(tmp_path: Path) -> None:
+    net = tidl_io.load_net(EXAMPLES / "detector_tidl_net.bin")
+    (tmp_path / _TRACE).write_bytes(bytes(16 * 48 * 80))
+    (tmp_path / "tidl_trace_subgraph_0_0003_0001_0001_00001_00032_000040x00024.y").write_bytes(b"short")
+    text = repr(load_traces(tmp_path, net))
+    assert len(text) <= 300 and text.startswith(f"Traces({str(tmp_path)!r}")
+    for part in ("net='detector_tidl_net.bin'", "traces=1", "problems=1"):
+        assert part in text

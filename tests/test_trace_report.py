@@ -106,3 +106,14 @@ def test_names_from_files_never_drive_the_terminal() -> None:
     rep.rows[2].name = "evil\x1b[2Jname\nsecond"
     text = format_report(rep)
     assert "\x1b" not in text and "x\\x1b[2J\\ny.txt" in text and "evil\\x1b[2Jname\\nsecond" in text
+
+
+def test_repr_is_short_and_says_what_the_report_is() -> None:
+    """A report of 2000 rows (its dataclass repr printed every row: ~40 KB on Zero-DCE)."""
+    rows = [Row(k, k, f"layer{k}", "TIDL_ConvolutionLayer", (1, 8, 4, 4), "no reference") for k in range(2000)]
+    rows[7].bad = True
+    rep = CompareReport("golden.npz of m.tflite (NHWC)", "traces in t (net 74_tidl_net.bin)", 20.0, rows=rows)
+    text = repr(rep)
+    assert len(text) <= 300 and text.startswith("CompareReport('traces in t (net 74_tidl_net.bin)'")
+    for part in ("reference='golden.npz of m.tflite (NHWC)'", "rows=2000", "compared=0", "first_bad=7", "ok=False"):
+        assert part in text

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.check import check_int, check_path
-from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, TidlIoError
+from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError
 from .model import (
     MIN_SHARE,
     cost_factor,
@@ -35,6 +35,9 @@ __all__ = ["accepted_names", "advise"]
 PathLike = str | os.PathLike[str]
 DEFAULT_TOP = 10
 _PRECISION_TYPES = ("TIDL_ConvolutionLayer", "TIDL_BatchNormLayer", "TIDL_PoolingLayer", "TIDL_EltWiseLayer")
+_POOLING = "TIDL_PoolingLayer"
+_MAX_POOLING = 0  # poolingType TIDL_MaxPooling (TI's eTIDL_PoolingType)
+_PRECISION_TEXT = ("TIDL changes precision only at Convolution, BatchNorm, Pooling (not max) and EltWise layers")
 _FLAG_ADDED = 10.0  # added noise this many times the own rounding noise: flagged
 
 
@@ -192,7 +195,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
         source_name = f"traces in {traces} against {golden if not isinstance(golden, Mapping) else 'golden arrays'}"
     rows = measured_rows(doc, source_name)
     notes: list[str] = []
-    performance, perf_text = _performance(perf, art, name, notes)
+    performance, perf_text = _performance(perf, art, net, notes)
     if budget is not None and performance is None:
         raise OptionError(f"advise: budget_ms needs the performance simulation of {art} "
                           f"(tempDir/{name}_tidl_net/tempDir_*.csv): none read")
@@ -203,10 +206,13 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
                    budget, top, flat, notes)
 
 
-def _performance(perf: Any, art: Path, name: str, notes: list[str]) -> tuple[Any, str | None]:
-    """(the subgraph's SubgraphPerf or None, its description)."""
+def _performance(perf: Any, art: Path, net: Any, notes: list[str]) -> tuple[Any, str | None]:
+    """(the SubgraphPerf simulating ``net`` or None, its description); a FormatError for a
+    simulation of another model (:func:`tidl_io.perf.match.net_simulation`, as compare --perf)."""
     from ..perf import Performance, load_perf  # start-up
+    from ..perf.match import net_simulation  # start-up
 
+    name = Path(str(net.source)).name.removesuffix(_NET)
     if perf is False:
         return None, None
     if perf is None:
@@ -218,9 +224,8 @@ def _performance(perf: Any, art: Path, name: str, notes: list[str]) -> tuple[Any
     if not isinstance(perf, Performance):
         raise ArgumentTypeError(f"advise: perf: expected a tidl_io.Performance, None or False, found "
                                 f"{type(perf).__name__}")
-    try:
-        sg = perf.subgraph(name) if len(perf.subgraphs) > 1 else perf.subgraphs[0]
-    except (TidlIoError, IndexError):
+    sg = net_simulation(perf, net)
+    if sg is None:
         notes.append(f"{perf.source}: no subgraph {name}: ranked by removable noise alone")
         return None, None
     if all(lay.time_us is None for lay in sg.layers):
@@ -233,16 +238,17 @@ def _performance(perf: Any, art: Path, name: str, notes: list[str]) -> tuple[Any
 def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Measured], sg: Any,
             perf_text: str | None, accepted: set[str], names_file: str | None, budget: float | None,
             top: int | None, flat: float | None, notes: list[str]) -> Advice:
+    from ..perf.match import simulated_layer  # start-up
+
     layers = {lay.index: lay for lay in net.layers}
     rows = _resolve(rows, net, source_name)
     noise = {r.index: relative_noise(r.snr_db) for r in rows if r.finite}
     producers = _producers(net)
-    perf_layers = {lay.index: lay for lay in sg.layers} if sg is not None else {}
     cands: list[Candidate] = []
     skipped: list[Skipped] = []
     for r in rows:
         lay = layers[r.index]
-        why = _not_candidate(r, lay, accepted, names_file)
+        why = _not_candidate(r, lay, accepted, names_file) or _max_pooling(lay, producers, layers)
         if why is not None:
             skipped.append(Skipped(r.index, lay.name or r.name, why))
             continue
@@ -251,7 +257,7 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
         step = 1.0 / lay.scale if lay.scale and lay.scale > 0 and math.isfinite(lay.scale) else None
         share = rounding_share(step, r.mean_abs)
         added, g = removable(n, n_in or 0.0, share)
-        pl = perf_layers.get(r.index)
+        pl = simulated_layer(sg, data_id=lay.data_id, name=lay.name) if sg is not None else None
         f, where = cost_factor(pl, flat)
         time = pl.time_us if pl is not None else None
         extra = None if time is None else time * (f - 1.0)
@@ -264,8 +270,10 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
         if r.saturated:
             own.append(f"{100 * r.saturated:.2f}% of its codes saturate: 16 bits keeps the range, not the clipping")
         if lay.type not in _PRECISION_TYPES:
-            own.append("TIDL changes precision only at Convolution, BatchNorm, Pooling (not max) and EltWise layers; "
-                       "this one follows its producer/consumer, which may then turn 16-bit too")
+            own.append(f"{_PRECISION_TEXT}; this one follows its producer/consumer, which may then turn 16-bit too")
+        elif lay.type == _POOLING and "poolingType" not in lay.params:
+            own.append(f"its pooling type is not in this release's net layout: {_PRECISION_TEXT}; if it is a max "
+                       "pooling, put its producer in 16 bits instead")
         if sg is not None and time is None:
             own.append("no simulated time: never picked under a budget")
         cands.append(Candidate(r.index, r.data_id, lay.name, lay.type, r.snr_db, _snr(n_in), r.worst_channel,
@@ -308,6 +316,15 @@ def _resolve(rows: list[Measured], net: Any, source_name: str) -> list[Measured]
         raise FormatError(source_name, f"layer {r.index} is {r.name!r} in the report but {lay.name!r} in "
                                        f"{Path(net.source).name}: the report is of another model")
     return out
+
+
+def _max_pooling(lay: Any, producers: Mapping[int, tuple[int, ...]], layers: Mapping[int, Any]) -> str | None:
+    """Why a max pooling layer is not a candidate (its precision follows its producer's), or None."""
+    if lay.type != _POOLING or lay.params.get("poolingType") != _MAX_POOLING:
+        return None
+    names = [repr(layers[k].name) if layers[k].name else f"layer {k}" for k in producers.get(lay.index, ())]
+    instead = f"put its producer {' or '.join(names)} in 16 bits instead" if names else "its producer decides"
+    return f"a max pooling keeps its input's precision ({_PRECISION_TEXT}): {instead}"
 
 
 def _not_candidate(r: Measured, lay: Any, accepted: set[str], names_file: str | None) -> str | None:

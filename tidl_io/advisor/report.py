@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.text import report_repr
 from .model import COMPUTE_FACTOR, MEMORY_FACTOR, NOISE_16_PER_8
 
 __all__ = ["OPTION", "Advice", "Candidate", "Skipped", "option_value"]
@@ -119,6 +120,10 @@ class Advice:
     total_time_ms: float | None = None
     notes: tuple[str, ...] = field(default=())
 
+    def __repr__(self) -> str:
+        return report_repr(self, self.artifacts, subgraph=self.subgraph, candidates=len(self.candidates),
+                           picked=len(self.picked), skipped=len(self.skipped), budget_ms=self.budget_ms)
+
     @property
     def names(self) -> list[str]:
         """The picked layers' names, in rank order: the 16-bit list."""
@@ -180,13 +185,18 @@ class Advice:
                          _pct(c.share), _f(c.time_us, ".1f"), _f(c.factor, ".2f"), _f(c.extra_us, ".1f")])
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
         lines.append("")
-        lines += ["  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
+        if self.candidates:
+            lines += ["  " + "  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
+        else:
+            lines.append("  no candidate layer: every compared layer is skipped (below)" if self.skipped
+                         else "  no candidate layer")
         if top is not None and len(self.candidates) > top:
             lines.append(f"  … {len(self.candidates) - top} more (--json gives every row)")
+        lines += _skipped_text(self.skipped, top)
         lines.append("")
         if not self.picked:
             lines.append("nothing to put in 16 bits" + (" within the budget" if self.budget_ms is not None else "")
-                         + " (see the table and notes)")
+                         + f" (see the table{', the skipped layers' if self.skipped else ''} and notes)")
         else:
             lines.append(f"put these {len(self.picked)} layer(s) in 16 bits (session.runtime_options in param.yaml):")
             lines.append(f"  {printable(self.option_line)}")
@@ -208,6 +218,30 @@ class Advice:
             lines += [f"note: {printable(c.name)[:60]}: {printable(n)}" for n in c.notes]
         lines.append(MODEL_TEXT)
         return "\n".join(lines)
+
+
+def _skipped_text(skipped: tuple[Skipped, ...], top: int | None) -> list[str]:
+    """The skipped layers under their reasons (each reason once, in first-seen order); at most
+    ``top`` layers listed."""
+    if not skipped:
+        return []
+    groups: dict[str, list[Skipped]] = {}
+    for s in skipped:
+        groups.setdefault(s.reason, []).append(s)
+    lines = ["", f"skipped {len(skipped)} compared layer(s), not candidates:"]
+    shown = 0
+    for reason, members in groups.items():
+        if top is not None and shown >= top:
+            break
+        lines.append(f"  {printable(reason)}")
+        for s in members:
+            if top is not None and shown >= top:
+                break
+            lines.append(f"    layer {s.index}  {printable(s.name or '-')[:60]}")
+            shown += 1
+    if shown < len(skipped):
+        lines.append(f"  … {len(skipped) - shown} more (--json gives every one)")
+    return lines
 
 
 def _f(x: float | None, fmt: str) -> str:

@@ -1,6 +1,6 @@
 """Where the advisor's measurements come from: a ``tidl-io compare`` report, read through
 its JSON shape only (``layers[]`` with ``index``, ``data_id``, ``name``, ``type``,
-``status``, ``snr_db``, ``mean_abs``, ``worst_channel`` …) by one adapter,
+``status``, ``snr_db``, ``mean_abs``, ``worst_counted_channel`` …) by one adapter,
 :func:`measured_rows`. It takes the document of ``tidl-io compare --json`` (a file, or its
 parsed mapping) or any report object with ``to_dict()``.
 
@@ -33,7 +33,9 @@ _MAX_JSON = 1 << 28  # a compare report of a very large net is a few MB
 @dataclass(frozen=True)
 class Measured:
     """One compared layer as the advisor uses it. ``snr_db`` None: no noise (identical);
-    ``finite`` False: the SNR is -inf or NaN (no measurement to rank by)."""
+    ``finite`` False: the SNR is -inf or NaN (no measurement to rank by). ``worst_channel``:
+    compare's worst channel that counts (``worst_counted_channel``: none below one step of the
+    layer), the worst of all in a report older than that key."""
 
     index: int
     data_id: int | None
@@ -122,11 +124,15 @@ def measured_rows(report: Any, source: str = "compare report") -> list[Measured]
             snr = None
         elif snr is not None and snr == -math.inf:
             finite = False
-        worst = _int(row.get("worst_channel"), where, "worst_channel", source)
+        # compare's worst channel that counts (channels below one step of the layer are not counted,
+        # as compare's own table shows it); an older report without it: its worst channel of all
+        key = "worst_counted_channel" if "worst_counted_channel" in row else "worst_channel"
+        worst = _int(row.get(key), where, key, source)
+        worst_db = _number(row.get(f"{key}_snr_db"), where, f"{key}_snr_db", source)
         out.append(Measured(index, _int(row.get("data_id"), where, "data_id", source),
                             _text(row.get("name"), where, "name", source), _text(row.get("type"), where, "type", source),
                             snr if finite else None, finite, _number(row.get("mean_abs"), where, "mean_abs", source),
-                            worst, _number(row.get("worst_channel_snr_db"), where, "worst_channel_snr_db", source),
+                            worst, worst_db,
                             _number(row.get("saturated"), where, "saturated", source)))
     return out
 

@@ -6,14 +6,20 @@
 - :func:`escape_lines`: the same for a report of several lines, each line escaped alone;
 - :func:`short`: a name for a table cell, at most ``width`` characters, cut in the middle;
 - :func:`short_repr`: a value for an error message, never longer than ``limit`` characters
-  (a 25 MB YAML value must not become a 25 MB error line).
+  (a 25 MB YAML value must not become a 25 MB error line);
+- :func:`report_repr`: the ``repr()`` of a report object: its class, its source and a few
+  counts and headline numbers, never longer than :data:`REPR_LIMIT` characters (a report's
+  dataclass repr would print every row: hundreds of kilobytes).
 """
 
 from __future__ import annotations
 
 import reprlib
 
-__all__ = ["escape", "escape_lines", "short", "short_repr"]
+__all__ = ["REPR_LIMIT", "escape", "escape_lines", "report_repr", "short", "short_repr"]
+
+REPR_LIMIT = 300
+"""The longest :func:`report_repr`."""
 
 
 def escape(text: str) -> str:
@@ -52,3 +58,19 @@ def short_repr(value: object, limit: int = 60) -> str:
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 3, 80, 80, 40
 _REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = _REPR.maxfrozenset = 8
+
+
+def report_repr(obj: object, source: object, **fields: object) -> str:
+    """``ClassName('source', key=value, ...)`` for a report object: ``source`` (a path or a
+    description) cut in the middle to 100 characters, each value :func:`short_repr` (at most 60
+    characters), the whole at most :data:`REPR_LIMIT` characters ("…)" where cut).
+
+    >>> report_repr(report, "model/artifacts", layers=52, ok=False)   # doctest: +SKIP
+    "CompareReport('model/artifacts', layers=52, ok=False)"
+    """
+    text = str(source)
+    if len(text) > 100:
+        text = text[:49] + "…" + text[-50:]
+    parts = [repr(text)] + [f"{key}={short_repr(value)}" for key, value in fields.items()]
+    out = f"{type(obj).__name__}({', '.join(parts)})"
+    return out if len(out) <= REPR_LIMIT else out[: REPR_LIMIT - 2] + "…)"

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..base.findings import ERROR, DoctorFinding
 from ..base.releases import releases_text
-from ..base.text import escape
+from ..base.text import escape, report_repr
 from ..base.version import __version__
 from ..iodesc.format import SCHEMA_VERSION
 
@@ -46,6 +46,10 @@ class Diagnosis:
     releases: tuple[str, ...]
     library: str | None
     findings: tuple[DoctorFinding, ...]
+
+    def __repr__(self) -> str:
+        return report_repr(self, self.path, subgraphs=len(self.subgraphs), releases=self.releases,
+                           findings=len(self.findings), errors=len(self.errors), ok=self.ok)
 
     @property
     def errors(self) -> tuple[DoctorFinding, ...]:

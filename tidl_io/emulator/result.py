@@ -14,6 +14,7 @@ import numpy as np
 from ..base.atomic import write_bytes_atomic
 from ..base.check import check_int, check_path
 from ..base.errors import OptionError, TensorNotFoundError
+from ..base.text import report_repr
 
 if TYPE_CHECKING:
     from ..net import Layer, Network
@@ -60,6 +61,10 @@ class Emulation:
     seconds: float
     layers: tuple[LayerRun, ...] = field(repr=False)
     buffers: Mapping[int, np.ndarray] = field(repr=False)  # dataId -> codes (frames, C, H, W)
+
+    def __repr__(self) -> str:
+        return report_repr(self, self.net.source, frames=self.frames, layers=len(self.layers),
+                           outputs=tuple(self.outputs), seconds=round(self.seconds, 3))
 
     def codes(self, data_id: int) -> np.ndarray:
         """The codes (or float32 values) layer ``data_id`` produced, (frames, C, H, W); a view."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.errors import ArgumentTypeError, TensorNotFoundError
+from ..base.text import report_repr
 from .bufinfo import Buffer
 
 __all__ = ["BYTES_PER_TI_MB", "BoardCycles", "LayerPerf", "PerformanceData", "SubgraphPerf", "Totals", "TypeTotal",
@@ -208,6 +209,11 @@ class PerformanceData:
     source: str
     subgraphs: tuple[SubgraphPerf, ...]
     notes: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return report_repr(self, self.source, subgraphs=tuple(s.name for s in self.subgraphs),
+                           layers=sum(len(s.layers) for s in self.subgraphs),
+                           time_ms=tuple(s.total.time_ms for s in self.subgraphs), notes=len(self.notes))
 
     def subgraph(self, which: int | str = 0) -> SubgraphPerf:
         """A subgraph by position (0 = the first) or by name."""

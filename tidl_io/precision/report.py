@@ -30,7 +30,7 @@ from typing import Any
 from ..base.check import check_int, check_path
 from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
-from ..base.text import escape
+from ..base.text import escape, report_repr
 from ..iodesc.tensor import ElementType
 from ..net.layerinfo import read_layer_info
 from ..net.netlog import load_netlog
@@ -121,6 +121,9 @@ class QuantReport:
     files: dict[str, Any]
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return report_repr(self, self.path, layers=len(self.layers), problems=len(self.problems), notes=len(self.notes), ok=self.ok)
 
     @property
     def ok(self) -> bool:

@@ -27,7 +27,7 @@ from ..base.check import check_path, open_regular, read_limited, wrong_kind
 from ..base.errors import FormatError, PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
 from ..base.safe_yaml import load_yaml
-from ..base.text import escape
+from ..base.text import escape, report_repr
 from .advice import DEFAULT_MAX_SUBGRAPHS, advice_for, subgraph_advice
 from .graphviz import GraphNode, Status, parse_graphviz
 from .runlog import CoreSummary, parse_subgraph_summary
@@ -107,6 +107,12 @@ class SupportReport:
     files: dict[str, str]  # what was read: kind -> path
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        c = self.counts
+        return report_repr(self, self.source, nodes=c["total"], supported=c["supported"],
+                           unsupported=c["unsupported"], subgraphs=None if self.subgraphs is None else len(self.subgraphs),
+                           problems=len(self.problems))
 
     @property
     def counts(self) -> dict[str, int]:

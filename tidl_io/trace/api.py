@@ -26,6 +26,7 @@ from ..artifacts.folder import Artifacts, find_artifacts, parse_onnxrt_metadata
 from ..base.check import check_flag, check_int, check_path, wrong_kind
 from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
 from ..perf import load_perf
+from ..perf.match import net_simulation, simulated_layer
 from .calibration import Calibration, load_calibration
 from .compare import (
     DEFAULT_MIN_SNR_DB,
@@ -292,26 +293,26 @@ def compare_traces(traces: PathLike, *, artifacts: PathLike, golden: PathLike | 
 
 def add_times(report: CompareReport, folder: PathLike, net: Network, *, required: bool) -> None:
     """Each row's simulated time (``Row.time_us``) from TI's performance simulation in
-    ``folder`` (matched by net layer number within the simulation of ``net``'s subgraph);
-    a folder without one is no error unless ``required``."""
+    ``folder``: the simulation of ``net``'s subgraph (:func:`tidl_io.perf.match.net_simulation`:
+    a simulation whose layers are not the net's is a :class:`~tidl_io.FormatError`), each row
+    joined to the layer producing its dataId, names agreeing (:func:`~tidl_io.perf.match.simulated_layer`),
+    never by its position. A folder without a simulation is no error unless ``required``."""
     try:
         performance = load_perf(folder)
     except PathNotFoundError:
         if required:
             raise
         return
-    name = Path(net.source).name.removesuffix("_tidl_net.bin")
-    subs = [s for s in performance.subgraphs if s.name == name] or list(performance.subgraphs[:1])
-    if not subs or all(la.time_us is None for la in subs[0].layers):
+    sg = net_simulation(performance, net)
+    if sg is None or all(la.time_us is None for la in sg.layers):
         if required:
             raise PathNotFoundError(str(folder), "no performance simulation for this net (TI's compile writes "
                                                  "tempDir/<subgraph>_tidl_net/*.csv)")
         return
-    times = {la.index: la.time_us for la in subs[0].layers}
     for row in report.rows:
-        if row.index is not None:
-            row.time_us = times.get(row.index)
-    report.perf = f"{performance.source} (subgraph {subs[0].name})"
+        lay = simulated_layer(sg, data_id=row.data_id, name=row.name)
+        row.time_us = None if lay is None else lay.time_us
+    report.perf = f"{performance.source} (subgraph {sg.name})"
 
 
 def compare_calibration(artifacts: PathLike, *, golden: PathLike | Mapping[str, np.ndarray],

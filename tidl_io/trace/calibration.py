@@ -25,6 +25,7 @@ import numpy as np
 from ..artifacts.folder import find_artifacts
 from ..base.check import check_path, wrong_kind
 from ..base.errors import FormatError, PathError, PathNotFoundError
+from ..base.text import report_repr
 from ..iodesc.descriptor import Descriptor, Tensor, load
 
 __all__ = ["Calibration", "load_calibration", "tensor_nchw"]
@@ -52,6 +53,11 @@ class Calibration:
     outputs: list[dict[str, np.ndarray]]
     inputs_file: Path
     outputs_file: Path
+
+    def __repr__(self) -> str:
+        return report_repr(self, self.outputs_file.parent, subgraph=self.subgraph, frames=len(self.outputs),
+                           inputs=tuple(self.inputs[0]) if self.inputs else (),
+                           outputs=tuple(self.outputs[0]) if self.outputs else ())
 
 
 def _frames(path: Path, tensors: Sequence[Tensor], what: str) -> list[dict[str, np.ndarray]]:

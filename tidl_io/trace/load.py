@@ -44,6 +44,7 @@ import numpy as np
 from ..base import layouts as _layouts
 from ..base.check import check_flag, check_kind, check_path, list_folder, path_kind, wrong_kind
 from ..base.errors import FormatError, PathError, PathNotFoundError
+from ..base.text import report_repr
 from ..data.quant import dequantize_codes
 from .metrics import Quantized
 from .names import TraceName, parse_trace_name
@@ -174,6 +175,10 @@ class Traces(Mapping[int, np.ndarray]):
         self.problems = problems
         self.ignored = ignored
         self.notes = notes
+
+    def __repr__(self) -> str:
+        return report_repr(self, self.folder, net=Path(str(self.net.source)).name, traces=len(self.files),
+                           problems=len(self.problems), ignored=len(self.ignored))
 
     def __getitem__(self, data_id: int) -> np.ndarray:
         f = self.entry(data_id)

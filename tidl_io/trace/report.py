@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.text import escape, short
+from ..base.text import escape, report_repr, short
 from ..base.version import __version__
 from ..iodesc.format import document, dumps_json
 from ..iodesc.picture import esc
@@ -104,6 +104,11 @@ class CompareReport:
     notes: list[str] = field(default_factory=list)
     histograms: list[Histogram] = field(default_factory=list)
     perf: str | None = None  # the performance simulation the rows' time_us come from (None: no times)
+
+    def __repr__(self) -> str:
+        bad = self.first_bad
+        return report_repr(self, self.test, reference=self.reference, rows=len(self.rows),
+                           compared=len(self.compared), first_bad=None if bad is None else bad.index, ok=self.ok)
 
     @property
     def compared(self) -> list[Row]:

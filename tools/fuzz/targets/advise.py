@@ -46,7 +46,8 @@ def _seed() -> str:
         layers.append({"index": lay.index, "data_id": lay.data_id, "name": lay.name, "type": lay.type,
                        "status": "compared" if k % 5 else "no reference", "snr_db": snr, "identical": k % 3 == 0,
                        "mean_abs": 0.01 * (k + 1), "worst_channel": k % 4, "worst_channel_snr_db": 3.0 * k,
-                       "saturated": 0.001 * k})
+                       "saturated": 0.001 * k,
+                       **({"worst_counted_channel": k % 3, "worst_counted_channel_snr_db": 4.0 * k} if k % 2 else {})})
     return json.dumps({"schema_version": 1, "layers": layers, "test": "traces in t (net detector_tidl_net.bin)"},
                       indent=1)
 
