@@ -109,7 +109,7 @@ def test_fcnn_tis_frames_favour_the_nets_own_arithmetic() -> None:
     "the frames were made with other biases than the net holds: TI's import (TIDL_runIterativeCalibration, "
     "calibrationOption 7, 5 iterations, factor 0.05) writes stats_tool_out in each iteration's fixed-point run and "
     "then moves every bias by 0.05 x (float mean - fixed mean) of its channel; the net holds the biases after the "
-    "last move. Measured: no variant of the arithmetic does better than the net's (95.50 %), while raising the "
+    "last move. Measured: none of the arithmetic variants tried beats the net's own (95.50 %), while raising the "
     "stored bias of conv 1 (layer 2) channels 6, 7, 53 by one step (a sharp optimum: 98.55 %) and moving 7 "
     "channels of layer 4 by one step gives 99.27 %; the float means needed to derive the moves are not in the "
     "folder, so no emulator of this net can reproduce the frames"))
