@@ -123,3 +123,28 @@ def test_real_nets_of_other_releases_stop_at_their_first_unsupported_layer(folde
     err = info.value
     assert (err.index, err.layer_type, err.name) == (index, layer_type, net.layers[index].name)
     assert f"layer {index} ({layer_type} {net.layers[index].name!r})" in str(err) and "\n" not in str(err)
+
+
+def test_fcnn_biases_are_the_ones_paramdebug_quantized() -> None:
+    """The biases the decoder reads are TI's last bias quantization (paramDebug.csv's bias row,
+    read here with str.split): its quantizedMax is the largest |bias| / biasScale, its orgmax that
+    value before rounding, and its maxDifference at most one bias step (0.5 when rounded, 1 when
+    128 was clipped to 127). This is the net the calibration frames are compared with; that
+    they were made with other biases is the xfail of test_emulator_run."""
+    folder = NET_DIR / "edgeai-tidl-fcnn-cnn5-9.0"
+    path = folder / "_cnn_cnn.5_relu_Relu_output_0_tidl_net.bin"
+    if not path.is_file():
+        pytest.skip("../shared/realdata not present")
+    log = folder / "tempDir" / "_cnn_cnn.5_relu_Relu_output_0_tidl_net.bin_paramDebug.csv"
+    rows = [ln.split(",") for ln in log.read_text().splitlines()[1:] if ln.strip()]
+    bias_rows = {int(r[0]): [float(v) for v in r[1:11]] for r in rows[::2]}  # bias row first, then weights
+    ops = [op for op in decode(tidl_io.load_net(path), path.read_bytes()) if isinstance(op, ConvOp)]
+    assert sorted(bias_rows) == [op.index for op in ops] == [2, 4, 6, 7]
+    for op in ops:
+        _, max_diff, _, _, org_max, quant_max, _, _, _, scale = bias_rows[op.index]
+        # bias = split x biasB; below the largest biasB the split is the stored int16 itself
+        largest = int(np.abs(op.bias).max()) // op.bias_b
+        assert largest == round(quant_max * scale) and abs(largest - quant_max * scale) < 1e-3
+        assert abs(org_max * scale - round(org_max * scale)) < 1e-3  # orgmax = 128 / scale: the range
+        assert max_diff * scale <= 1.0 + 1e-3
+    assert [round(bias_rows[i][1] * bias_rows[i][9], 2) for i in (2, 4, 6, 7)] == [0.5, 1.0, 1.0, 0.5]

@@ -12,6 +12,7 @@ import pytest
 
 import tidl_io
 from tidl_io import BufferMismatchError, TensorNotFoundError, UnsupportedLayerError
+from tidl_io.emulator import decode, kernels
 from tidl_io.emulator._fixture import tiny_net
 
 from conftest import REALDATA
@@ -73,9 +74,45 @@ def test_fcnn_runs_in_tis_arithmetic_and_pins_the_measured_mismatch() -> None:
     assert np.array_equal(out[same].view(np.uint32), ref[same].view(np.uint32))
 
 
-@pytest.mark.xfail(strict=True, reason="TI's import runs its last calibration pass (stats_tool_out) before the last "
-                   "bias-calibration update it writes into the net (TIDL_runIterativeCalibration): the net's biases "
-                   "are one update ahead of the ones that produced these frames")
+def test_fcnn_tis_frames_favour_the_nets_own_arithmetic() -> None:
+    """The 4.5 % of fcnn values TI's frames do not share with the emulation are not an arithmetic
+    choice: against TI's frames, the bias as TIDL splits it (stored bias x the truncated biasB)
+    beats the exact bias (stored bias x weightScale x inScale / biasScale, rounded), and the net's
+    roundBits (8, 7, 7, 8) beat the next best split of the same total shift (8, 7, 8, 7)."""
+    x, ref = _fcnn()
+    want = np.round(ref * np.float32(0.17940166592597961))
+    path = FCNN / f"{FCNN_NAME}_tidl_net.bin"
+    net = tidl_io.load_net(path)
+    ops = {op.index: op for op in decode(net, path.read_bytes())}
+    factors = {2: 128.0, 4: 6.773703, 6: 4.7161856, 7: 1.3414638}  # paramDebug scales x input scales
+
+    def run(exact: bool, shifts: tuple[int, ...]) -> float:
+        q = np.clip(np.trunc(np.where(x * 128 > 0, x * 128 + 0.5, x * 128 - 0.5)), -128, 127)
+        for i, shift in zip((2, 4, 6, 7), shifts):
+            op = ops[i]
+            bias = op.bias if not exact or i == 2 else np.round(op.bias // op.bias_b * factors[i]).astype(np.int64)
+            acc = kernels.conv2d(q, op.weights, bias, groups=1, stride=(1, 1), dilation=(1, 1), pad=(1, 1),
+                                 out_hw=q.shape[2:])
+            q = np.clip((acc + (1 << (shift - 1))) >> shift, 0, 255)
+            if i in (2, 4):
+                f, c, h, w = q.shape
+                q = q.reshape(f, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        return float((q == want).mean())
+
+    net_arith = run(False, (8, 7, 7, 8))
+    assert net_arith == pytest.approx(0.955013, abs=1e-6)
+    assert run(True, (8, 7, 7, 8)) < net_arith - 0.005
+    assert run(False, (8, 7, 8, 7)) < net_arith - 0.005
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the frames were made with other biases than the net holds: TI's import (TIDL_runIterativeCalibration, "
+    "calibrationOption 7, 5 iterations, factor 0.05) writes stats_tool_out in each iteration's fixed-point run and "
+    "then moves every bias by 0.05 x (float mean - fixed mean) of its channel; the net holds the biases after the "
+    "last move. Measured: none of the arithmetic variants tried beats the net's own (95.50 %), while raising the "
+    "stored bias of conv 1 (layer 2) channels 6, 7, 53 by one step (a sharp optimum: 98.55 %) and moving 7 "
+    "channels of layer 4 by one step gives 99.27 % (the last 0.73 % is not located: freeing the biases of layers 6 "
+    "and 7 as well reaches 99.67 %, not 100 %); the float means needed to derive the moves are not in the folder"))
 def test_fcnn_equals_tis_outputs_bit_for_bit() -> None:
     x, ref = _fcnn()
     em = tidl_io.emulate(FCNN / f"{FCNN_NAME}_tidl_net.bin", x)
