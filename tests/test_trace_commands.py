@@ -101,7 +101,7 @@ def test_missing_files_are_one_line(realdata: Path, tmp_path: Path) -> None:
             (["compare", str(tmp_path / "nope"), "--artifacts", art, "--golden", "g.npz"],
              "expected a folder of TIDL trace files"),
             (["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "nope.npz")],
-             "nope.npz: no such file (expected a golden .npz)"),
+             "nope.npz: no such file; expected a golden .npz"),
             (["golden", str(tmp_path / "nope.onnx"), "--input", "x.npy", "-o", str(tmp_path / "g.npz")],
              "nope.onnx: no such model file")]:
         rc, _out, err = _run(*argv)
