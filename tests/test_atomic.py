@@ -161,3 +161,14 @@ def test_permissions_are_those_of_a_plain_write(tmp_path: Path) -> None:
         assert stat.S_IMODE(kept.stat().st_mode) == 0o640  # an overwrite keeps the file's mode
     finally:
         os.umask(old_mask)
+
+
+def test_write_failure_says_the_path_and_the_reason_once(tmp_path: Path) -> None:
+    from tidl_io.base.atomic import open_atomic, write_failure
+
+    dest = tmp_path / "no" / "r.html"
+    with pytest.raises(OSError) as info, open_atomic(dest):
+        pass
+    assert write_failure(info.value, dest) == f"{dest}: cannot write it: the folder '{dest.parent}' does not exist"
+    assert write_failure(PermissionError(13, "Permission denied"), "out/r.html") == \
+        "out/r.html: cannot write: Permission denied"

@@ -45,8 +45,8 @@ def test_inspect_folder_takes_every_io_file(tmp_path: Path) -> None:
 
 
 def test_empty_folder_is_an_error(tmp_path: Path) -> None:
-    code, out, err = run("inspect", str(tmp_path))
-    assert code == 1 and out == ""
+    code, out, err = run("inspect", str(tmp_path))  # nothing to read: could not do the job
+    assert code == 2 and out == ""
     assert err.count("\n") == 1 and "no *_tidl_io_1.bin file in this folder" in err
 
 
@@ -61,7 +61,7 @@ def test_bad_file_one_line_error_exit_1(tmp_path: Path) -> None:
 
 def test_missing_file(tmp_path: Path) -> None:
     code, _, err = run("inspect", str(tmp_path / "nope.bin"))
-    assert code == 1 and err.strip().endswith("nope.bin: no such file")
+    assert code == 2 and err.strip().endswith("nope.bin: no such file")
 
 
 def test_usage_errors_exit_2() -> None:
@@ -140,7 +140,7 @@ def test_run_and_info(tmp_path: Path, monkeypatch) -> None:
                        "--repeat", "1")
     assert code == 0 and "random inputs" not in out and "median ms" in out and "'detections': float32" in out
     code, _, err = run("run", str(tmp_path / "nowhere"))
-    assert code == 1 and "no such file or folder" in err
+    assert code == 2 and "no such file or folder" in err
     code, _, err = run("run", str(EXAMPLES), "--input", "other=x.npy")
     assert code == 2 and "x.npy: no such file; expected a .npy array of numbers (--input 'other=x.npy')" in err
     code, out, _ = run("info")
@@ -159,7 +159,7 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path: Path, command: str) -> None:
     # a process with a timeout: a regression would block forever in open()
     proc = subprocess.run([sys.executable, "-m", "tidl_io", command, str(fifo)], capture_output=True, text=True,
                           timeout=60, check=False)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "is a FIFO (named pipe), not a regular file; expected a TIDL I/O descriptor file" in proc.stdout + proc.stderr
 
 
@@ -314,7 +314,7 @@ def test_unreadable_file_says_why_once(tmp_path: Path, monkeypatch, name: str) -
 
     monkeypatch.setattr(os, "open", refuse)
     code, out, err = run("inspect", str(target))
-    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith(f"tidl-io: error: {target}: cannot open: Permission denied; expected a TIDL "), err
 
 
@@ -339,8 +339,12 @@ def test_inspect_a_folder_of_models_shows_each(tmp_path: Path) -> None:
     assert heads == [str(parent / "a" / "detector_tidl_io_1.bin"), str(parent / "a" / "detector_tidl_net.bin"),
                      str(parent / "b" / "artifacts" / "detector_tidl_io_1.bin"),
                      str(parent / "b" / "artifacts" / "detector_tidl_net.bin")]
-    code, _, err = run("validate", str(parent))  # io files only, no recursion: the error names them
-    assert code == 1 and f"its subfolders hold artifacts: {parent / 'a'}, {parent / 'b'} (give one" in err
+    code, out, err = run("validate", str(parent))  # the same io files, found the same way
+    heads = [line.split(":")[0] for line in out.splitlines() if line and not line.startswith(" ")]
+    assert code == 0 and not err and heads == [str(parent / "a" / "detector_tidl_io_1.bin"),
+                                               str(parent / "b" / "artifacts" / "detector_tidl_io_1.bin")]
+    doc = json.loads(run("validate", "--json", str(parent))[1])
+    assert [f["path"] for f in doc["files"]] == heads and all(f["valid"] for f in doc["files"])
 
 
 def test_inspect_a_folder_of_nets_only(tmp_path: Path) -> None:
@@ -351,7 +355,7 @@ def test_inspect_a_folder_of_nets_only(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     code, _, err = run("inspect", str(empty))
-    assert code == 1 and "no *_tidl_io_1.bin file in this folder" in err and "subfolders" not in err
+    assert code == 2 and "no *_tidl_io_1.bin file in this folder" in err and "subfolders" not in err
 
 
 # ---- issue 24: inspect on hostile paths and names, TIDL's subgraph order, names whole -----------
@@ -359,7 +363,7 @@ def test_inspect_a_folder_of_nets_only(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["a" * 300, "/".join(["b" * 200] * 25)])
 def test_inspect_unusable_path_is_one_line(tmp_path: Path, name: str) -> None:
     code, out, err = run("inspect", str(tmp_path / name))
-    assert (code, out) == (1, "") and err.count("\n") == 1 and "Traceback" not in err
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("tidl-io: error: ") and ("too long" in err or "File name" in err), err
 
 
@@ -377,7 +381,7 @@ def test_inspect_unlistable_folder_is_a_path_error(tmp_path: Path, monkeypatch: 
 
     monkeypatch.setattr(check.os, "listdir", listdir)
     code, _, err = run("inspect", str(tmp_path))
-    assert code == 1 and "Traceback" not in err and "cannot list it: Permission denied" in err, err
+    assert code == 2 and "Traceback" not in err and "cannot list it: Permission denied" in err, err
 
 
 def test_inspect_folder_of_models_says_what_it_skips(tmp_path: Path) -> None:
@@ -435,4 +439,56 @@ def test_inspect_escapes_names_in_paths(tmp_path: Path) -> None:
     code, out, _ = run("inspect", str(folder))
     assert code == 0 and "x\\x1b[2J\\ny" in out and not any(ord(c) < 32 for c in out.replace("\n", ""))
     code, _, err = run("inspect", str(folder / "missing\x1b.bin"))
-    assert code == 1 and "\x1b" not in err
+    assert code == 2 and "\x1b" not in err
+
+
+# ---- exit codes like diff; inspect --json says what failed ----------------------------------------
+
+def _cut_io(tmp_path: Path) -> Path:
+    """The example io descriptor cut to 1000 bytes: read, but no io descriptor of any release."""
+    cut = tmp_path / "cut_tidl_io_1.bin"
+    cut.write_bytes((EXAMPLES / "detector_tidl_io_1.bin").read_bytes()[:1000])
+    return cut
+
+
+def test_could_not_read_is_2_an_invalid_file_is_1(tmp_path: Path) -> None:
+    cut, missing = _cut_io(tmp_path), tmp_path / "missing_tidl_io_1.bin"
+    for command in ("inspect", "validate"):
+        assert run(command, str(cut))[0] == 1, command  # a finding about the file
+        code, _, err = run(command, str(missing))
+        assert code == 2 and err == f"tidl-io: error: {missing}: no such file\n", (command, err)
+        assert run(command, str(cut), str(missing))[0] == 2, command  # the worse of the two
+    code, out, _ = run("validate", str(missing))
+    assert out == f"{missing}: not checked (cannot read)\n  error: {missing}: no such file\n"
+
+
+def test_inspect_json_lists_what_failed(tmp_path: Path) -> None:
+    cut, missing, empty = _cut_io(tmp_path), tmp_path / "missing.bin", tmp_path / "empty"
+    empty.mkdir()
+    good = EXAMPLES / "detector_tidl_io_1.bin"
+    code, out, _ = run("inspect", "--json", str(missing))
+    assert code == 2 and json.loads(out) == {"schema_version": 1, "descriptors": [], "nets": [], "errors": [
+        {"path": str(missing), "message": f"{missing}: no such file"}]}
+    code, out, _ = run("inspect", "--json", str(empty))
+    doc = json.loads(out)
+    assert code == 2 and [e["path"] for e in doc["errors"]] == [str(empty)]
+    assert "no *_tidl_io_1.bin file in this folder" in doc["errors"][0]["message"]
+    code, out, _ = run("inspect", "--json", str(cut), str(good))
+    doc = json.loads(out)
+    assert code == 1 and [d["path"] for d in doc["descriptors"]] == [str(good)]
+    assert [e["path"] for e in doc["errors"]] == [str(cut)]
+    assert "size 1000 bytes matches no known layout" in doc["errors"][0]["message"]
+    code, out, _ = run("inspect", "--json", str(EXAMPLES / "detector_tidl_net.bin"))
+    assert code == 0 and json.loads(out)["errors"] == []
+
+
+def test_validate_walks_a_real_folder_of_models_as_inspect_does(realdata: Path) -> None:
+    nets = realdata / "net"
+    expected = []
+    for model in sorted(p for p in nets.iterdir() if p.is_dir()):
+        where = model if list(model.glob("*_tidl_io_1.bin")) else model / "artifacts"
+        expected += sorted(str(p) for p in where.glob("*_tidl_io_1.bin"))
+    code, out, err = run("validate", "--json", str(nets))
+    assert code == 0 and [f["path"] for f in json.loads(out)["files"]] == expected, err
+    code, out, _ = run("inspect", "--json", str(nets))
+    assert code == 0 and [d["path"] for d in json.loads(out)["descriptors"]] == expected

@@ -128,6 +128,13 @@ def test_real_10_0_param_yaml_names_the_input_as_output(net: Path, tmp_path: Pat
 
 # ---- the Done-means cases: one located line each, never a traceback ---------------------
 
+def assert_refused(code: int, out: str, err: str, starts: str) -> str:
+    """doctor could not check (exit 2): one line on stderr, diagnose's error without "error: "."""
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"tidl-io doctor: error: {starts.removeprefix('error: ')}"), err
+    return "error: " + err.removeprefix("tidl-io doctor: error: ").rstrip("\n")
+
+
 def assert_one_error(code: int, out: str, err: str, starts: str) -> str:
     assert code == 1 and err == "" and "Traceback" not in out
     assert len(errors(out)) == 1, out
@@ -302,7 +309,7 @@ def test_missing_allowed_nodes_and_metadata(net: Path, tmp_path: Path) -> None:
 
 
 def test_missing_path(tmp_path: Path) -> None:
-    assert_one_error(*run("--no-library", str(tmp_path / "nope")), f"error: {tmp_path / 'nope'}: ")
+    assert_refused(*run("--no-library", str(tmp_path / "nope")), f"error: {tmp_path / 'nope'}: ")
 
 
 # ---- the TIDL-RT library --------------------------------------------------------------------
@@ -461,7 +468,7 @@ def test_mutated_folders_give_findings_never_exceptions(net: Path, tmp_path: Pat
 
 def test_folder_with_trailing_slash_names_it_once(tmp_path: Path) -> None:
     """Shells complete folders with a trailing '/': the finding names the folder once, not twice."""
-    line = assert_one_error(*run("--no-library", f"{tmp_path}/"), f"error: {tmp_path}/: ")
+    line = assert_refused(*run("--no-library", f"{tmp_path}/"), f"error: {tmp_path}/: ")
     assert line.count(str(tmp_path)) == 2, line  # "error: DIR/: no *_tidl_io_1.bin ... (nor in DIR/artifacts)"
     assert line.startswith(f"error: {tmp_path}/: no *_tidl_io_1.bin file in this folder"), line
 
@@ -479,7 +486,7 @@ def test_net_file_given_as_path(net: Path, tmp_path: Path) -> None:
     """A *_tidl_net.bin named as PATH: one error saying what it is and what to give instead, not an
     io-descriptor size error about it."""
     folder = copy_files(net / DEEPLAB, tmp_path, "201_tidl_net.bin", "201_tidl_io_1.bin")
-    line = assert_one_error(*run("--no-library", str(folder / "201_tidl_net.bin")),
+    line = assert_refused(*run("--no-library", str(folder / "201_tidl_net.bin")),
                             f"error: {folder / '201_tidl_net.bin'}: ")
     assert f"netVersion {first_word(folder / '201_tidl_net.bin'):#010x}" in line
     assert "matches no known layout" not in line and str(folder) in line.split(": ", 2)[2]
@@ -532,10 +539,13 @@ def test_doctor_on_a_folder_of_models_names_each(tmp_path: Path) -> None:
         folder.mkdir(parents=True)
     for folder in (parent / "a", parent / "b" / "artifacts"):
         copy_files(EXAMPLES, folder, "detector_tidl_io_1.bin", "detector_tidl_net.bin")
-    code, out, _ = run("--no-library", str(parent))
-    assert code == 1 and errors(out) == [
+    assert [str(f) for f in diagnose(parent, check_library=False).errors] == [
         f"error: {parent}: no io descriptor here, but {parent / sub} holds artifacts: tidl-io doctor {parent / sub}"
         for sub in ("a", "b")]
+    code, out, err = run("--no-library", str(parent))  # the command checks one model: could not do the job
+    assert (code, out) == (2, "") and err == (f"tidl-io doctor: error: {parent}: a folder of model folders: give one "
+                                              f"model's artifacts folder; found 2: {parent / 'a'}, {parent / 'b'} "
+                                              f"(tidl-io doctor {parent / 'a'})\n")
 
 
 # ---- issue 24: TIDL's numbers, net-only folders, layer_info, paths, names on the terminal --------
@@ -624,8 +634,8 @@ def test_unusable_paths_are_one_finding(tmp_path: Path, make) -> None:
     path = make(tmp_path)
     found = diagnose(path, check_library=False)
     assert not found.ok and len(found.findings) == 1 and found.findings[0].source == str(path)
-    code, out, err = run("--no-library", str(path))
-    assert code == 1 and err == "" and "Traceback" not in out and len(errors(out)) == 1
+    code, out, err = run("--no-library", str(path))  # could not check: one line, exit 2
+    assert code == 2 and out == "" and "Traceback" not in err and err.count("\n") == 1
 
 
 def test_names_reach_the_terminal_escaped(net: Path, tmp_path: Path) -> None:

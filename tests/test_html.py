@@ -159,7 +159,7 @@ def test_bad_input_is_reported_and_the_rest_still_drawn(tmp_path: Path) -> None:
 def test_unwritable_destination_is_located_and_leaves_nothing(tmp_path: Path) -> None:
     dest = tmp_path / "no" / "such" / "folder" / "r.html"
     code, _, err = run("inspect", "--html", str(EXAMPLES), "-o", str(dest))
-    assert code == 1 and err == f"tidl-io: error: {dest}: cannot write it: the folder '{dest.parent}' does not exist\n"
+    assert code == 2 and err == f"tidl-io: error: {dest}: cannot write it: the folder '{dest.parent}' does not exist\n"
     assert list(tmp_path.iterdir()) == []
 
 
@@ -173,7 +173,7 @@ def test_output_over_an_existing_file_is_atomic(tmp_path: Path, monkeypatch: pyt
 
     monkeypatch.setattr(atomic.os, "replace", boom)
     code, _, err = run("inspect", "--html", str(EXAMPLES), "-o", str(report))
-    assert code == 1 and "r.html: cannot write: No space left on device" in err
+    assert code == 2 and err == f"tidl-io: error: {report}: cannot write: No space left on device\n"
     assert report.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["r.html"]
 
 
@@ -181,7 +181,7 @@ def test_svg_destination_that_is_a_file(tmp_path: Path) -> None:
     dest = tmp_path / "file"
     dest.write_text("x")
     code, _, err = run("inspect", "--svg", str(EXAMPLES), "-o", str(dest))
-    assert code == 1 and err.startswith(f"tidl-io: error: {dest}: cannot write")
+    assert code == 2 and err.startswith(f"tidl-io: error: {dest}: cannot write")
 
 
 def test_artifacts_folder_gives_every_file(tmp_path: Path) -> None:

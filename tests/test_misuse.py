@@ -268,7 +268,7 @@ def test_run_on_unrelated_descriptors_says_they_are_not_one_model(tmp_path: Path
                                                                    why: str) -> None:
     art = _unrelated(tmp_path, files)
     code, out, err = cli("run", "--runtime", "mock", "--repeat", "1", str(art))
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""  # inconsistent input: could not do the job
     assert "these are not one model" in err and why in err, err
     with pytest.raises(tidl_io.FormatError, match="these are not one model"):
         tidl_io.Session(art, runtime="mock")
@@ -294,7 +294,7 @@ def test_cli_messages_name_options_not_python_arguments(tmp_path: Path, tidlrt_s
     art.mkdir()
     shutil.copy(EXAMPLES / "detector_tidl_io_1.bin", art / "det_tidl_io_1.bin")  # no det_tidl_net.bin
     code, _, err = cli("run", "--runtime", "tidlrt", str(art))
-    assert code == 1 and "net=" not in err
+    assert code == 2 and "net=" not in err
     assert f"{art / 'det_tidl_net.bin'}: no such file; TIDL-RT needs the network file beside det_tidl_io_1.bin" in err
     with pytest.raises(tidl_io.PathNotFoundError, match="TIDL-RT needs the network file"):
         tidl_io.Session(art, runtime="tidlrt")

@@ -191,3 +191,27 @@ def test_public_names() -> None:
     assert tidl_io.load_net is load_net
     for name in ("load_net", "parse_net", "Network", "Layer"):
         assert name in tidl_io.__all__ and getattr(tidl_io, name) is not None
+
+
+def test_readme_conv_line_tells_the_stride_from_the_buffer_pitches() -> None:
+    """The README's ``net.layers[2]`` line (8.2 DeepLab): ``strideW`` is the conv stride (netLog: 512
+    wide in, 256 out), and ``geometry.strides`` is said to be the buffer's element pitches (each
+    line of 256 outputs and its pad: 257), with the numbers the file gives."""
+    from conftest import ROOT
+
+    net_file = NET_DIR / "bbai64-deeplabv3-mnv2-8.2" / "201_tidl_net.bin"
+    if not net_file.is_file():
+        pytest.skip("../shared/realdata not present")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    params = next(line for line in readme.splitlines() if line.startswith("conv = net.layers[2];"))
+    pitches = next(line for line in readme.splitlines() if line.startswith("conv.geometry.strides"))
+    assert 'conv.params["strideW"]' in params and "element pitches, not the conv stride" in pitches
+    kernel_w, stride_w, scale = (float(v) for v in params.split("# (")[1].rstrip(")").split(","))
+    first, *_, line_pitch, one = (v.strip() for v in pitches.split(": (")[1].rstrip(")").split(","))
+    _, rows = _netlog(_log(net_file, "_netLog.txt"))
+    in_w, out_w = rows[2]["in_dims"][3], rows[2]["out_dims"][3]
+    conv = load_net(net_file).layers[2]
+    assert (conv.params["kernelW"], conv.params["strideW"]) == (kernel_w, stride_w) == (3, in_w // out_w)
+    assert conv.scale == pytest.approx(scale, abs=0.005)
+    assert (conv.geometry.strides[0], conv.geometry.strides[-2], conv.geometry.strides[-1]) == \
+        (int(first), int(line_pitch), int(one)) == (conv.geometry.strides[0], out_w + 1, 1)

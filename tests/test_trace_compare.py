@@ -196,7 +196,8 @@ def test_east_calibration_channel_4_destroyed(realdata: Path, tmp_path: Path) ->
     rc = main(["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz"), "--json"],
               out=out, err=io.StringIO())
     doc = json.loads(out.getvalue())
-    assert rc == 1 and doc["first_bad"] == {"index": 0, "data_id": 5, "name": "625"}  # netLog: 625 is buffer 5
+    # netLog: 625 is buffer 5, written by layer 5 (the row's index is the net's layer, as in trace reports)
+    assert rc == 1 and doc["first_bad"] == {"index": 5, "data_id": 5, "name": "625"}
     (row,) = doc["layers"]
     assert row["worst_channel"] == 4 and row["worst_channel_snr_db"] == 0.0 and row["channel_snr_db"][4] == 0.0
     # channels 0-3: what TIDL's rounding at tensorScale 0.5 gives, exactly
@@ -359,6 +360,28 @@ def test_east_calibration_type_is_ti_layer_type(realdata: Path, tmp_path: Path) 
                and f[5].strip() != "-1" and f[7].split()[:1] == [str(row["data_id"])]]
     assert writers == [row["type"]] == ["TIDL_DataConvertLayer"]
     assert row["channels_below_one_step"] == []  # a float output has no step; channel 4's energy is not negligible
+
+
+def test_east_calibration_row_is_the_nets_layer_index(realdata: Path, tmp_path: Path) -> None:
+    """A calibration row's ``index`` (JSON, the table's ``#``, "first bad ...: layer N") is the index in
+    the net of the layer writing the output's dataId, as in trace reports (was the output's
+    position, 0): the netLog's ``Num`` of the row whose ``Outbuf Id`` is the dataId."""
+    _east_reference(realdata, tmp_path / "east.npz")
+    argv = ["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz")]
+    out = io.StringIO()
+    main([*argv, "--json"], out=out, err=io.StringIO())
+    doc = json.loads(out.getvalue())
+    (row,) = doc["layers"]
+    log = (realdata / EAST / "tempDir" / "625_tidl_net.bin_netLog.txt").read_text().splitlines()
+    nums = [int(f[0]) for f in (line.split("|") for line in log) if len(f) > 8 and f[0].strip().isdigit()
+            and f[5].strip() != "-1" and f[7].split()[:1] == [str(row["data_id"])]]
+    assert nums == [row["index"]] == [doc["first_bad"]["index"]] == [5]
+    out = io.StringIO()
+    main(argv, out=out, err=io.StringIO())
+    lines = out.getvalue().splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("#"))
+    assert lines[head + 1].split()[:2] == ["5", "5"]  # "#" then dataId
+    assert "first bad (SNR or a channel's SNR < 20 dB): layer 5, dataId 5, '625'" in out.getvalue()
 
 
 class _StubTraces:

@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["open_atomic", "write_bytes_atomic"]
+__all__ = ["open_atomic", "write_bytes_atomic", "write_failure"]
+
+_CANNOT_WRITE = "cannot write"
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
@@ -35,7 +37,7 @@ def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except (FileNotFoundError, NotADirectoryError) as exc:  # name the user's path, not the temporary's
-        raise FileNotFoundError(exc.errno, f"cannot write it: the folder {os.fspath(target.parent)!r} does not "
+        raise FileNotFoundError(exc.errno, f"{_CANNOT_WRITE} it: the folder {os.fspath(target.parent)!r} does not "
                                 "exist", os.fspath(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -49,6 +51,14 @@ def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_folder(target.parent)
+
+
+def write_failure(exc: OSError, path: str | os.PathLike[str]) -> str:
+    """The one line for a write to ``path`` that failed with ``exc``: the path, then the OS's
+    reason once (``out/r.html: cannot write: Permission denied``; a missing folder, as
+    :func:`open_atomic` says it: ``out/r.html: cannot write it: the folder 'out' does not exist``)."""
+    why = str(exc.strerror or exc)
+    return f"{os.fspath(path)}: {why if why.startswith(_CANNOT_WRITE) else f'{_CANNOT_WRITE}: {why}'}"
 
 
 def _mode_for(target: Path) -> int:

@@ -3,8 +3,9 @@ of its own (:mod:`.inspect`: inspect, validate; :mod:`.run`: demo, run, info; :m
 :mod:`.trace`: golden, compare; :mod:`.perf`; :mod:`.why`; :mod:`.quant`; :mod:`.emulate`;
 :mod:`.advise`), each with ``add_commands(sub)``. No logic lives here.
 
-Exit codes: 0 ok, 1 invalid or unsupported file, 2 usage error. Diagnostics go to stderr
-in one line, without a traceback.
+Exit codes, as ``diff``'s (:mod:`.codes`; the README's "Exit codes"): 0 ok, 1 a finding, 2 could
+not do the job. A library error or an OS error a command lets through means the job could not be
+done: exit 2. Diagnostics go to stderr in one line, without a traceback.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from . import quant as cli_quant
 from . import run as cli_run
 from . import trace as cli_trace
 from . import why as cli_why
-from .codes import EXIT_INVALID, EXIT_OK
+from .codes import EXIT_OK, EXIT_USAGE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -66,7 +67,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         return EXIT_OK
     except TidlIoError as exc:
         print(f"tidl-io: error: {escape(str(exc))}", file=err)
-        return EXIT_INVALID
+        return EXIT_USAGE
+    except OSError as exc:  # a file a command could not read or write
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"tidl-io: error: {escape(where + str(exc.strerror or exc))}", file=err)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,14 @@ tables, JSON, HTML and SVG; the validation findings. Argument parsing and printi
 ``inspect`` takes io descriptors (``*_tidl_io_1.bin``), nets (``*_tidl_net.bin``) and artifacts
 folders (each subgraph's io descriptor, then its net); a folder without io files shows the
 nets in it, or else each subfolder holding artifacts (a folder of models, one level down).
+``validate`` finds its io files the same way (:func:`_targets`, on ``tidl_io.artifacts``'s
+discovery).
+
+Exit codes (the README's "Exit codes"): 0 every file read and valid, 1 a finding (a file that was
+read but is not a valid io descriptor or net of a release tidl-io knows: cut, malformed, an unknown
+size or netVersion, a ``layer_info.txt`` of another model), 2 could not do the job (a path that is
+missing, cannot be read or holds nothing to read, an output that cannot be written, usage). When
+both happen, 2.
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ import argparse
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO, TypeVar
 
 from ..artifacts.folder import locate_io_files
 from ..base.errors import PathNotFoundError, TidlIoError
@@ -22,7 +30,7 @@ from ..iodesc.descriptor import Descriptor, load
 if TYPE_CHECKING:
     from ..net import Network
 
-from ..base.atomic import write_bytes_atomic
+from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.check import list_folder, path_kind
 from ..iodesc.format import (
     descriptor_to_dict,
@@ -47,7 +55,7 @@ def _targets(path: str, nets: bool = False, notes: list[str] | None = None) -> I
     try:
         kind = path_kind(p, "an io descriptor, a net file or an artifacts folder")
     except TidlIoError as exc:
-        raise _Fail(str(exc)) from None
+        raise _Fail(str(exc), EXIT_USAGE) from None
     if kind == "folder":  # a folder of io files, or a model folder holding artifacts/ (as Session finds it)
         try:
             folder, files = locate_io_files(p)
@@ -55,7 +63,7 @@ def _targets(path: str, nets: bool = False, notes: list[str] | None = None) -> I
             yield from _other_folder(p, exc, nets, notes)
             return
         except (TidlIoError, OSError) as exc:
-            raise _Fail(_one_line(exc, str(p))) from None
+            raise _Fail(_one_line(exc, str(p)), _code_of(exc)) from None
         from ..artifacts.folder import order_io_files  # start-up
 
         for io_file in order_io_files(folder, files):
@@ -66,7 +74,7 @@ def _targets(path: str, nets: bool = False, notes: list[str] | None = None) -> I
                 try:
                     net = net_file_of(io_file)
                 except TidlIoError as exc:
-                    raise _Fail(str(exc)) from None
+                    raise _Fail(str(exc), _code_of(exc)) from None
                 if net is not None:
                     yield net
     else:
@@ -74,36 +82,36 @@ def _targets(path: str, nets: bool = False, notes: list[str] | None = None) -> I
 
 
 def _other_folder(p: Path, exc: TidlIoError, nets: bool, notes: list[str] | None) -> Iterator[Path]:
-    """A folder without io files: with ``nets``, the net files in it, else each subfolder
-    holding artifacts (one level down: a folder of models), each as a folder of its own;
-    neither: the error, which names those subfolders. A subfolder holding nets but no io
-    file is skipped with a note."""
+    """A folder without io files: with ``nets``, the net files in it; else (or when it holds
+    none) each subfolder holding artifacts (one level down: a folder of models), each as a
+    folder of its own; neither: the error, which names those subfolders. A subfolder holding
+    nets but no io file is skipped with a note."""
     from ..artifacts.folder import artifact_subfolders  # start-up
     from ..net.parse import looks_like_net  # start-up
 
+    try:
+        names = list_folder(p, "a folder of artifacts")
+    except TidlIoError as err:
+        raise _Fail(str(err), EXIT_USAGE) from None
     if nets:
-        try:
-            names = list_folder(p, "a folder of artifacts")
-        except TidlIoError as err:
-            raise _Fail(str(err)) from None
         found = [p / n for n in names if n.endswith(".bin") and looks_like_net(p / n)]
         if found:
             yield from found
             return
-        below = artifact_subfolders(p)
-        if notes is not None:
-            for n in names:
-                sub = p / n
-                if sub in below or not sub.is_dir():
-                    continue
-                if _holds_net(sub):
-                    notes.append(f"{sub}: skipped: it holds a net file but no io descriptor "
-                                 f"(tidl-io inspect {sub} shows the net)")
-        if below:
-            for sub in below:
-                yield from _targets(str(sub), nets, notes)
-            return
-    raise _Fail(str(exc)) from None
+    below = artifact_subfolders(p)
+    if below and notes is not None:
+        for n in names:
+            sub = p / n
+            if sub in below or not sub.is_dir():
+                continue
+            if _holds_net(sub):
+                notes.append(f"{sub}: skipped: it holds a net file but no io descriptor "
+                             f"(tidl-io inspect {sub} shows the net)")
+    if below:
+        for sub in below:
+            yield from _targets(str(sub), nets, notes)
+        return
+    raise _Fail(str(exc), EXIT_USAGE) from None
 
 
 def _holds_net(folder: Path) -> bool:
@@ -123,8 +131,34 @@ def _one_line(exc: BaseException, path: str) -> str:
     return f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}"
 
 
+def _code_of(exc: BaseException) -> int:
+    """2 for a path that could not be read (tidl_io's path errors are OSErrors too), 1 for a
+    file that was read and is wrong (a format error, an unknown release)."""
+    return EXIT_USAGE if isinstance(exc, OSError) or not isinstance(exc, TidlIoError) else EXIT_INVALID
+
+
 class _Fail(Exception):
-    """A one-line failure for stderr."""
+    """A one-line failure for stderr, with its exit code (1 a finding, 2 could not read)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Failure(NamedTuple):
+    """A PATH (or a file found in it) that failed: for stderr, ``--json``'s ``errors`` and the exit code."""
+
+    path: str
+    message: str
+    code: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "message": self.message}
+
+
+def _status(failures: Sequence[_Failure]) -> int:
+    """0 without failures, else the worst: 2 (could not read) over 1 (a finding)."""
+    return max((f.code for f in failures), default=EXIT_OK)
 
 
 def _load(path: Path) -> Descriptor:
@@ -145,16 +179,21 @@ def _read(reader: Callable[[Path], T], path: Path) -> T:
     try:
         return reader(path)
     except FileNotFoundError:
-        raise _Fail(f"{path}: no such file") from None
+        raise _Fail(f"{path}: no such file", EXIT_USAGE) from None
     except IsADirectoryError:
-        raise _Fail(f"{path}: is a folder") from None
+        raise _Fail(f"{path}: is a folder", EXIT_USAGE) from None
     except TidlIoError as exc:
-        raise _Fail(str(exc)) from None
+        raise _Fail(str(exc), _code_of(exc)) from None
     except OSError as exc:
-        raise _Fail(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise _Fail(f"{path}: cannot read: {exc.strerror or exc}", EXIT_USAGE) from None
 
 
-def _each(paths: Sequence[str], failures: list[str], err: TextIO, load: Callable[[Path], T],
+def _fail(failures: list[_Failure], err: TextIO, path: str, message: str, code: int) -> None:
+    failures.append(_Failure(path, message, code))
+    print(f"tidl-io: error: {escape(message)}", file=err)
+
+
+def _each(paths: Sequence[str], failures: list[_Failure], err: TextIO, load: Callable[[Path], T],
           nets: bool) -> Iterator[tuple[Path, T]]:
     """``load`` of each file the PATH arguments name (files; folders: each io file, then its net
     when ``nets``), in order. A file or folder that fails is reported on ``err`` in one line,
@@ -166,23 +205,21 @@ def _each(paths: Sequence[str], failures: list[str], err: TextIO, load: Callable
                 try:
                     item = load(target)
                 except _Fail as exc:
-                    failures.append(str(exc))
-                    print(f"tidl-io: error: {escape(str(exc))}", file=err)
+                    _fail(failures, err, str(target), str(exc), exc.code)
                     continue
                 yield target, item
         except _Fail as exc:
-            failures.append(str(exc))
-            print(f"tidl-io: error: {escape(str(exc))}", file=err)
+            _fail(failures, err, path, str(exc), exc.code)
         for note in notes:
             print(f"tidl-io: note: {escape(note)}", file=err)
 
 
-def _items(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor | Network]]:
+def _items(paths: Sequence[str], failures: list[_Failure], err: TextIO) -> Iterator[tuple[Path, Descriptor | Network]]:
     """Each descriptor and net of the PATH arguments, in order (see :func:`_each`)."""
     return _each(paths, failures, err, _load_any, nets=True)
 
 
-def _descriptors(paths: Sequence[str], failures: list[str], err: TextIO) -> Iterator[tuple[Path, Descriptor]]:
+def _descriptors(paths: Sequence[str], failures: list[_Failure], err: TextIO) -> Iterator[tuple[Path, Descriptor]]:
     """Each descriptor of the PATH arguments (files, artifacts folders), in order (see :func:`_each`)."""
     return _each(paths, failures, err, _load, nets=False)
 
@@ -196,7 +233,7 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..net.format import format_net, net_to_dict  # start-up
 
     items, nets, texts = [], [], []
-    failures: list[str] = []
+    failures: list[_Failure] = []
     cut = False  # a descriptor's name was cut (a net's text says so itself)
     for target, item in _items(args.paths, failures, err):
         if isinstance(item, Descriptor):
@@ -207,15 +244,14 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 cut = cut or any(len(t.name) > 40 for t in item.inputs + item.outputs)
             continue
         if item.layer_info_error is not None:  # names from all of the file or none: say why none
-            failures.append(item.layer_info_error)
-            print(f"tidl-io: error: {escape(item.layer_info_error)}", file=err)
+            _fail(failures, err, str(target), item.layer_info_error, EXIT_INVALID)
         if args.json:
             nets.append(net_to_dict(item, str(target)))
         else:
             texts.append(format_net(item, escape(str(target)), physical=args.physical, wide=args.wide))
-    status = EXIT_INVALID if failures else EXIT_OK
+    status = _status(failures)
     if args.json:
-        out.write(dumps_json(_json_document(args.paths, items, nets)) + "\n")
+        out.write(dumps_json(_json_document(args.paths, items, nets, failures)) + "\n")
     elif texts:
         out.write(escape_lines("\n\n".join(texts)) + "\n")
         if not args.wide and cut:
@@ -223,17 +259,21 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return status
 
 
-def _json_document(paths: Sequence[str], items: list[dict[str, Any]], nets: list[dict[str, Any]]) -> dict[str, Any]:
+def _json_document(paths: Sequence[str], items: list[dict[str, Any]], nets: list[dict[str, Any]],
+                   failures: Sequence[_Failure]) -> dict[str, Any]:
     """``inspect --json``'s document. One PATH naming a net file that was read: the net's own
     object (``net_version``, ``release``, ``layers[]``, ...) with ``schema_version``. Anything
     else (io files, folders, several paths, a file that failed): ``{"schema_version",
-    "descriptors": [...], "nets": [...]}``, both arrays always present."""
+    "descriptors": [...], "nets": [...]}``, both arrays always present. Both end with
+    ``errors``: each PATH or file that failed, ``{"path", "message"}`` (empty when none did)."""
 
+    errors = [f.to_dict() for f in failures]
     if len(paths) == 1 and nets and not items and not Path(paths[0]).is_dir():
         (net,) = nets
-        return {"schema_version": document([])["schema_version"], **net}
+        return {"schema_version": document([])["schema_version"], **net, "errors": errors}
     doc = document(items)
     doc["nets"] = nets
+    doc["errors"] = errors
     return doc
 
 
@@ -246,18 +286,18 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.svg and args.output is None:
         print("tidl-io: error: --svg needs -o FOLDER (one .svg per tensor is written there)", file=err)
         return EXIT_USAGE
-    errors: list[str] = []
+    errors: list[_Failure] = []
     items = [(str(target), item) for target, item in _items(args.paths, errors, err)]
-    status = EXIT_INVALID if errors else EXIT_OK
+    status = _status(errors)
     dest = args.output
     if not items and dest not in (None, "-"):  # nothing to show: no error-only page, no empty folder
-        print(f"tidl-io: error: no descriptor could be read; nothing written to {dest}", file=err)
-        return EXIT_INVALID
+        print(f"tidl-io: error: no descriptor could be read; nothing written to {escape(dest)}", file=err)
+        return status
     try:
         if args.html:
             from .html import render_html  # start-up
 
-            page = render_html(items, errors)
+            page = render_html(items, [f.message for f in errors])
             if dest is None or dest == "-":
                 out.write(page)
             else:
@@ -275,45 +315,55 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 write_bytes_atomic(dest, svg.encode("utf-8"))
             print(f"{len(files)} picture(s) written to {folder}", file=out)
     except OSError as exc:
-        why = str(exc.strerror or exc)
-        print(f"tidl-io: error: {escape(str(dest))}: {why if why.startswith('cannot write') else 'cannot write: ' + why}",
-              file=err)
-        return EXIT_INVALID
+        print(f"tidl-io: error: {escape(write_failure(exc, str(dest)))}", file=err)
+        return EXIT_USAGE
     return status
 
 
 def _cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
-    status = EXIT_OK
+    failures: list[_Failure] = []
     items = []
-    for path in args.paths:
-        try:
-            targets = list(_targets(path))
-        except _Fail as exc:
+
+    def failed(path: str, exc: _Fail) -> None:
+        failures.append(_Failure(path, str(exc), exc.code))
+        if exc.code == EXIT_USAGE:  # could not read it: stderr says so, as every command does
             print(f"tidl-io: error: {escape(str(exc))}", file=err)
-            status = EXIT_INVALID
-            continue
+        items.append({"path": path, "valid": False, "layout": None,
+                      "findings": [{"level": "error", "message": str(exc), "field": None, "tensor": None,
+                                    "offset": getattr(exc.__context__, "offset", None)}]})
+        if not args.json:
+            verdict = "invalid (cannot parse)" if exc.code == EXIT_INVALID else "not checked (cannot read)"
+            print(f"{escape(path)}: {verdict}\n"
+                  f"  error: {escape(str(exc))}", file=out)
+
+    for path in args.paths:
+        notes: list[str] = []
+        try:
+            targets = list(_targets(path, notes=notes))
+        except _Fail as exc:
+            failed(path, exc)
+            targets = []
+        for note in notes:
+            print(f"tidl-io: note: {escape(note)}", file=err)
         for target in targets:
             try:
                 desc = _load(target)
-                findings = validate(desc)
-                entry = {"path": str(target), "valid": not any(f.level == "error" for f in findings),
-                         "layout": desc.layout.key,
-                         "findings": [finding_to_dict(f) for f in findings] if args.json else []}
-                text = "" if args.json else format_findings(escape(str(target)), findings)  # only what is printed
             except _Fail as exc:
-                entry = {"path": str(target), "valid": False, "layout": None,
-                         "findings": [{"level": "error", "message": str(exc), "field": None, "tensor": None,
-                                       "offset": getattr(exc.__context__, "offset", None)}]}
-                text = f"{escape(str(target))}: invalid (cannot parse)\n  error: {escape(str(exc))}"
+                failed(str(target), exc)
+                continue
+            findings = validate(desc)
+            entry = {"path": str(target), "valid": not any(f.level == "error" for f in findings),
+                     "layout": desc.layout.key,
+                     "findings": [finding_to_dict(f) for f in findings] if args.json else []}
             if not entry["valid"]:
-                status = EXIT_INVALID
+                failures.append(_Failure(str(target), "invalid", EXIT_INVALID))
             items.append(entry)
-            if not args.json:
-                print(escape_lines(text), file=out)
+            if not args.json:  # only what is printed
+                print(escape_lines(format_findings(escape(str(target)), findings)), file=out)
     if args.json:
         out.write(dumps_json(document(items, key="files")) + "\n")
-    return status
+    return _status(failures)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

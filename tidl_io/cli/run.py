@@ -9,7 +9,7 @@ from typing import TextIO
 from ..base.errors import TidlIoError
 from ..base.text import escape, escape_lines
 from ..iodesc.format import dumps_json
-from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE, count
+from .codes import EXIT_OK, EXIT_USAGE, count
 
 
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -34,9 +34,9 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         runtime = functools.partial(TidlRtRuntime, trace_log_level=2, trace_write_level=1)
     try:
         find_artifacts(args.path)
-    except FileNotFoundError as exc:
+    except FileNotFoundError as exc:  # nothing to run: could not do the job
         print(f"tidl-io: error: {escape(str(exc))}", file=err)
-        return EXIT_INVALID
+        return EXIT_USAGE
     names: tuple[str, ...] = ()
     if args.input:
         from ..run.session import Session  # start-up

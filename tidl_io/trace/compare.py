@@ -413,7 +413,8 @@ def compare_calibration(calib: Calibration, reference: Reference, *, min_snr_db:
                         net: Network | None = None, histograms: bool = True) -> CompareReport:
     """One row per output of ``calib``: its metrics over all frames against ``reference``
     (asked per output name and frame). ``net`` (the subgraph's network, when at hand) gives
-    each output's TI layer type; ``histograms`` as for :func:`compare_traces`."""
+    each output's TI layer type and the layer's index in the net (a row's ``index``, as in
+    trace reports: None without the net); ``histograms`` as for :func:`compare_traces`."""
     report = CompareReport(reference.describe, f"{calib.outputs_file.name} ({len(calib.outputs)} frame(s))",
                            min_snr_db)
     for i, t in enumerate(calib.descriptor.outputs):
@@ -421,8 +422,9 @@ def compare_calibration(calib: Calibration, reference: Reference, *, min_snr_db:
         shape = tuple(int(d) for d in frames[0].shape)
         data_id = getattr(t, "data_id", None)
         kind = _layer_type(net, data_id)
+        index = _layer_index(net, data_id)  # the net's layer index, never the output's position
         if math.prod(shape) == 0:
-            report.rows.append(Row(i, data_id, t.name, kind, shape, Status.EMPTY,
+            report.rows.append(Row(index, data_id, t.name, kind, shape, Status.EMPTY,
                                    note=f"empty: the output has no element (shape {shape})"))
             continue
         axis = 1 if len(shape) == 4 else 3
@@ -448,15 +450,25 @@ def compare_calibration(calib: Calibration, reference: Reference, *, min_snr_db:
             if first is None and histograms:
                 first = (np.array(values), np.array(test))
         if missing is not None:
-            report.rows.append(Row(i, data_id, t.name, kind, shape, missing.status, note=missing.note))
+            report.rows.append(Row(index, data_id, t.name, kind, shape, missing.status, note=missing.note))
             continue
-        row = Row(i, data_id, t.name, kind, shape, Status.COMPARED, acc.result(), "float", "; ".join(sorted(notes)))
+        row = Row(index, data_id, t.name, kind, shape, Status.COMPARED, acc.result(), "float", "; ".join(sorted(notes)))
         assert row.metrics is not None
         _judge(row, min_snr_db, step, functools.partial(_picked, peak))
         if row.bad and not report.histograms and first is not None:
             _add_histograms(report, row, first[0], first[1], axis)
         report.rows.append(row)
     return report
+
+
+def _layer_index(net: Network | None, data_id: int | None) -> int | None:
+    """The index in ``net`` (execution order) of the layer that writes ``data_id`` (None without one)."""
+    if net is None or data_id is None:
+        return None
+    try:
+        return net.layer_by_data_id(data_id).index
+    except (KeyError, LookupError, ValueError):
+        return None
 
 
 def _layer_type(net: Network | None, data_id: int | None) -> str | None:

@@ -221,7 +221,7 @@ def _worst_text(r: Row) -> str:
 def _cells(r: Row) -> list[str]:
     m = r.metrics
     sat = "-" if m is None or m.saturated is None else f"{100 * m.saturated:.2f}%"
-    return [str(r.index), str(r.data_id), (r.type or "").removeprefix("TIDL_").removesuffix("Layer"),
+    return [_index(r), str(r.data_id), (r.type or "").removeprefix("TIDL_").removesuffix("Layer"),
             short(r.name or "-", 36), "x".join(map(str, r.shape or ())),
             _f(m.snr_db, ".1f") if m else r.status.value, _worst_text(r), _f(m.cosine, ".5f") if m else "",
             _f(m.max_abs, ".4g") if m else "", _f(m.mean_abs, ".4g") if m else "", sat,
@@ -241,6 +241,16 @@ def _bad_summary(report: CompareReport, bad: Row) -> str:
             + (f" ({quiet} channel(s) below one step not counted)" if quiet else ""))
 
 
+def _index(r: Row) -> str:
+    """The layer's index in the net (execution order), or ``-`` when no net said it."""
+    return "-" if r.index is None else str(r.index)
+
+
+def _layer(r: Row) -> str:
+    """``layer N`` (N: the layer's index in the net), or ``layer ?`` when no net said it."""
+    return f"layer {'?' if r.index is None else r.index}"
+
+
 def format_report(report: CompareReport) -> str:
     """The text table and the summary lines."""
     head = _HEAD[:-1] + ["time µs", ""] if report.perf else _HEAD
@@ -258,7 +268,7 @@ def format_report(report: CompareReport) -> str:
     if bad is None:
         lines.append(f"no layer under {report.min_snr_db:g} dB ({done} compared)")
     else:
-        lines.append(f"first bad (SNR or a channel's SNR < {report.min_snr_db:g} dB): layer {bad.index}, dataId "
+        lines.append(f"first bad (SNR or a channel's SNR < {report.min_snr_db:g} dB): {_layer(bad)}, dataId "
                      f"{bad.data_id}, {bad.name!r}: {_bad_summary(report, bad)}")
     quiet = sum(len(r.quiet_channels) for r in report.compared)
     if quiet:
@@ -266,7 +276,7 @@ def format_report(report: CompareReport) -> str:
                      "layer(s): their reference never reaches one quantization step of the layer (or holds a "
                      "negligible share of its energy); not counted against --min-snr")
     for r in report.unmatched:
-        lines.append(f"not compared: layer {r.index} (dataId {r.data_id}) {r.name!r}: {r.note}")
+        lines.append(f"not compared: {_layer(r)} (dataId {r.data_id}) {r.name!r}: {r.note}")
     lines += [f"warning: {w}" for w in report.warnings]
     lines += [f"note: {n}" for n in report.notes]
     return "\n".join(escape(line) for line in lines)  # names from files never drive the terminal
@@ -320,11 +330,11 @@ def _snr_svg(report: CompareReport) -> str:
         layer_pts.append(f"{x:.1f},{y(snr):.1f}")
         chan_pts.append(f"{x:.1f},{y(worst):.1f}")
         colour = "#c53030" if r.bad else "#2b6cb0"
-        parts.append(f'<circle cx="{x:.1f}" cy="{y(snr):.1f}" r="3" fill="{colour}"><title>layer {r.index} '
+        parts.append(f'<circle cx="{x:.1f}" cy="{y(snr):.1f}" r="3" fill="{colour}"><title>{_layer(r)} '
                      f'(dataId {r.data_id}) {esc(r.name or "")}: SNR {_f(snr, ".1f")} dB, worst channel '
                      f'{_f(worst, ".1f")} dB</title></circle>')
         if len(rows) <= 80 or i % max(1, len(rows) // 40) == 0:
-            parts.append(f'<text x="{x:.1f}" y="{h - bottom + 14}" font-size="9" text-anchor="middle">{r.index}</text>')
+            parts.append(f'<text x="{x:.1f}" y="{h - bottom + 14}" font-size="9" text-anchor="middle">{_index(r)}</text>')
     parts.append(f'<polyline fill="none" stroke="#2b6cb0" stroke-width="1.5" points="{" ".join(layer_pts)}"/>')
     parts.append(f'<polyline fill="none" stroke="#dd6b20" stroke-width="1" stroke-dasharray="3,2" '
                  f'points="{" ".join(chan_pts)}"/>')
@@ -362,7 +372,7 @@ def render_html(report: CompareReport) -> str:
     if bad is None:
         summary = f"no layer under {report.min_snr_db:g} dB ({len(report.compared)} compared)"
     else:
-        summary = (f"first bad layer: {bad.index} (dataId {bad.data_id}) <b>{esc(bad.name or '')}</b> — "
+        summary = (f"first bad layer: {_index(bad)} (dataId {bad.data_id}) <b>{esc(bad.name or '')}</b> — "
                    f"{esc(_bad_summary(report, bad))} (threshold {report.min_snr_db:g} dB)")
     head = "".join(f"<th>{esc(c)}</th>" for c in _HEAD[:-1])
     body = []
@@ -370,9 +380,9 @@ def render_html(report: CompareReport) -> str:
         cells = _cells(r)[:-1]
         tds = "".join(f'<td class="name" title="{esc(r.name or "")}">{esc(c)}</td>' if i == 3 else f"<td>{esc(c)}</td>"
                       for i, c in enumerate(cells))
-        body.append(f'<tr class="{"bad" if r.bad else ""}" data-index="{r.index}">{tds}</tr>')
+        body.append(f'<tr class="{"bad" if r.bad else ""}" data-index="{_index(r)}">{tds}</tr>')
     hists = "".join(_hist_svg(h_) for h_ in report.histograms)
-    extra = "".join(f'<p class="warn">not compared: layer {r.index} (dataId {r.data_id}) {esc(r.name or "")}: '
+    extra = "".join(f'<p class="warn">not compared: {_layer(r)} (dataId {r.data_id}) {esc(r.name or "")}: '
                     f"{esc(r.note)}</p>" for r in report.unmatched)
     extra += "".join(f'<p class="warn">warning: {esc(w)}</p>' for w in report.warnings)
     extra += "".join(f'<p class="note">note: {esc(n)}</p>' for n in report.notes)

@@ -190,7 +190,7 @@ def _doctor(path: str) -> None:
     code = main(["doctor", "--no-library", path], out=out, err=err)
     if code not in (0, 1, 2) or "Traceback" in out.getvalue() + err.getvalue():
         raise Unexpected(f"tidl-io doctor exited {code} or printed a traceback")
-    text = out.getvalue().replace("\n", "")
+    text = (out.getvalue() + err.getvalue()).replace("\n", "")  # exit 2 says why on stderr
     if any(not c.isprintable() for c in text):
         raise Unexpected("tidl-io doctor printed a control character")
 
@@ -200,7 +200,7 @@ def _inspect(path: str) -> None:
 
     out, err = io.StringIO(), io.StringIO()
     code = main(["inspect", path], out=out, err=err)
-    if code not in (0, 1) or "Traceback" in err.getvalue():
+    if code not in (0, 1, 2) or "Traceback" in err.getvalue():  # 2: a path that cannot be read
         raise Unexpected(f"tidl-io inspect exited {code} or printed a traceback")
     if any(not c.isprintable() for c in (out.getvalue() + err.getvalue()).replace("\n", "")):
         raise Unexpected("tidl-io inspect printed a control character")
