@@ -146,6 +146,8 @@ def test_hand_made_ranking_and_budget(tmp_path: Path) -> None:
     assert tidl_io.advise(art, compare=art / "compare.json", budget_ms=0.1).names == ["conv5", "conv3"]  # 130 > 100
     assert tidl_io.advise(art, compare=art / "compare.json", budget_ms=0.2).names == ["conv2", "conv5"]
     assert tidl_io.advise(art, compare=art / "compare.json", top=1).names == ["conv2"]
+    # top=0: no limit, as --top 0 means "all" in every command: every layer worth its time (conv1 is not)
+    assert tidl_io.advise(art, compare=art / "compare.json", top=0).names == ["conv2", "conv5", "conv3"]
     flat = tidl_io.advise(art, compare=art / "compare.json", factor=2.0)
     assert [c.index for c in flat.candidates] == [5, 3, 2, 1]  # extra = time: 1.6e-4, 1e-4, 6.6e-5, 1e-5 per µs
     assert all(c.factor == 2.0 and c.factor_from == "given" for c in flat.candidates)
@@ -183,7 +185,7 @@ def test_hand_made_mismatches_and_arguments(tmp_path: Path) -> None:
         tidl_io.advise(art, compare=compare_doc(), traces=tmp_path)
     with pytest.raises(tidl_io.OptionError, match="traces= needs golden="):
         tidl_io.advise(art, traces=tmp_path)
-    for bad in ({"budget_ms": -1}, {"budget_ms": float("nan")}, {"factor": 0.5}, {"top": 0}):
+    for bad in ({"budget_ms": -1}, {"budget_ms": float("nan")}, {"factor": 0.5}, {"top": -1}):
         with pytest.raises(tidl_io.OptionError):
             tidl_io.advise(art, compare=compare_doc(), **bad)  # type: ignore[arg-type]
     with pytest.raises(tidl_io.ArgumentTypeError):

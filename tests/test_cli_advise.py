@@ -61,12 +61,22 @@ def test_cannot_do_the_job(tmp_path: Path, argv: list[str], message: str) -> Non
     assert err.startswith("tidl-io advise: error:") and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("argv", [["--budget-ms", "-1"], ["--budget-ms", "nan"], ["--factor", "0.5"], ["--top", "0"]])
+@pytest.mark.parametrize("argv", [["--budget-ms", "-1"], ["--budget-ms", "nan"], ["--factor", "0.5"], ["--top", "-1"],
+                                  ["--top", "x"]])
 def test_bad_numbers_are_usage_errors(tmp_path: Path, argv: list[str]) -> None:
     art = write_model(tmp_path)
     err = io.StringIO()
     assert main(["advise", str(art), "--compare", str(art / "compare.json"), *argv], out=io.StringIO(),
                 err=err) == 2
+
+
+def test_top_zero_means_all(tmp_path: Path) -> None:
+    """--top 0 is "all" here as in perf and quant: the picks of no limit (conv1 is not worth its time)."""
+    art = write_model(tmp_path)
+    rc, out, _ = _run(str(art), "--compare", str(art / "compare.json"), "--top", "0", "--json")
+    assert rc == 0 and json.loads(out)["picked"] == ["conv2", "conv5", "conv3"]
+    rc, out, _ = _run(str(art), "--compare", str(art / "compare.json"), "--top", "2", "--json")
+    assert rc == 0 and json.loads(out)["picked"] == ["conv2", "conv5"]
 
 
 def test_text_lists_skipped_layers_and_why(tmp_path: Path) -> None:

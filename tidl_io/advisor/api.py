@@ -158,7 +158,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
     reads TI's simulation in ``artifacts`` when it is there; False: none).
 
     ``budget_ms``: the extra time the picked layers may cost together; ``top``: at most that
-    many (default 10 without a budget); ``factor``: a flat time factor at 16 bits instead of
+    many (default 10 without a budget; 0: no limit, every layer worth its time); ``factor``: a flat time factor at 16 bits instead of
     the cycle model. ``subgraph``: its name or position, when ``artifacts`` has several.
     Raises :class:`~tidl_io.OptionError` for arguments that do not fit, the readers' errors
     (:class:`~tidl_io.PathError`, :class:`~tidl_io.FormatError`) for inputs that cannot be used."""
@@ -172,7 +172,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
     budget = _check_number(budget_ms, "budget_ms", 0.0, False)
     flat = _check_number(factor, "factor", 1.0, False)
     if top is not None:
-        top = check_int(top, "advise", "top", 1)
+        top = check_int(top, "advise", "top", 0)
     art, nets = _nets(artifacts)
     doc = None
     if compare is not None:
@@ -283,7 +283,7 @@ def _advice(artifacts: str, name: str, source_name: str, net: Any, rows: list[Me
     cands = [replace(c, share=c.gain / total_gain if total_gain > 0 else None) for c in cands]
     cands.sort(key=lambda c: (*rank_key(c.gain, c.extra_us), c.index))
     worth = [c.share is not None and c.share >= MIN_SHARE for c in cands]
-    limit = top if top is not None else (DEFAULT_TOP if budget is None else None)
+    limit = (top or None) if top is not None else (DEFAULT_TOP if budget is None else None)
     chosen = pick([c.extra_us for c in cands], worth, None if budget is None else budget * 1000.0, limit)
     if not rows:
         notes.append(f"{source_name}: no compared layer: nothing to rank (see its unmatched rows)")

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.text import report_repr
+from ..base.text import escape, report_repr
 from .model import COMPUTE_FACTOR, MEMORY_FACTOR, NOISE_16_PER_8
 
 __all__ = ["OPTION", "Advice", "Candidate", "Skipped", "option_value"]
@@ -29,10 +29,6 @@ def _num(x: float | None) -> float | None:
     """A number for JSON: None when missing or not finite."""
     return x if x is not None and math.isfinite(x) else None
 
-
-def printable(name: str) -> str:
-    """``name`` with control characters as Python escapes (for the terminal)."""
-    return name if name.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 def option_value(names: list[str]) -> str:
@@ -167,9 +163,9 @@ class Advice:
         }
 
     def to_text(self, top: int | None = 20) -> str:
-        lines = [f"{printable(self.artifacts)} (subgraph {printable(self.subgraph)}): which layers to put in 16 bits",
-                 f"  measured: {printable(self.compare)}",
-                 f"  time:     {printable(self.perf) if self.perf else 'no performance simulation (ranked by gain only)'}"]
+        lines = [f"{escape(self.artifacts)} (subgraph {escape(self.subgraph)}): which layers to put in 16 bits",
+                 f"  measured: {escape(self.compare)}",
+                 f"  time:     {escape(self.perf) if self.perf else 'no performance simulation (ranked by gain only)'}"]
         if self.budget_ms is not None:
             lines.append(f"  budget:   {self.budget_ms:g} ms of extra time")
         head = ["", "#", "layer", "name", "type", "SNR dB", "worst ch dB", "input dB", "own step", "-> dB", "share",
@@ -178,7 +174,7 @@ class Advice:
         picked = set(self.picked)
         shown = self.candidates if top is None else self.candidates[:top]
         for k, c in enumerate(shown):
-            rows.append(["*" if k in picked else "", str(k + 1), str(c.index), printable(c.name)[:44],
+            rows.append(["*" if k in picked else "", str(k + 1), str(c.index), escape(c.name)[:44],
                          (c.type or "-").replace("TIDL_", "").replace("Layer", ""), _f(c.snr_db, ".1f"),
                          "-" if c.worst_channel is None else f"{c.worst_channel}: {_f(c.worst_channel_snr_db, '.1f')}",
                          _f(c.inherited_snr_db, ".1f"), _pct(c.rounding_share), _f(c.snr_after_db, ".1f"),
@@ -199,13 +195,13 @@ class Advice:
                          + f" (see the table{', the skipped layers' if self.skipped else ''} and notes)")
         else:
             lines.append(f"put these {len(self.picked)} layer(s) in 16 bits (session.runtime_options in param.yaml):")
-            lines.append(f"  {printable(self.option_line)}")
+            lines.append(f"  {escape(self.option_line)}")
             share, extra = self.noise_share, self.extra_us
             gain = "expected gain: " + (f"{100 * share:.1f}% of the removable noise of the compared layers"
                                         if share is not None else "unknown")
             for i in self.picked[:3]:
                 c = self.candidates[i]
-                gain += f"; {printable(c.name)[:40]} {_f(c.snr_db, '.1f')} -> {_f(c.snr_after_db, '.1f')} dB"
+                gain += f"; {escape(c.name)[:40]} {_f(c.snr_db, '.1f')} -> {_f(c.snr_after_db, '.1f')} dB"
             lines.append(gain + ("; …" if len(self.picked) > 3 else "") + " (SNR at each layer's output)")
             if extra is None:
                 lines.append("expected cost: unknown (no simulated time for a picked layer)")
@@ -213,9 +209,9 @@ class Advice:
                 total = self.total_time_ms
                 of = f" ({100 * extra / (total * 1000):.1f}% of the {total:g} ms simulated)" if total else ""
                 lines.append(f"expected cost: +{extra / 1000:.3f} ms{of}")
-        lines += [f"note: {printable(n)}" for n in self.notes]
+        lines += [f"note: {escape(n)}" for n in self.notes]
         for c in (self.candidates[i] for i in self.picked):
-            lines += [f"note: {printable(c.name)[:60]}: {printable(n)}" for n in c.notes]
+            lines += [f"note: {escape(c.name)[:60]}: {escape(n)}" for n in c.notes]
         lines.append(MODEL_TEXT)
         return "\n".join(lines)
 
@@ -233,11 +229,11 @@ def _skipped_text(skipped: tuple[Skipped, ...], top: int | None) -> list[str]:
     for reason, members in groups.items():
         if top is not None and shown >= top:
             break
-        lines.append(f"  {printable(reason)}")
+        lines.append(f"  {escape(reason)}")
         for s in members:
             if top is not None and shown >= top:
                 break
-            lines.append(f"    layer {s.index}  {printable(s.name or '-')[:60]}")
+            lines.append(f"    layer {s.index}  {escape(s.name or '-')[:60]}")
             shown += 1
     if shown < len(skipped):
         lines.append(f"  … {len(skipped) - shown} more (--json gives every one)")

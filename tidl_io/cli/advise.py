@@ -13,7 +13,7 @@ import math
 from typing import Any, TextIO
 
 from ..iodesc.format import dumps_json
-from .codes import EXIT_OK, EXIT_USAGE, count, one_line_failures
+from .codes import EXIT_OK, EXIT_USAGE, one_line_failures, top
 
 _DESCRIPTION = (
     "Rank the layers of a compiled model where 16 bits would buy the most accuracy per microsecond, and print a "
@@ -32,6 +32,12 @@ _DESCRIPTION = (
     "fit --budget-ms. This is advice from a first-order model, never a measurement: recompile with the line and "
     "run 'tidl-io compare' again. Exit 0 the advice, 2 could not.")
 
+
+
+def _top(text: str) -> int:
+    """``--top N`` as every command reads it (0: all), kept as 0 here: the advisor's default
+    (10 without a budget) is what an absent ``--top`` means."""
+    return top(text) or 0
 
 def _number(minimum: float) -> Any:
     def parse(text: str) -> float:
@@ -67,7 +73,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--subgraph", type=_subgraph, metavar="N|NAME", help="the subgraph, when ART has several")
     p.add_argument("--budget-ms", type=_number(0.0), metavar="X", help="pick layers while their extra time sums to at "
                                                                        "most X ms (needs the simulation)")
-    p.add_argument("--top", type=count, metavar="N", help="pick at most N layers (default 10 without a budget)")
+    p.add_argument("--top", type=_top, metavar="N",
+                   help="pick at most N layers (default 10 without a budget; 0: no limit)")
     p.add_argument("--factor", type=_number(1.0), metavar="F", help="time at 16 bits = F x the simulated time, for "
                                                                     "every layer (instead of the cycle model)")
     p.add_argument("--no-perf", action="store_true", help="ignore the performance simulation (rank by gain alone)")

@@ -12,6 +12,7 @@ from ..base.errors import TidlIoError
 from ..base.text import escape
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_FINDING = EXIT_INVALID  # a finding: an invalid file, a bad layer, a doctor error
 
 Body = Callable[[argparse.Namespace, TextIO, TextIO], int]
 

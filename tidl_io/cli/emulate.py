@@ -14,10 +14,10 @@ from typing import Any, TextIO
 
 from ..base.atomic import write_bytes_atomic
 from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
+from ..base.text import escape
 from ..iodesc.descriptor import load
 from ..iodesc.format import dumps_json
-
-EXIT_OK, EXIT_USAGE = 0, 2
+from .codes import EXIT_OK, EXIT_USAGE
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -44,12 +44,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _usage(err: TextIO, message: str) -> int:
-    print(f"tidl-io emulate: error: {_escape(message)}", file=err)
+    print(f"tidl-io emulate: error: {escape(message)}", file=err)
     return EXIT_USAGE
 
-
-def _escape(text: str) -> str:
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
 
 
 def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:

@@ -13,8 +13,7 @@ from typing import Any, TextIO
 from ..base.errors import TidlIoError
 from ..base.text import escape
 from ..iodesc.format import dumps_json
-
-EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
+from .codes import EXIT_FINDING, EXIT_OK, EXIT_USAGE
 
 
 def add_commands(sub: Any) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 from ..base.atomic import write_bytes_atomic
 from ..base.check import check_int, check_path
 from ..base.errors import OptionError, TensorNotFoundError
-from ..base.text import report_repr
+from ..base.text import escape, report_repr
 
 if TYPE_CHECKING:
     from ..net import Layer, Network
@@ -129,13 +129,10 @@ class Emulation:
     def to_text(self) -> str:
         """A few lines for a terminal (names with control characters escaped)."""
         ms = 1000 * self.seconds / max(self.frames, 1)
-        lines = [f"emulated {_escape(Path(self.net.source).name)} (TIDL {self.net.release}): {len(self.layers)} "
+        lines = [f"emulated {escape(Path(self.net.source).name)} (TIDL {self.net.release}): {len(self.layers)} "
                  + f"layers, {self.frames} frame(s), {ms:.1f} ms per frame"]
         for name, arr in self.outputs.items():
-            lines.append(f"  output {_escape(name)}: {'x'.join(map(str, arr.shape))} {arr.dtype.name}, "
+            lines.append(f"  output {escape(name)}: {'x'.join(map(str, arr.shape))} {arr.dtype.name}, "
                          f"{float(arr.min()) if arr.size else 0:g} .. {float(arr.max()) if arr.size else 0:g}")
         return "\n".join(lines)
 
-
-def _escape(text: str) -> str:
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
