@@ -83,3 +83,15 @@ def test_od8220_text_totals_line() -> None:
     text = load_perf(path).to_text(top=3)
     assert "total: 367462.84 µs = 367.46284 ms, DDR 187.58 MB (read 119.27, write 68.32), MSMC 143.54 MB, " \
            "13.3203 GMACs" in text
+
+
+def test_top_without_times_lists_every_layer(tmp_path: Path) -> None:
+    """No simulation and no board log: nothing to rank, so --top still shows every layer's
+    placement (bufinfolog) in execution order, and says why, instead of an empty table."""
+    text = load_perf(write_tiny(tmp_path, sim=False, netlog=False)).to_text(top=2)
+    assert "the 2 slowest layers:" not in text
+    assert "no layer has a time to rank by" in text
+    rows = [line.split() for line in text.splitlines() if line.split()[:2] in (["0", "0"], ["1", "1"], ["2", "2"],
+                                                                                ["3", "3"])]
+    assert [r[3] for r in rows] == ["image", "conv1", "conv2", "image"]  # every layer, in execution order
+    assert rows[1][-3:] == ["?>L2", "MSMC>DDR", "?>MSMC"]  # conv1's placement (the fixture's bufinfolog)

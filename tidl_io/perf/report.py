@@ -161,9 +161,13 @@ def format_perf(perf: PerformanceData, top: int | None = None) -> str:
         board = any(lay.board is not None for lay in s.layers)
         out.append("")
         out.append(f"{escape(s.name)}: {len(s.layers)} layers; {config_line(s)}")
-        if top is not None:
+        if top is not None and s.slowest(1):
             out.append(f"the {top} slowest layers:")
             out += _layer_rows(s, s.slowest(top), board)
+        elif top is not None:  # nothing to rank: the placement and sizes of every layer still tell
+            out.append("no layer has a time to rank by (no performance simulation, no board log): "
+                       "every layer in execution order:")
+            out += _layer_rows(s, list(s.layers), board)
         else:
             out += _layer_rows(s, list(s.layers), board)
         out.append("per type:")
