@@ -24,6 +24,7 @@ import numpy as np
 
 from ..checker import Checker, Unexpected
 from ..inputs import FuzzInput
+from ._raw import cut
 
 NAME = "emulate"
 STAGE = "bytes"
@@ -63,9 +64,7 @@ def _mutate(rng: random.Random) -> tuple[bytes, str]:
             out[pos] = rng.randrange(256)
             steps.append(f"byte @ {pos}")
         elif kind == "cut":
-            cut = rng.randrange(len(out) + 1)
-            del out[cut:]
-            steps.append(f"cut @ {cut}")
+            steps.append(cut(out, rng))
     return bytes(out), " | ".join(steps) or "unmutated"
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..checker import Checker
 from ..inputs import FuzzInput
+from ._raw import change_byte, cut, extend
 from .golden_npz import _HEADERS, _npy_header
 
 NAME = "input_arrays"
@@ -74,16 +75,11 @@ def make_file(rng: random.Random) -> tuple[bytes, str]:
             data = bytearray(_npy_header(text, rng.choice((1, 1, 2, 3, 7))) + bytes(rng.choice((0, 12, 48, 4096))))
             steps.append(f"header {text[:40]!r}")
         elif what == "byte" and data:
-            pos = rng.randrange(min(len(data), 160))
-            data[pos] = rng.randrange(256)
-            steps.append(f"byte @ {pos}")
+            steps.append(change_byte(data, rng, 160))
         elif what == "cut":
-            pos = rng.randrange(len(data) + 1)
-            del data[pos:]
-            steps.append(f"cut @ {pos}")
+            steps.append(cut(data, rng))
         else:
-            data += bytes(rng.randrange(1, 512))
-            steps.append("extend")
+            steps.append(extend(data, rng, 512))
     return bytes(data), " | ".join(steps)
 
 

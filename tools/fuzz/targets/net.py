@@ -22,6 +22,7 @@ from typing import Any
 from ..checker import Checker
 from ..corpus import ROOT
 from ..inputs import FuzzInput
+from ._raw import change_byte, cut, extend
 
 NAME = "net"
 STAGE = "bytes"
@@ -116,16 +117,11 @@ def make_net(rng: random.Random) -> tuple[bytes, str]:
                 struct.pack_into("<i", data, pos, value)
             steps.append(f"int32 {value} @ {pos}")
         elif kind == "byte" and data:
-            pos = rng.randrange(len(data))
-            data[pos] = rng.randrange(256)
-            steps.append(f"byte @ {pos}")
+            steps.append(change_byte(data, rng))
         elif kind == "cut":
-            pos = rng.randrange(len(data) + 1)
-            del data[pos:]
-            steps.append(f"cut @ {pos}")
+            steps.append(cut(data, rng))
         else:
-            data += bytes(rng.randrange(1, 4096))
-            steps.append("extend")
+            steps.append(extend(data, rng, 4096))
     return bytes(data), " | ".join(steps)
 
 
