@@ -743,15 +743,17 @@ int tio_copy(void *dst, const void *src, int64_t itemsize, int ndim, const int64
 
 /* ---- in-place square transpose ------------------------------------------------------------------ */
 
-/* Blocks of tio_sq_tile(cell) x tio_sq_tile(cell) cells: both blocks of a swap in L1d (chosen at load
+/* Blocks of tio_sq_tile(cell) x tio_sq_tile(cell) cells (both blocks of a swap in L1d, chosen at load
  * time, cpu.c; 64 with 32 KiB and four-byte cells), swapped in units of a cache line's cells squared
- * (16 x 16 four-byte cells with 64-byte lines; tio_line_size(), cpu.c), unit by unit, with the blocks'
- * and the units' bounds on the line bounds of the matrix's first row (NumPy's large arrays start 16
- * bytes past a page). A unit pair reads and writes whole lines on both sides, and a line is done
- * with before the next unit's lines come. Before, the blocks started at cell 0 and each 8 x 8 register
- * tile of a swap went down all of the block's rows of its other side before that side's lines were
- * read again: 32 bytes of a line, then the rest 64 rows later; with a power-of-two row pitch those
- * rows share one L1 set (and a few L2 sets), and the line had to come again from L3 or memory. */
+ * (tio_line_size(), cpu.c: 16 x 16 four-byte cells with 64-byte lines), unit by unit, where the rows
+ * are whole lines apart: the blocks' and the units' bounds are then on the line bounds of the
+ * matrix's first row (NumPy's large arrays start 16 bytes past a page), so that a unit pair covers
+ * whole lines on both sides and is done with them before the next unit's lines come. With AVX2 a
+ * whole four-byte unit goes through a buffer (tio_sq_lines32_avx says why). Before, the blocks started
+ * at cell 0 and each 8 x 8 register tile of a swap went down all of the block's rows of its other side
+ * before that side's lines were read again: 32 bytes of a line, then the rest 64 rows later; with a
+ * power-of-two row pitch those rows share one L1 set (and a few L2 sets), and the line had to come
+ * again from L3 or memory. Rows off the line bounds keep that order (units of a block). */
 typedef struct {
     char *data;
     int64_t cell, batch, n, tiles, tile, unit;
