@@ -73,6 +73,8 @@ def test_native_kernels_line_says_the_isa_level_and_caches() -> None:
     l1d = state["caches"]["l1d"]
     assert (f"L1d {l1d // 1024} KiB" if l1d % 1024 == 0 else f"L1d {l1d} B") in line
     assert f"blocks of {state['blocking']['sq_tile_f32']} four-byte cells" in line
+    split = state["blocking"]["split_min"]  # (the last-level cache: a whole number of MiB on every CPU listed)
+    assert f"(de)interleaves on one thread up to {split >> 20} MiB moved" in line or split % (1 << 20) != 0
 
 
 INTEL = """processor\t: 0

@@ -174,6 +174,8 @@ def test_cache_sizes_are_the_systems() -> None:
     assert blocking["nt_min"] == min(max(2 * caches["l2"], 1 << 20), 8 << 20)
     # 64 source rows of 1024 bytes and their float32 buffer (256 rows of 64 + 64 * 4 bytes) in half of L2
     assert blocking["tr_cols"] == (64 if 64 * 1024 + 256 * (64 + 256) <= caches["l2"] // 2 else 32)
+    # plain moves (rows, (de)interleaves) of up to the last-level cache's bytes run on one thread
+    assert blocking["split_min"] == max(caches["l3"], caches["l2"])
 
 
 def test_build_without_a_compiler_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -707,6 +709,33 @@ def test_square_inplace_tile_edges(n: int, dtype: str, isa: str) -> None:
             for j in range(n):
                 expect[b, i, j] = x[b, j, i]
     same(got, expect)
+
+
+# Where the rows are whole lines apart (row bytes a multiple of 64), the blocks and the units of a line's
+# cells squared start on the lines of the first row (copy.c): at every shift from a line's start, so that
+# the first block and unit are pieces; sizes of several blocks, and two threads.
+@pytest.mark.parametrize("isa", LEVELS)
+@pytest.mark.parametrize("case", [("u1", 64, (0, 1, 17, 63)), ("u1", 320, (0, 5)), ("i2", 32, (0, 1, 31)),
+                                  ("i2", 160, (3,)), ("f4", 16, (0, 1, 15)), ("f4", 48, (0, 4, 12)),
+                                  ("f4", 336, (0, 1, 7, 12)), ("f8", 40, (0, 1, 7)), ("f4", 1024, (5, 2))])
+def test_square_inplace_line_shifts(case: tuple[str, int, tuple[int, ...]], isa: str) -> None:
+    dtype, n, shifts = case
+    cell = np.dtype(dtype).itemsize
+    x = _array(np.random.default_rng(n), (2, n, n), dtype)
+    for shift in shifts:
+        threads = 2 if n == 1024 and shift == 2 else 1
+        def run(shift: int = shift) -> np.ndarray:
+            raw = np.zeros(x.nbytes + 128, np.uint8)
+            start = (-raw.ctypes.data) % 64 + shift * cell
+            a = raw[start:start + x.nbytes].view(dtype).reshape(x.shape)
+            a[...] = x
+            assert a.ctypes.data % 64 == shift * cell % 64
+            return permute(a, (0, 2, 1), inplace=True).copy()
+        ref, got = both(run, threads=threads, isa=isa)
+        same(ref, got)
+        expect = np.stack([np.array([[x[b, j, i] for j in range(n)] for i in range(n)], dtype) for b in range(2)]) \
+            if n <= 64 else x.transpose(0, 2, 1)
+        same(got, expect)
 
 
 @pytest.mark.parametrize("mode", MODES)

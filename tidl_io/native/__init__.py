@@ -187,7 +187,8 @@ def _tuning() -> dict[str, Any]:
     the level in use), ``isa_levels`` (those this CPU can run), ``caches`` (bytes: l1d, l2, l3, line,
     and where they were read) and ``blocking`` (the in-place transpose's block in float32 and uint8
     cells, the output bytes from which transposes store whole lines non-temporally, the source rows
-    per block of the buffered transposes)."""
+    per block of the buffered transposes, ``split_min``: the bytes moved, read and written, up to which
+    plain moves (rows, (de)interleaves such as an HWC frame's pack) run on one thread)."""
     if LIB is None:
         return {"isa_level": None, "isa_levels": [], "caches": None, "blocking": None}
     fields = dict(item.split("=", 1) for item in LIB.tio_tuning().decode().split())
@@ -196,7 +197,7 @@ def _tuning() -> dict[str, Any]:
     level = LIB.tio_set_isa(ISA if SIMD else 0)  # (sets what is already set: reads the level in use)
     return {"isa_level": levels[level], "isa_levels": levels,
             "caches": {**{k: int(fields[k]) for k in ("l1d", "l2", "l3", "line")}, "source": fields["caches"]},
-            "blocking": {k: int(fields[k]) for k in ("sq_tile_f32", "sq_tile_u8", "nt_min", "tr_cols")}}
+            "blocking": {k: int(fields[k]) for k in ("sq_tile_f32", "sq_tile_u8", "nt_min", "tr_cols", "split_min")}}
 
 
 def isa_levels() -> list[str]:

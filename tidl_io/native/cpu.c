@@ -17,6 +17,12 @@
  *             constant before): 1.73-1.87x, 176 (half of L2): 1.81-1.97x, 256: 1.78-1.85x)
  *   nt_min    output bytes from which transposes store whole lines non-temporally: twice L2, 1-8 MiB
  *             (1 MiB, the constant before, on the Zen 3 and on the Intel Xeon it was measured on)
+ *   split_min bytes moved (read + written) up to which the plain moves (rows, (de)interleaves) run
+ *             on one thread: the last-level cache (L3, else L2). Such data is in the caches between
+ *             calls, and split into chunks that the threads take in turn (threads.c), each call's lines
+ *             land on another core than the last call's, whose private L2 then hands them over;
+ *             the per-byte work (a shuffle) is too small to gain that back (pack HWC uint8 1080p,
+ *             12 MB moved, on the Zen 3: 2T 0.81x a copy, 1T 0.63x, tools/bench_buffers.py)
  */
 #define _GNU_SOURCE 1
 #include "tidl_io_native.h"
@@ -36,7 +42,7 @@
 static int64_t tio_l1d, tio_l2, tio_l3, tio_line;
 static const char *tio_cache_source = "defaults";
 static int64_t tio_sq_tile_cells[9]; /* by cell size 1..8 (others: the 8-byte value) */
-static int64_t tio_nt_bytes;
+static int64_t tio_nt_bytes, tio_split_bytes;
 static int tio_max_level, tio_level;
 #if defined(TIO_X86_DISPATCH)
 static int tio_fma;
@@ -196,6 +202,7 @@ static void tio_cpu_init(void)
         tio_sq_tile_cells[cell] = t;
     }
     tio_nt_bytes = tio_clamp(2 * tio_l2, (int64_t)1 << 20, (int64_t)8 << 20);
+    tio_split_bytes = tio_l3 > tio_l2 ? tio_l3 : tio_l2;
 #if defined(TIO_X86_DISPATCH)
     __builtin_cpu_init();
     tio_max_level = __builtin_cpu_supports("avx2") ? 2 : 1;
@@ -248,6 +255,18 @@ int64_t tio_l2_size(void)
     return tio_l2;
 }
 
+int64_t tio_line_size(void)
+{
+    tio_cpu_init();
+    return tio_line;
+}
+
+int64_t tio_split_min(void)
+{
+    tio_cpu_init();
+    return tio_split_bytes;
+}
+
 int64_t tio_nt_min(void)
 {
     tio_cpu_init();
@@ -278,10 +297,10 @@ const char *tio_tuning(void)
         }
         snprintf(text, sizeof text,
                  "levels=%s l1d=%lld l2=%lld l3=%lld line=%lld caches=%s sq_tile_f32=%lld sq_tile_u8=%lld "
-                 "nt_min=%lld",
+                 "nt_min=%lld split_min=%lld",
                  levels, (long long)tio_l1d, (long long)tio_l2, (long long)tio_l3, (long long)tio_line,
                  tio_cache_source, (long long)tio_sq_tile_cells[4], (long long)tio_sq_tile_cells[1],
-                 (long long)tio_nt_bytes);
+                 (long long)tio_nt_bytes, (long long)tio_split_bytes);
         __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
     }
     return text;

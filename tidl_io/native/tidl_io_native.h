@@ -45,6 +45,8 @@ int tio_cpu_avx2_fma(void);
 int64_t tio_sq_tile(int64_t cell);
 int64_t tio_nt_min(void);
 int64_t tio_l2_size(void);
+int64_t tio_line_size(void); /* the data cache line (bytes) */
+int64_t tio_split_min(void); /* bytes moved up to which plain moves run on one thread */
 
 /* Dequantizing by a fixed divisor b without a divider: with y = RN(1/b) (float32, normal), the
  * quotient a/b of a float32 `a` is approximated by RN(a * y), and one FMA step corrects it from the

@@ -174,7 +174,9 @@ def _tuning(n: dict[str, object]) -> str:
             f"caches L1d {_size(caches['l1d'])}, L2 {_size(caches['l2'])}, "
             f"L3 {_size(caches['l3']) if caches['l3'] else 'none found'} (from {caches['source']}); "
             f"in-place transpose blocks of {blocking['sq_tile_f32']} four-byte cells, transposes through blocks "
-            f"of {blocking['tr_cols']} source rows, non-temporal stores from {_size(blocking['nt_min'])} out")
+            f"of {blocking['tr_cols']} source rows, non-temporal stores from {_size(blocking['nt_min'])} out"
+            + (f"; rows and (de)interleaves on one thread up to {_size(blocking['split_min'])} moved"
+               if "split_min" in blocking else ""))
 
 
 PROVIDERS: list[Provider] = [_tidlio, _python, _numpy, _cpu, _native, _library, _layout, _devices, _shared_memory]
