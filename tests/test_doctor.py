@@ -539,9 +539,12 @@ def test_doctor_on_a_folder_of_models_names_each(tmp_path: Path) -> None:
         folder.mkdir(parents=True)
     for folder in (parent / "a", parent / "b" / "artifacts"):
         copy_files(EXAMPLES, folder, "detector_tidl_io_1.bin", "detector_tidl_net.bin")
-    assert [str(f) for f in diagnose(parent, check_library=False).errors] == [
-        f"error: {parent}: no io descriptor here, but {parent / sub} holds artifacts: tidl-io doctor {parent / sub}"
-        for sub in ("a", "b")]
+    from tidl_io import PathError
+
+    with pytest.raises(PathError) as info:  # one model at a time: it cannot check, so it raises
+        diagnose(parent, check_library=False)
+    assert str(info.value) == (f"{parent}: a folder of model folders: give one model's artifacts folder; found 2: "
+                               f"{parent / 'a'}, {parent / 'b'} (tidl-io doctor {parent / 'a'})")
     code, out, err = run("--no-library", str(parent))  # the command checks one model: could not do the job
     assert (code, out) == (2, "") and err == (f"tidl-io doctor: error: {parent}: a folder of model folders: give one "
                                               f"model's artifacts folder; found 2: {parent / 'a'}, {parent / 'b'} "
@@ -630,10 +633,13 @@ def test_layer_info_of_another_model_is_one_error_read_once(net: Path, tmp_path:
     lambda tmp: tmp / "/".join(["b" * 200] * 25),  # a path over PATH_MAX
     lambda tmp: tmp / ("c" * 300) / "201_tidl_net.bin",
 ])
-def test_unusable_paths_are_one_finding(tmp_path: Path, make) -> None:
+def test_unusable_paths_raise_a_path_error(tmp_path: Path, make) -> None:
+    from tidl_io import PathError
+
     path = make(tmp_path)
-    found = diagnose(path, check_library=False)
-    assert not found.ok and len(found.findings) == 1 and found.findings[0].source == str(path)
+    with pytest.raises(PathError) as info:  # a path that cannot be used: diagnose cannot check, so it raises
+        diagnose(path, check_library=False)
+    assert info.value.filename == str(path) and str(info.value).startswith(f"{path}: ")
     code, out, err = run("--no-library", str(path))  # could not check: one line, exit 2
     assert code == 2 and out == "" and "Traceback" not in err and err.count("\n") == 1
 
