@@ -7,8 +7,8 @@ read here with ``struct``, file sizes, the spec's version table (netbin.md) and 
 from __future__ import annotations
 
 import io
-import os
 import json
+import os
 import shutil
 import struct
 from pathlib import Path
@@ -708,8 +708,8 @@ NOT_IO = ("not an io descriptor (*_tidl_io_1.bin), a net file (*_tidl_net.bin) o
     ("missing", "PathNotFoundError", "no such file or folder"),
     ("empty folder", "PathNotFoundError", "no *_tidl_io_1.bin file in this folder (nor in {path}/artifacts)"),
     ("net with its io beside it", "PathError",
-     "a network file (netVersion 0x20240719, TIDL 10.0), not an artifacts folder: doctor checks the folder holding "
-     "each io descriptor and its net (tidl-io doctor {parent})"),
+     ("a network file (netVersion 0x20240719, TIDL 10.0), not an artifacts folder: doctor checks the folder holding "
+     "each io descriptor and its net (tidl-io doctor {parent})")),
     ("text file", "PathError", NOT_IO.format(what="a text file of 39 byte(s)")),  # 9 + 30 characters written above
     ("binary file", "PathError", NOT_IO.format(what="a binary file of 260 byte(s)")),
     ("empty file", "PathError", NOT_IO.format(what="an empty file")),
@@ -748,5 +748,5 @@ def test_a_checkable_folder_with_an_unusable_file_is_still_a_finding(tmp_path: P
     """Findings stay findings: a 10-byte io file in a folder is checked (exit 1), not refused."""
     (tmp_path / "s_tidl_io_1.bin").write_bytes(bytes(10))
     found = diagnose(tmp_path, check_library=False)
-    assert not found.ok and [f.source for f in found.errors][0] == str(tmp_path / "s_tidl_io_1.bin")
+    assert not found.ok and next(f.source for f in found.errors) == str(tmp_path / "s_tidl_io_1.bin")
     assert run("--no-library", str(tmp_path))[0] == 1

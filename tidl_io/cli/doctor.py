@@ -77,7 +77,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                    "onnxrtMetaData.txt / allowedNode.txt / param.yaml, and whether the TIDL-RT "
                                    "library tidl-io would load is that release. Exit 0 when all agree, 1 with one "
                                    "located line per problem, 2 when it cannot check (usage, a missing PATH, a folder of "
-                                   "model folders: give one). The same as "
+                                   "model folders: give one; a file that is neither an io descriptor nor a net "
+                                   "file). The same as "
                                    "tidl_io.diagnose(PATH) in Python.")
     p.add_argument("path", metavar="PATH", help="an artifacts folder, a model folder holding artifacts/, or a net "
                                                 "file whose io descriptor is missing")
