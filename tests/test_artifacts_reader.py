@@ -130,3 +130,21 @@ def test_param_yaml_artifacts_folder(tmp_path: Path) -> None:
         assert read_artifacts_folder(tmp_path / "m").params_name_folder is expected, value
     (tmp_path / "m" / "param.yaml").write_text(text.replace("  artifacts_folder: .\n", ""))
     assert read_artifacts_folder(tmp_path / "m").params_name_folder is None
+
+
+def test_what_the_path_is_when_there_is_nothing_to_check(tmp_path: Path) -> None:
+    """The reader says what the path is; nothing else is read then (diagnose raises from it)."""
+    (tmp_path / "config.yaml").write_text("a: 1\n")  # 5 bytes of text
+    (tmp_path / "blob.dat").write_bytes(b"\xff\xfe\x00\x01")  # 4 bytes, no netVersion, no io layout
+    art = read_artifacts_folder(tmp_path / "config.yaml")
+    assert art.other_file == "a text file of 5 byte(s)" and not art.checkable and art.subgraphs == ()
+    assert art.problem is None and art.given_net is None
+    assert read_artifacts_folder(tmp_path / "blob.dat").other_file == "a binary file of 4 byte(s)"
+    gone = read_artifacts_folder(tmp_path / "gone")
+    assert not gone.checkable and gone.problem is not None and type(gone.problem.error).__name__ == "PathNotFoundError"
+    shutil.copy(IO, tmp_path / "io.dat")  # an io descriptor's bytes under another name: checked
+    art = read_artifacts_folder(tmp_path / "io.dat")
+    assert art.checkable and art.other_file is None and [s.io for s in art.subgraphs] == [tmp_path / "io.dat"]
+    (tmp_path / "t_tidl_io_1.bin").write_bytes(b"\x01\x02")  # named as TI names io files: a broken one, checked
+    art = read_artifacts_folder(tmp_path / "t_tidl_io_1.bin")
+    assert art.checkable and art.subgraphs[0].io_problem is not None

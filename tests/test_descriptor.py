@@ -399,3 +399,18 @@ def test_load_of_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) 
     assert isinstance(exc, tidl_io.PathError) and not isinstance(exc, FileNotFoundError)
     assert str(exc) == f"{fifo}: is a FIFO (named pipe), not a regular file; expected a TIDL I/O descriptor file " \
                        f"(*_tidl_io_1.bin)"
+
+
+def test_looks_like_io_tells_descriptors_by_size_or_container_magic(tmp_path: Path) -> None:
+    """An io descriptor under another name is told by its size (a layout's, iobufdesc.md) or, for a
+    container, by the magic after its first descriptor; a text file or a net's first bytes are not."""
+    from tidl_io.iodesc.descriptor import looks_like_io
+
+    (tmp_path / "a.dat").write_bytes((FIXTURES / "l2_c1_padded_tidl_io_1.bin").read_bytes())
+    (tmp_path / "c.dat").write_bytes((FIXTURES / "container_l3_c1_tidl_io_1.bin").read_bytes())
+    (tmp_path / "config.yaml").write_text("session: {}\n")
+    (tmp_path / "n.dat").write_bytes(struct.pack("<I", 0x20240719) + bytes(100))
+    (tmp_path / "broken_tidl_io_1.bin").write_bytes(b"\x01")  # named as TI names it: meant as one
+    assert [looks_like_io(tmp_path / n) for n in ("a.dat", "c.dat", "config.yaml", "n.dat", "broken_tidl_io_1.bin",
+                                                  "gone.dat")] == [True, True, False, False, True, False]
+    assert not looks_like_io(tmp_path)  # a folder

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import struct
 from pathlib import Path
@@ -539,9 +540,12 @@ def test_doctor_on_a_folder_of_models_names_each(tmp_path: Path) -> None:
         folder.mkdir(parents=True)
     for folder in (parent / "a", parent / "b" / "artifacts"):
         copy_files(EXAMPLES, folder, "detector_tidl_io_1.bin", "detector_tidl_net.bin")
-    assert [str(f) for f in diagnose(parent, check_library=False).errors] == [
-        f"error: {parent}: no io descriptor here, but {parent / sub} holds artifacts: tidl-io doctor {parent / sub}"
-        for sub in ("a", "b")]
+    from tidl_io import PathError
+
+    with pytest.raises(PathError) as info:  # one model at a time: it cannot check, so it raises
+        diagnose(parent, check_library=False)
+    assert str(info.value) == (f"{parent}: a folder of model folders: give one model's artifacts folder; found 2: "
+                               f"{parent / 'a'}, {parent / 'b'} (tidl-io doctor {parent / 'a'})")
     code, out, err = run("--no-library", str(parent))  # the command checks one model: could not do the job
     assert (code, out) == (2, "") and err == (f"tidl-io doctor: error: {parent}: a folder of model folders: give one "
                                               f"model's artifacts folder; found 2: {parent / 'a'}, {parent / 'b'} "
@@ -630,10 +634,13 @@ def test_layer_info_of_another_model_is_one_error_read_once(net: Path, tmp_path:
     lambda tmp: tmp / "/".join(["b" * 200] * 25),  # a path over PATH_MAX
     lambda tmp: tmp / ("c" * 300) / "201_tidl_net.bin",
 ])
-def test_unusable_paths_are_one_finding(tmp_path: Path, make) -> None:
+def test_unusable_paths_raise_a_path_error(tmp_path: Path, make) -> None:
+    from tidl_io import PathError
+
     path = make(tmp_path)
-    found = diagnose(path, check_library=False)
-    assert not found.ok and len(found.findings) == 1 and found.findings[0].source == str(path)
+    with pytest.raises(PathError) as info:  # a path that cannot be used: diagnose cannot check, so it raises
+        diagnose(path, check_library=False)
+    assert info.value.filename == str(path) and str(info.value).startswith(f"{path}: ")
     code, out, err = run("--no-library", str(path))  # could not check: one line, exit 2
     assert code == 2 and out == "" and "Traceback" not in err and err.count("\n") == 1
 
@@ -666,3 +673,80 @@ def test_diagnose_report_object() -> None:
     page = found.to_html()
     assert page.startswith("<!DOCTYPE html>") and "default-src 'none'" in page and "all files agree" in page
     assert "detector_tidl_net.bin" in page and "<script" not in page
+
+
+# ---- could not check: diagnose raises, the CLI says it on one line and exits 2 -------------
+
+def _misuse(tmp_path: Path, case: str) -> Path:
+    """A PATH doctor cannot check, built here (the example's files are copied byte for byte)."""
+    from conftest import EXAMPLES
+
+    if case == "missing":
+        return tmp_path / "nope"
+    if case == "empty folder":
+        (tmp_path / "empty").mkdir()
+        return tmp_path / "empty"
+    if case == "net with its io beside it":
+        return copy_files(EXAMPLES, tmp_path / "m", "detector_tidl_io_1.bin", "detector_tidl_net.bin") / \
+            "detector_tidl_net.bin"
+    if case == "text file":
+        (tmp_path / "config.yaml").write_text("session:\n  artifacts_folder: artifacts\n")
+        return tmp_path / "config.yaml"
+    if case == "binary file":
+        (tmp_path / "model.onnx").write_bytes(b"\x08\x07\x12\x00" + bytes(range(256)))
+        return tmp_path / "model.onnx"
+    assert case == "empty file"
+    (tmp_path / "x.bin").write_bytes(b"")
+    return tmp_path / "x.bin"
+
+
+NOT_IO = ("not an io descriptor (*_tidl_io_1.bin), a net file (*_tidl_net.bin) or an artifacts folder: {what}; "
+          "doctor checks a model's artifacts folder, a model folder holding artifacts/, an io descriptor or a net file")
+
+
+@pytest.mark.parametrize(("case", "error", "says"), [
+    ("missing", "PathNotFoundError", "no such file or folder"),
+    ("empty folder", "PathNotFoundError", "no *_tidl_io_1.bin file in this folder (nor in {path}/artifacts)"),
+    ("net with its io beside it", "PathError",
+     ("a network file (netVersion 0x20240719, TIDL 10.0), not an artifacts folder: doctor checks the folder holding "
+     "each io descriptor and its net (tidl-io doctor {parent})")),
+    ("text file", "PathError", NOT_IO.format(what="a text file of 39 byte(s)")),  # 9 + 30 characters written above
+    ("binary file", "PathError", NOT_IO.format(what="a binary file of 260 byte(s)")),
+    ("empty file", "PathError", NOT_IO.format(what="an empty file")),
+])
+def test_what_doctor_cannot_check_raises_and_exits_2(tmp_path: Path, case: str, error: str, says: str) -> None:
+    import tidl_io
+
+    path = _misuse(tmp_path, case)
+    expected = f"{path}: " + says.format(path=path, parent=path.parent)
+    with pytest.raises(tidl_io.PathError) as info:
+        diagnose(path, check_library=False)
+    assert type(info.value) is getattr(tidl_io, error) and str(info.value) == expected
+    code, out, err = run("--no-library", str(path))
+    assert (code, out, err) == (2, "", f"tidl-io doctor: error: {expected}\n")
+    code, out, err = run("--no-library", "--json", str(path))  # --json too: no report when there is none
+    assert (code, out, err) == (2, "", f"tidl-io doctor: error: {expected}\n")
+
+
+def test_real_config_yaml_is_not_a_subgraph(realdata: Path) -> None:
+    """Review: a model folder's config.yaml as PATH was read as "subgraph 'config.yaml'", with a
+    false error about param.yaml; it is one line saying what it is (size by os.path.getsize)."""
+    from tidl_io import PathError
+
+    config = realdata / "net" / "od-8220-yolox-10.0" / "config.yaml"
+    assert b"\0" not in config.read_bytes() and config.read_bytes().decode("utf-8")  # text, as TI wrote it
+    expected = f"{config}: " + NOT_IO.format(what=f"a text file of {os.path.getsize(config)} byte(s)")
+    with pytest.raises(PathError) as info:
+        diagnose(config, check_library=False)
+    assert str(info.value) == expected
+    code, out, err = run("--no-library", str(config))
+    assert (code, out, err) == (2, "", f"tidl-io doctor: error: {expected}\n")
+    assert "subgraph" not in err and "param.yaml" not in err
+
+
+def test_a_checkable_folder_with_an_unusable_file_is_still_a_finding(tmp_path: Path) -> None:
+    """Findings stay findings: a 10-byte io file in a folder is checked (exit 1), not refused."""
+    (tmp_path / "s_tidl_io_1.bin").write_bytes(bytes(10))
+    found = diagnose(tmp_path, check_library=False)
+    assert not found.ok and next(f.source for f in found.errors) == str(tmp_path / "s_tidl_io_1.bin")
+    assert run("--no-library", str(tmp_path))[0] == 1

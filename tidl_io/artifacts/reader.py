@@ -8,13 +8,20 @@ probing and file reading a check of the whole model needs, and returns one
 16-bit name lists' sources. A file that cannot be used is data here too (a
 :class:`FileProblem`: the file and one located line), never an exception: judging them is the
 caller's (``tidl-io doctor``); nothing here judges or prints.
+
+It also says what the path is when there is nothing to check there
+(:attr:`ArtifactsFolder.checkable`): a path that cannot be used (``problem``), a folder of
+model folders (``subfolders``), a net file whose io descriptor is beside it (``given_net``), a
+file that is neither an io descriptor nor a net (``other_file``, told from its bytes by
+:func:`~tidl_io.iodesc.descriptor.looks_like_io` and :func:`~tidl_io.net.parse.looks_like_net`).
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,7 +29,7 @@ from ..base.check import check_path, list_folder, open_regular, path_kind
 from ..base.errors import PathError, TidlIoError
 from ..base.findings import read_text, reason
 from ..base.releases import Release, release_table
-from ..iodesc.descriptor import Descriptor, load
+from ..iodesc.descriptor import Descriptor, load, looks_like_io
 from ..net import Network, load_net
 from ..net.parse import find_layer_info, io_file_of, is_version_word, looks_like_net
 from ..precision.names import NameLists, read_name_lists
@@ -52,14 +59,16 @@ _EXPECTED = "an artifacts folder, a model folder holding artifacts/, or an io de
 @dataclass(frozen=True)
 class FileProblem:
     """A path that could not be looked at or a file that could not be used: ``source`` (the
-    path, as named) and ``message`` (one line, located, without the path)."""
+    path, as named) and ``message`` (one line, located, without the path); ``error``: the
+    exception that said so (not compared)."""
 
     source: str
     message: str
+    error: BaseException | None = field(default=None, compare=False, repr=False)
 
 
 def _problem(exc: BaseException, source: str | Path) -> FileProblem:
-    return FileProblem(str(source), reason(exc, str(source)))
+    return FileProblem(str(source), reason(exc, str(source)), exc)
 
 
 @dataclass(frozen=True)
@@ -100,8 +109,9 @@ class ArtifactsFolder:
     """What :func:`read_artifacts_folder` found at ``given``.
 
     ``folder`` holds the io files (or the nets, or is the parent of a file named). When
-    ``problem`` or ``given_net`` is set nothing else was read (``subfolders``: the folders one
-    level down that hold artifacts, when ``given`` holds none). ``net_only``: no io file, the
+    ``problem``, ``given_net`` or ``other_file`` is set nothing else was read (``subfolders``:
+    the folders one level down that hold artifacts, when ``given`` holds none; ``other_file``:
+    what the file named is, when it is neither an io descriptor nor a net file). ``net_only``: no io file, the
     nets alone. The sidecars are read only beside io files: ``metadata`` (``metadata_there``:
     any file under its name), ``allowed`` (the node groups of ``allowedNode.txt``;
     ``allowed_there``), ``params`` (of ``param_file``); each with its ``*_problem``.
@@ -129,6 +139,14 @@ class ArtifactsFolder:
     model_folder: bool = False
     params_name_folder: bool | None = None
     name_lists: NameLists | None = None
+    other_file: str | None = None
+
+    @property
+    def checkable(self) -> bool:
+        """Whether ``given`` names files to check: False for a path that cannot be used, a
+        folder of model folders, a net file whose io descriptor is beside it, a file that is
+        neither an io descriptor nor a net file."""
+        return self.problem is None and self.given_net is None and self.other_file is None
 
     @property
     def allowed_file(self) -> Path:
@@ -157,6 +175,8 @@ def read_artifacts_folder(path: str | os.PathLike[str], who: str = "read_artifac
             return _with_names(ArtifactsFolder(given, Path(given).parent, subgraphs=(_net_alone(Path(given)),),
                                                net_only=True), Path(given))
         return ArtifactsFolder(given, Path(given).parent, given_net=_given_net(given))
+    if kind == "file" and not looks_like_io(given):
+        return ArtifactsFolder(given, Path(given).parent, other_file=_what_file(given))
     try:
         folder, ios = locate_io_files(given, who)
     except (TidlIoError, OSError) as exc:
@@ -261,6 +281,22 @@ def _given_net(path: str) -> GivenNet:
     if word is None:
         return GivenNet(None, (), False)
     return GivenNet(word, release_table().of_net_version(word), is_version_word(word))
+
+
+def _what_file(path: str) -> str:
+    """What the file at ``path`` is, told from its first bytes, for one that is neither an io
+    descriptor nor a net file: its size, and whether it reads as text."""
+    try:
+        with open_regular(path, "a file") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            head = fh.read(4096)
+    except (OSError, PathError):
+        return "a file that cannot be read"
+    try:  # a multi-byte character cut at the end of what was read is text too
+        text = b"\0" not in head and bool(codecs.getincrementaldecoder("utf-8")().decode(head, final=size <= len(head)))
+    except UnicodeDecodeError:
+        text = False
+    return f"a {'text' if text else 'binary'} file of {size} byte(s)" if size else "an empty file"
 
 
 # ---- the sidecars ------------------------------------------------------------------------

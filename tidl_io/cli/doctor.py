@@ -4,84 +4,23 @@
 
 Exit codes like ``diff``: 0 all files agree, 1 a finding (an error of the files), 2 could not
 do the job (usage: a bad ``--explain``, an empty PATH, an ``--html`` file that cannot be
-written; a PATH that is missing or no file or folder, a folder with nothing to check, a folder
-of model folders, a net file whose io descriptor is beside it: :func:`_refusal`, said before
-:func:`tidl_io.diagnose` runs, which would report these as findings).
+written; a PATH that doctor cannot check: :func:`tidl_io.diagnose` raises a TidlIoError saying
+why, printed as its one line).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import shlex
-from pathlib import Path
 from typing import TextIO
 
 from ..base.atomic import write_bytes_atomic, write_failure
-from ..base.check import list_folder, path_kind
-from ..base.errors import PathError, TidlIoError
+from ..base.errors import TidlIoError
 from ..base.text import escape
 from ..iodesc.format import dumps_json
+from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 
 __all__ = ["add_commands"]
-
-EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
-
-_EXPECTED = "a model's artifacts folder, a model folder holding artifacts/, an io descriptor or a net file"
-
-
-def _refusal(path: str) -> str | bool | None:
-    """Whether doctor cannot check PATH (exit 2): a message for a folder of model folders
-    (one model at a time); True when :func:`tidl_io.diagnose`'s one error says why (nothing
-    there, no file or folder, a path that cannot be looked at, a folder with nothing to
-    check or that cannot be listed, a net file whose io descriptor is beside it: doctor
-    checks the folder); None when it can."""
-    from ..artifacts.folder import artifact_subfolders, locate_io_files  # start-up
-    from ..net.parse import io_file_of, looks_like_net  # start-up
-
-    p = Path(path)
-    try:
-        kind = path_kind(p, _EXPECTED)
-    except PathError:
-        return True
-    if kind not in ("file", "folder"):
-        return True
-    if kind == "file":
-        if not looks_like_net(p):
-            return None  # an io descriptor (or a file that is none: a finding)
-        try:
-            return path_kind(io_file_of(p), "an io descriptor") == "file" or None
-        except PathError:
-            return None  # its io file is not there: the net is checked alone
-    try:
-        locate_io_files(p, "doctor")
-        return None
-    except PathError:
-        if _has_nets(p):
-            return None  # checked from the net alone
-        below = artifact_subfolders(p)
-        if not below:
-            return True
-        names = ", ".join(str(b) for b in below[:8]) + (" ..." if len(below) > 8 else "")
-        return (f"{path}: a folder of model folders: give one model's artifacts folder; found {len(below)}: "
-                f"{names} (tidl-io doctor {shlex.quote(str(below[0]))})")
-    except (TidlIoError, OSError):
-        return None  # what diagnose reports as a finding of the files
-
-
-def _has_nets(folder: Path) -> bool:
-    """Whether ``folder`` (or its artifacts/) holds a net file, which doctor checks alone."""
-    from ..net.parse import looks_like_net  # start-up
-
-    for where in (folder, folder / "artifacts"):
-        try:
-            if path_kind(where, "a folder") != "folder":
-                continue
-            if any(n.endswith(".bin") and looks_like_net(where / n) for n in list_folder(where, "a folder")):
-                return True
-        except PathError:
-            continue
-    return False
 
 
 def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -102,12 +41,10 @@ def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for what, value in (("PATH", args.path), ("--library", args.library), ("--html", args.html)):
         if value == "":
             return usage(f"{what} is empty; expected a path")
-    refused = _refusal(args.path)
-    if isinstance(refused, str):
-        return usage(refused)
-    found = diagnose(args.path, library=args.library, explain=keys, check_library=not args.no_library)
-    if refused and found.errors:  # diagnose's error says why it could not check: not a finding
-        return usage("; ".join(f"{f.source}: {f.message}" for f in found.errors))
+    try:
+        found = diagnose(args.path, library=args.library, explain=keys, check_library=not args.no_library)
+    except TidlIoError as exc:  # it cannot check PATH: could not do the job, not a finding
+        return usage(str(exc))
     if found.library is not None and args.library is not None:  # the CLI names its own option
         found = dataclasses.replace(found, library=found.library.replace("library= argument", "--library"))
     if args.html:
@@ -127,7 +64,7 @@ def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(dumps_json(found.to_dict()) + "\n")
     else:
         out.write(found.to_text() + "\n")
-    return EXIT_OK if found.ok else EXIT_FINDING
+    return EXIT_OK if found.ok else EXIT_INVALID
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -140,7 +77,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                    "onnxrtMetaData.txt / allowedNode.txt / param.yaml, and whether the TIDL-RT "
                                    "library tidl-io would load is that release. Exit 0 when all agree, 1 with one "
                                    "located line per problem, 2 when it cannot check (usage, a missing PATH, a folder of "
-                                   "model folders: give one). The same as "
+                                   "model folders: give one; a file that is neither an io descriptor nor a net "
+                                   "file). The same as "
                                    "tidl_io.diagnose(PATH) in Python.")
     p.add_argument("path", metavar="PATH", help="an artifacts folder, a model folder holding artifacts/, or a net "
                                                 "file whose io descriptor is missing")

@@ -31,9 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from ..artifacts.reader import GivenNet, SubgraphFiles, read_artifacts_folder
+from ..artifacts.reader import ArtifactsFolder, GivenNet, SubgraphFiles, read_artifacts_folder
 from ..base.check import check_flag, wrong_kind
-from ..base.errors import LibraryNotFoundError, OptionError, TensorNotFoundError, TidlRtError
+from ..base.errors import (
+    LibraryNotFoundError,
+    OptionError,
+    PathError,
+    TensorNotFoundError,
+    TidlIoError,
+    TidlRtError,
+)
 from ..base.findings import ERROR, NOTE, DoctorFinding, dims_text, reason
 from ..base.releases import release_table, releases_label, releases_text
 from ..base.text import short, short_repr
@@ -93,22 +100,25 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
 
     A folder (or net file) with a net and no io descriptor is checked from the net alone:
     the missing io file is an error named as TI names it, and ``explain`` still answers.
-    Never raises for what it finds: a missing or unusable ``path`` is an error finding too;
-    only arguments of the wrong kind and an ``explain`` without a usable number raise
-    (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`).
 
-    The folder is read once (:func:`tidl_io.artifacts.reader.read_artifacts_folder`); the checks
-    below only judge what it read."""
+    Raises when it cannot check, one located line saying why (:class:`~tidl_io.PathError`,
+    the message starting with ``path``): a path that is not there or cannot be used
+    (:class:`~tidl_io.PathNotFoundError` also for a folder with no io descriptor or net to
+    check), a folder of model folders (naming them: give one), a net file whose io descriptor
+    is beside it (give the folder), a file that is neither an io descriptor nor a net file
+    (told from its bytes); also for arguments of the wrong kind and an ``explain`` without a
+    usable number (:class:`~tidl_io.ArgumentTypeError`, :class:`~tidl_io.OptionError`).
+    Otherwise returns a :class:`Diagnosis` whose findings are what is wrong with the files that
+    could be read: a file that cannot be used inside a folder being checked is a finding.
+
+    The folder is read once (:func:`tidl_io.artifacts.reader.read_artifacts_folder`, which
+    says what the path is); the checks below only judge what it read."""
     art = read_artifacts_folder(path, "diagnose")
     keys = _explain_keys(explain)
     check_library = check_flag(check_library, "diagnose", "check_library")
-    if art.given_net is not None:
-        return _failed(art.given, str(art.folder), _given_net_text(art.given_net, art.folder))
-    if art.problem is not None:
-        found = tuple(DoctorFinding(ERROR, "files", art.given, f"no io descriptor here, but {sub} holds artifacts: "
-                                    f"tidl-io doctor {shlex.quote(str(sub))}") for sub in art.subfolders)
-        return Diagnosis(art.given, art.given, (), (), "not checked",
-                         found or (DoctorFinding(ERROR, "files", art.problem.source, art.problem.message),))
+    refusal = _cannot_check(art)
+    if refusal is not None:
+        raise refusal
     subs = art.subgraphs
     findings = [] if art.metadata_problem is None else [
         DoctorFinding(ERROR, "metadata", art.metadata_problem.source, art.metadata_problem.message)]
@@ -132,8 +142,28 @@ def diagnose(path: str | os.PathLike[str], *, library: str | os.PathLike[str] | 
     return Diagnosis(art.given, str(art.folder), tuple(reports), releases, lib_text, tuple(findings))
 
 
-def _failed(path: str, folder: str, message: str) -> Diagnosis:
-    return Diagnosis(path, folder, (), (), "not checked", (DoctorFinding(ERROR, "files", path, message),))
+def _cannot_check(art: ArtifactsFolder) -> TidlIoError | None:
+    """Why doctor cannot check what ``art`` read (the error :func:`diagnose` raises), or None
+    when there are files to check (:attr:`ArtifactsFolder.checkable`)."""
+    given = art.given
+    if art.given_net is not None:
+        return PathError(given, _given_net_text(art.given_net, art.folder))
+    if art.other_file is not None:
+        return PathError(given, f"not an io descriptor (*_tidl_io_1.bin), a net file (*_tidl_net.bin) or an "
+                                f"artifacts folder: {art.other_file}; doctor checks {_EXPECTED}")
+    if art.problem is None:
+        return None
+    if art.subfolders:
+        below = art.subfolders
+        names = ", ".join(str(b) for b in below[:8]) + (" ..." if len(below) > 8 else "")
+        return PathError(given, f"a folder of model folders: give one model's artifacts folder; found {len(below)}: "
+                                f"{names} (tidl-io doctor {shlex.quote(str(below[0]))})")
+    error = art.problem.error
+    kind = type(error) if isinstance(error, PathError) else PathError
+    return kind(art.problem.source, art.problem.message, getattr(error, "errno", None))
+
+
+_EXPECTED = "a model's artifacts folder, a model folder holding artifacts/, an io descriptor or a net file"
 
 
 def _given_net_text(net: GivenNet, folder: Path) -> str:

@@ -185,11 +185,37 @@ def _parse_one(data: bytes, layout: Layout, source: str) -> Descriptor:
     return desc
 
 
+def _is_container_of(head: bytes, size: int, layout: Layout) -> bool:
+    """Whether a file of ``size`` bytes whose first bytes are ``head`` is a container of
+    ``layout``'s descriptors: the container magic right after the first one."""
+    s = layout.size
+    return size >= s + 8 and len(head) >= s + 4 and _struct.unpack_from("<I", head, s)[0] == MAGIC_CONTAINER
+
+
+def looks_like_io(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is meant as an io descriptor: named ``*tidl_io*.bin``, or a regular file
+    whose size is a known layout's or which holds the multi-subgraph container's magic
+    (descriptors are told by size; nets by their first word, :func:`tidl_io.net.parse.looks_like_net`).
+    Never raises: False for what cannot be read."""
+    name = os.path.basename(os.fspath(path))
+    if "tidl_io" in name and name.endswith(".bin"):
+        return True
+    try:
+        with open_regular(os.fspath(path), _EXPECTED_FILE) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size in layout_by_size():
+                return True
+            head = fh.read(max(lay.size for lay in layouts()) + 4)
+    except (OSError, PathError, ValueError):
+        return False
+    return any(_is_container_of(head, size, lay) for lay in layouts())
+
+
 def _parse_container(data: bytes, source: str) -> Descriptor:
     size = len(data)
     for layout in layouts():
         s = layout.size
-        if size < s + 8 or _struct.unpack_from("<I", data, s)[0] != MAGIC_CONTAINER:
+        if not _is_container_of(data, size, layout):
             continue
         n = _struct.unpack_from("<I", data, s + 4)[0]
         expected = s * (n + 1) + 8 + 16 * n

@@ -8,8 +8,10 @@ onnxrtMetaData.txt, allowedNode.txt, param.yaml) with the input's bytes as its i
 mutated descriptor of the corpus), or as its net one time in four, and each text sidecar
 mutated one time in two (:func:`fuzz.targets.support.mutate_text`). Operations:
 ``read_artifacts_folder`` must return (every file it cannot use is data in the object, never an
-exception); ``diagnose(check_library=False)`` must return a report whose ``to_dict()`` is strict
-JSON and whose ``to_text()`` is text.
+exception; what the path is: :attr:`ArtifactsFolder.checkable`); ``diagnose(check_library=False)``
+raises a library error (a PathError: it cannot check) only where the reader says there is nothing
+to check (the folder always holds TI-named io files, so never here), and otherwise returns a
+report whose ``to_dict()`` is strict JSON and whose ``to_text()`` is text: findings stay findings.
 """
 
 from __future__ import annotations
@@ -54,15 +56,22 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
     if checker.verbose:
         print(f"  artifacts folder: {'; '.join(steps)}")
 
+    checkable = []
+
     def read() -> None:
         try:
-            read_artifacts_folder(folder)
+            checkable.append(read_artifacts_folder(folder).checkable)
         except tidl_io.TidlIoError as exc:
             raise Unexpected(f"read_artifacts_folder raised {type(exc).__name__}: {exc}") from exc
 
     def doctor() -> None:
         try:
             found = tidl_io.diagnose(folder, check_library=False)
+        except tidl_io.PathError as exc:  # it cannot check: a library error, where the reader said so only
+            if checkable != [False]:
+                raise Unexpected(f"diagnose raised {type(exc).__name__} for a folder the reader can check: "
+                                 f"{exc}") from exc
+            raise
         except tidl_io.TidlIoError as exc:
             raise Unexpected(f"diagnose raised {type(exc).__name__}: {exc}") from exc
         json.dumps(found.to_dict(), allow_nan=False)

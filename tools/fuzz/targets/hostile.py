@@ -11,10 +11,12 @@ Each input is one of (drawn from ``rng``, so ``(seed, index)`` reproduces it):
   ``load_param_yaml`` (and one time in four ``diagnose`` of a folder holding it);
 - an ``--explain`` text: digits of every script, signs, up to 6 000 digits; ``parse_explain``
   gives a number in 0..2**31-1 or an OptionError;
-- a path: names over NAME_MAX, paths over PATH_MAX, control characters; ``diagnose`` returns
-  a report (never raises), ``load_traces`` / ``load_net`` / ``load_calibration`` raise a
-  TidlIoError, and ``tidl-io doctor`` / ``inspect`` exit 0..2 with no traceback and no control
-  character in their output.
+- a path: names over NAME_MAX, paths over PATH_MAX, control characters; ``diagnose`` raises a
+  located PathError (it cannot check a path that is not there: a library error, never a
+  report), ``load_traces`` / ``load_net`` / ``load_calibration`` raise a TidlIoError, and
+  ``tidl-io doctor`` / ``inspect`` exit 0..2 with no traceback and no control character in
+  their output. ``diagnose`` of a folder holding a hostile param.yaml may raise only what the
+  folder reader says it cannot check (:attr:`ArtifactsFolder.checkable`).
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
                     (str(folder / "param.yaml"),))
         if index % 64 == 9:  # one hostile input in four
             checker.op(index, "hostile doctor param.yaml", lambda: _doctor(str(folder)), (str(folder),))
+            checker.op(index, "hostile diagnose param.yaml", lambda: _diagnose(folder), (str(folder),))
     elif kind == 2:
         from tidl_io.doctor.checks import parse_explain
 
@@ -170,17 +173,36 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         where = (str(path)[:60], "path")
 
         def paths() -> None:
-            found = tidl_io.diagnose(path, check_library=False)
-            if found.ok:
-                raise Unexpected("diagnose found nothing wrong with a path that is not there")
             _doctor(str(path))
             _inspect(str(path))
+            try:
+                tidl_io.diagnose(path, check_library=False)
+            except tidl_io.PathError:
+                raise  # the library error it must be: the checker asks that it names the path
+            except tidl_io.TidlIoError as exc:
+                raise Unexpected(f"diagnose raised {type(exc).__name__}, not a PathError, for a path that is not "
+                                 f"there") from exc
+            raise Unexpected("diagnose returned a report for a path that is not there")
 
-        checker.op(index, "hostile path diagnose", paths, where)
+        # PathError names a path with control characters as repr() does
+        checker.op(index, "hostile path diagnose", paths, (*where, repr(str(path))[:60]))
         checker.op(index, "hostile path load_traces",
                     lambda: tidl_io.load_traces(path, tidl_io.load_net(ROOT / "tidl_io" / "examples" /
                                                                        "detector_tidl_net.bin")), where)
         checker.op(index, "hostile path load_calibration", lambda: tidl_io.load_calibration(path), where)
+
+
+def _diagnose(folder: Path) -> None:
+    """``diagnose`` raises only when the folder reader says there is nothing to check: findings stay findings."""
+    import tidl_io
+    from tidl_io.artifacts.reader import read_artifacts_folder
+
+    try:
+        tidl_io.diagnose(folder, check_library=False)
+    except tidl_io.TidlIoError as exc:
+        if read_artifacts_folder(folder).checkable:
+            raise Unexpected(f"diagnose raised {type(exc).__name__} for a folder it can check: {exc}") from exc
+        raise
 
 
 def _doctor(path: str) -> None:
