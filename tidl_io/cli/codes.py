@@ -31,24 +31,22 @@ def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: T
     return EXIT_USAGE
 
 
-def top(text: str) -> int | None:
-    """An argparse type for ``--top N``: a whole number >= 0, where 0 means all (None); the same
-    in every command that has ``--top`` (argparse names the option and exits 2 otherwise)."""
+def _whole(text: str, least: int, hint: str) -> int:
     try:
         value = int(text, 10)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (0: all), found {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (0: all), found {value}")
-    return value or None
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}{hint}, found {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}{hint}, found {value}")
+    return value
+
+
+def top(text: str) -> int | None:
+    """An argparse type for ``--top N``: a whole number >= 0, where 0 means all (None); the same
+    in every command that has ``--top`` (argparse names the option and exits 2 otherwise)."""
+    return _whole(text, 0, " (0: all)") or None
 
 
 def count(text: str) -> int:
     """An argparse type: a whole number >= 1 (argparse names the option and exits 2 otherwise)."""
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
-    return value
+    return _whole(text, 1, "")
