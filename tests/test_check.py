@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tidl_io
-from tidl_io.base.check import as_array, check_flag, check_layout, layout_name, open_regular
+from tidl_io.base.check import as_array, check_flag, check_layout, layout_name, open_regular, require_folder
 from tidl_io.base.errors import ArgumentTypeError, PathError, PathIsFolderError, PathNotFoundError
 from tidl_io.emulator._fixture import tiny_net
 
@@ -557,3 +557,15 @@ def test_read_limited_allocates_the_file_not_the_limit(tmp_path: Path) -> None:
             tracemalloc.stop()
     assert data == path.read_bytes()
     assert peak < 4 * len(data), peak  # no read of the limit, nor of a 1 MiB chunk at the end
+
+
+def test_require_folder_says_what_is_there(tmp_path: Path) -> None:
+    require_folder(tmp_path, "a folder")  # a folder: nothing to say
+    with pytest.raises(PathNotFoundError) as err:
+        require_folder(tmp_path / "gone", "a model folder")
+    assert str(err.value) == f"{tmp_path / 'gone'}: no such file or folder; expected a model folder"
+    (tmp_path / "f.yaml").write_text("x")
+    with pytest.raises(PathError) as err2:
+        require_folder(tmp_path / "f.yaml", "a model folder")
+    assert str(err2.value) == f"{tmp_path / 'f.yaml'}: is a file, not a folder; expected a model folder"
+    assert not isinstance(err2.value, PathNotFoundError)

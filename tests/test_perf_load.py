@@ -196,7 +196,7 @@ def test_board_of_an_unknown_subgraph(tmp_path: Path) -> None:
 def test_nothing_to_read(tmp_path: Path) -> None:
     with pytest.raises(PathNotFoundError, match="none of TI's performance files"):
         load_perf(tmp_path)
-    with pytest.raises(PathNotFoundError, match="no such folder"):
+    with pytest.raises(PathNotFoundError, match="no such file or folder"):
         load_perf(tmp_path / "absent")
     (tmp_path / "f").write_text("x")
     with pytest.raises(OSError, match="not a folder"):

@@ -117,8 +117,11 @@ def test_scale_disagreement_is_a_problem(tmp_path: Path) -> None:
 def test_nothing_to_read(tmp_path: Path) -> None:
     with pytest.raises(PathNotFoundError, match="paramDebug"):
         tidl_io.load_quant(tmp_path)
-    with pytest.raises(PathNotFoundError):
+    with pytest.raises(PathNotFoundError, match="missing: no such file or folder; expected a model folder"):
         tidl_io.load_quant(tmp_path / "missing")
+    (tmp_path / "config.yaml").write_text("x: 1\n")  # a file is not said to be missing (the review's case)
+    with pytest.raises(tidl_io.PathError, match="config.yaml: is a file, not a folder; expected a model folder"):
+        tidl_io.load_quant(tmp_path / "config.yaml")
 
 
 def test_text_table_is_escaped(tmp_path: Path) -> None:

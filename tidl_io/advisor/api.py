@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_int, check_path
+from ..base.check import check_int, check_path, require_folder
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError
 from .model import (
     MIN_SHARE,
@@ -69,9 +69,8 @@ def _nets(path: PathLike) -> tuple[Path, list[tuple[str, Path]]]:
     p = Path(check_path(path, "advise", "artifacts"))
     if p.is_file() and p.name.endswith(_NET):
         return p.parent, [(p.name[:-len(_NET)], p)]
-    if not p.is_dir():
-        raise PathNotFoundError(str(p), "no such folder; expected the model's artifacts folder (with its "
-                                        "*_tidl_net.bin) or the model folder holding artifacts/")
+    require_folder(p, "the model's artifacts folder (with its *_tidl_net.bin), the model folder holding "
+                      "artifacts/, or a *_tidl_net.bin")
     for art in (p, p / "artifacts", p.parent if p.name == "tempDir" else p):
         found = sorted((f for f in art.glob(f"*{_NET}") if f.is_file()) if art.is_dir() else [],
                        key=lambda f: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", f.name)])

@@ -265,6 +265,19 @@ def path_kind(path: str | os.PathLike[str], expected: str) -> str | None:
     return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
+def require_folder(path: str | os.PathLike[str], expected: str) -> None:
+    """Nothing when ``path`` is a folder; else a :class:`PathError` saying what is there
+    instead -- :class:`PathNotFoundError` "no such file or folder", or "is a file, not a
+    folder" -- and ``expected``."""
+    name = os.fspath(path)
+    kind = path_kind(name, expected)
+    if kind is None:
+        raise PathNotFoundError(name, f"no such file or folder; expected {expected}", errno.ENOENT)
+    if kind != "folder":
+        what = "a file" if kind == "file" else "not a regular file"
+        raise PathError(name, f"is {what}, not a folder; expected {expected}", errno.ENOTDIR)
+
+
 def list_folder(path: str | os.PathLike[str], expected: str) -> list[str]:
     """The names in folder ``path``, sorted; a :class:`PathError` (PathNotFoundError when it is
     gone) when it cannot be listed (no permission, too long a path...)."""

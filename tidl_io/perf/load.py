@@ -15,7 +15,6 @@ Where TI leaves them (``ART`` is the artifacts folder, the one holding ``tempDir
 from __future__ import annotations
 
 import dataclasses
-import errno
 import os
 import re
 from collections.abc import Sequence
@@ -23,7 +22,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_path
+from ..base.check import check_path, require_folder
 from ..base.errors import (
     ArgumentTypeError,
     FormatError,
@@ -306,11 +305,7 @@ def load_perf(path: str | os.PathLike[str], *, board: Sequence[str | os.PathLike
     root = Path(check_path(path, "load_perf", "path"))
     if isinstance(board, (str, bytes, os.PathLike)) or not all(isinstance(b, (str, os.PathLike)) for b in board):
         raise ArgumentTypeError("load_perf: board: expected a list of paths (tidl_trace_subgraph_<N>_perf.csv)")
-    if not root.exists():
-        raise PathNotFoundError(str(root), f"no such folder; expected a model or artifacts folder with {_WHAT}")
-    if not root.is_dir():
-        raise PathError(str(root), f"is not a folder; expected a model or artifacts folder with {_WHAT}",
-                        errno.ENOTDIR)
+    require_folder(root, f"a model or artifacts folder with {_WHAT}")
     art, temp = _art_folders(root)
     notes: list[str] = []
     found = [(sg, f) for sg in _subgraph_names(art, temp) if (f := _Files(sg, art, temp, notes)).any()]

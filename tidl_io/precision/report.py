@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_int, check_path
+from ..base.check import check_int, check_path, require_folder
 from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
 from ..base.text import escape, report_repr
@@ -205,9 +205,7 @@ def load_quant(path: str | os.PathLike[str]) -> QuantReport:
     malformed one."""
 
     given = Path(check_path(path, "load_quant", "path"))
-    if not given.is_dir():
-        raise PathNotFoundError(str(given), "no such folder; expected a model folder, its artifacts folder or "
-                                            "tempDir")
+    require_folder(given, "a model folder, its artifacts folder or tempDir")
     art = _artifacts(given)
     debugs = sorted({*art.glob(f"tempDir/*{_DEBUG_SUFFIX}"), *art.glob(f"*{_DEBUG_SUFFIX}")},
                     key=lambda p: _natural(p.name))
