@@ -90,7 +90,7 @@ def test_fixture_text_and_exit_codes(fixture_net: Path, tmp_path: Path) -> None:
     bad.write_bytes(fixture_net.read_bytes()[:5000])
     code, _, err = run("inspect", str(bad))
     assert code == 1 and err.count("\n") == 1 and "truncated" in err and "TIDLLayers[2]" in err
-    assert run("inspect", str(tmp_path / "none_tidl_net.bin"))[0] == 1
+    assert run("inspect", str(tmp_path / "none_tidl_net.bin"))[0] == 2  # nothing there: could not do the job
     assert run("inspect", "--json", "--html", str(fixture_net))[0] == 2
 
 
@@ -115,7 +115,10 @@ def test_json_document_always_has_both_arrays(fixture_net: Path, tmp_path: Path)
     bad = tmp_path / "bad_tidl_net.bin"
     bad.write_bytes(fixture_net.read_bytes()[:100])
     code, out, err = run("inspect", "--json", str(bad))
-    assert code == 1 and json.loads(out) == {"schema_version": 1, "descriptors": [], "nets": []} and err
+    doc = json.loads(out)
+    assert code == 1 and err and doc["descriptors"] == [] and doc["nets"] == []  # a cut net: a finding
+    assert [e["path"] for e in doc["errors"]] == [str(bad)]  # said in the document too, not only on stderr
+    assert "offset 0x64" in doc["errors"][0]["message"] and "truncated" in doc["errors"][0]["message"]
     io_file = EXAMPLES / "detector_tidl_io_1.bin"
     doc = json.loads(run("inspect", "--json", str(io_file))[1])
     assert len(doc["descriptors"]) == 1 and doc["nets"] == []
