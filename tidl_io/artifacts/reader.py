@@ -188,8 +188,8 @@ def read_artifacts_folder(path: str | os.PathLike[str], who: str = "read_artifac
         return ArtifactsFolder(given, Path(given), _problem(exc, given), subfolders=tuple(below))
     meta, meta_problem = _sidecar(folder / METADATA_FILE, parse_onnxrt_metadata)
     subs = tuple(_subgraph(io) for io in sort_io_files(ios, meta))
-    try:
-        listed = {subgraph_name(f) for f in locate_io_files(folder)[1]}
+    try:  # a folder named: its io files are all listed already; a file named: the others beside it
+        listed = {subgraph_name(f) for f in (ios if kind == "folder" else locate_io_files(folder)[1])}
     except (TidlIoError, OSError):
         listed = set()
     allowed, allowed_problem = _sidecar(folder / ALLOWED_FILE, parse_allowed_nodes)
@@ -233,11 +233,8 @@ def _subgraph(io: Path) -> SubgraphFiles:
 def _net_alone(net_path: Path) -> SubgraphFiles:
     """A subgraph of which only the net is there; ``io`` is the name TI's tools would give its io file."""
     io = io_file_of(net_path)
-    name = io.name.removesuffix("_tidl_io_1.bin") if io.name.endswith("_tidl_io_1.bin") else io.stem
-    if io.name.startswith("tidl_io_") and io.name.endswith("_1.bin"):
-        name = io.name[len("tidl_io_"): -len("_1.bin")]
     net, net_problem = _net(net_path)
-    return SubgraphFiles(name, io, net_path, net_path, None, net, True, None, None, net_problem, _layer_info(net))
+    return SubgraphFiles(subgraph_name(io), io, net_path, net_path, None, net, True, None, None, net_problem, _layer_info(net))
 
 
 def _net(net_path: Path | None) -> tuple[Network | None, FileProblem | None]:
