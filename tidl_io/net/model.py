@@ -24,7 +24,10 @@ if TYPE_CHECKING:
     from ..iodesc.descriptor import Tensor
     from .schema import NetLayout
 
-__all__ = ["IoLink", "Layer", "Network", "Section"]
+__all__ = ["UNNAMED_TYPE", "IoLink", "Layer", "Network", "Section"]
+
+UNNAMED_TYPE = "TIDL layer type "
+"""How :attr:`Layer.type` names a type code the release's table has no name for (+ the code)."""
 
 
 @dataclass(frozen=True)

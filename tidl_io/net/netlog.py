@@ -13,7 +13,10 @@ from decimal import Decimal
 
 from ..base.tilog import MAX_LAYERS, located, read_text, split_lines, to_decimal, to_int
 
-__all__ = ["NetLog", "NetLogLayer", "load_netlog", "parse_netlog"]
+__all__ = ["NAME_CUT", "NetLog", "NetLogLayer", "load_netlog", "parse_netlog"]
+
+NAME_CUT = 50
+"""TI's netLog writes the last 50 characters of a longer output name."""
 
 _FIELDS_AFTER_NAME = 9  # Group, #Ins, #Outs, Inbuf Ids, Outbuf Id, In NCHW, Out NCHW, MACS, the closing ""
 

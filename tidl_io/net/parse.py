@@ -25,7 +25,7 @@ from ..base.structs import Struct
 from ..base.text import short
 from ..iodesc.descriptor import load
 from .layerinfo import read_layer_info
-from .model import Layer, Network, Section, decide_layouts
+from .model import UNNAMED_TYPE, Layer, Network, Section, decide_layouts
 from .schema import HEADER, START, NetLayout, common, fields_of, known_versions_text, layout_for, net_versions
 
 __all__ = ["find_layer_info", "io_file_of", "layer_info_paths", "load_net", "parse_net"]
@@ -331,7 +331,7 @@ def _layers(layout: NetLayout, arr: np.ndarray, data: bytes | bytearray, n: int,
     for i in range(n):
         code = types[i]
         layers.append(Layer(
-            index=i, type_code=code, type=layout.type_name(code) or f"TIDL layer type {code}", name=None,
+            index=i, type_code=code, type=layout.type_name(code) or f"{UNNAMED_TYPE}{code}", name=None,
             inputs=tuple(in_ids[i][:max(num_in[i], 0)]), num_in=num_in[i], num_out=num_out[i],
             data_id=None if code == 0 and num_out[i] < 0 else data_ids[i],  # an output data layer makes no buffer
             element_code=elements[i], dims=tuple(dims[i]), pads=(pad_w[i], pad_h[i]), pitches=tuple(pitches[i]),

@@ -35,6 +35,7 @@ from ..base.text import escape
 from ..base.tilog import read_text
 from ..net import load_net
 from ..net.layerinfo import read_layer_info
+from ..net.model import UNNAMED_TYPE
 from ..net.netlog import NetLogLayer, load_netlog
 from .board import BoardLayer, BoardRun, board_subgraph, parse_board
 from .bufinfo import BufInfoLayer, parse_bufinfolog
@@ -132,7 +133,7 @@ def _check_same_layers(sg: str, sim: Simulation | None, others: list[tuple[str, 
             raise FormatError(sim.source, f"{sg}: the simulation has {len(mine)} layers, the {what} {len(theirs)} "
                                           f"(layers {', '.join(map(str, extra))} differ): files of two compilations?")
         for index, kind in theirs.items():
-            if kind != mine[index] and not kind.startswith("TIDL layer type "):  # a code the net schema has no name for
+            if kind != mine[index] and not kind.startswith(UNNAMED_TYPE):  # a code the net schema has no name for
                 raise FormatError(sim.source, f"{sg}: layer {index} is a {mine[index]} in the simulation, a {kind} "
                                               f"in the {what}: files of two compilations?")
 

@@ -11,17 +11,16 @@ another model is refused the same way everywhere, never shown beside the wrong l
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..base.errors import FormatError
 from ..base.text import short
+from ..net.model import UNNAMED_TYPE, Network
+from ..net.netlog import NAME_CUT
 from .model import LayerPerf, PerformanceData, SubgraphPerf
 
 __all__ = ["net_simulation", "same_layer_name", "simulated_layer"]
 
 _NET = "_tidl_net.bin"
-_NETLOG_CUT = 50  # TI's netLog writes the last 50 characters of a long output name
-_UNNAMED_TYPE = "TIDL layer type "  # the net's name for a type code its release table lacks
 
 
 def same_layer_name(a: str | None, b: str | None) -> bool:
@@ -30,10 +29,10 @@ def same_layer_name(a: str | None, b: str | None) -> bool:
     if a is None or b is None or a == b:
         return True
     cut, whole = (a, b) if len(a) < len(b) else (b, a)
-    return len(cut) == _NETLOG_CUT and whole.endswith(cut)
+    return len(cut) == NAME_CUT and whole.endswith(cut)
 
 
-def net_simulation(performance: PerformanceData, net: Any) -> SubgraphPerf | None:
+def net_simulation(performance: PerformanceData, net: Network) -> SubgraphPerf | None:
     """The subgraph of ``performance`` that simulates ``net`` (a :class:`tidl_io.Network`): the
     one named like the net file (``74`` for ``74_tidl_net.bin``), else the only one; None when
     there are several and none has that name.
@@ -60,7 +59,7 @@ def net_simulation(performance: PerformanceData, net: Any) -> SubgraphPerf | Non
     return sg
 
 
-def _difference(sg: SubgraphPerf, net: Any) -> str | None:
+def _difference(sg: SubgraphPerf, net: Network) -> str | None:
     """What tells the simulated layers from the net's layers, or None when they agree."""
     mine = {lay.index: lay for lay in sg.layers}
     theirs = {lay.index: lay for lay in net.layers}
@@ -70,8 +69,8 @@ def _difference(sg: SubgraphPerf, net: Any) -> str | None:
                 f"{', '.join(map(str, differ[:5]))}{' …' if len(differ) > 5 else ''} in one only)")
     for index in sorted(theirs):
         s, n = mine[index], theirs[index]
-        if s.type is not None and s.type != n.type and not n.type.startswith(_UNNAMED_TYPE) \
-                and not s.type.startswith(_UNNAMED_TYPE):
+        if s.type is not None and s.type != n.type and not n.type.startswith(UNNAMED_TYPE) \
+                and not s.type.startswith(UNNAMED_TYPE):
             return f"layer {index} is a {short(s.type)} in the simulation, a {short(n.type)} in the net"
         if n.type != "TIDL_DataLayer" and not same_layer_name(s.name, n.name):
             return f"layer {index} is {short(s.name or '')!r} in the simulation, {short(n.name or '')!r} in the net"
