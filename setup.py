@@ -9,7 +9,7 @@ compiler the build prints one line and the package uses its NumPy path.
 import importlib.util
 from pathlib import Path
 
-from setuptools import Distribution, setup
+from setuptools import Distribution, find_packages, setup
 from setuptools.command.build_py import build_py
 
 try:  # setuptools >= 70.1
@@ -51,4 +51,9 @@ class bdist_wheel_native(bdist_wheel):
         return "py3", "none", plat
 
 
-setup(distclass=BinaryDistribution, cmdclass={"build_py": build_py_native, "bdist_wheel": bdist_wheel_native})
+# Every code package is found (a new part of tidl_io/ cannot be left out of the wheel); the data
+# packages have no __init__.py and are named.
+PACKAGES = sorted(find_packages(include=["tidl_io", "tidl_io.*"])) + ["tidl_io.examples", "tidl_io.schemas"]
+
+setup(packages=PACKAGES, distclass=BinaryDistribution,
+      cmdclass={"build_py": build_py_native, "bdist_wheel": bdist_wheel_native})

@@ -7,14 +7,40 @@ from pathlib import Path
 
 import pytest
 
+import tidl_io
+from tidl_io.iodesc.schema import schema_dir
+
 ROOT = Path(__file__).resolve().parents[1]
+# The package under test: the checkout's tidl_io/ (the README's test command) or the installed
+# wheel's (CI's installed-wheel stage copies tests/ and tools/ out of the repository and sets
+# TIDL_IO_TEST_INSTALLED=1). Everything the tests read of the package (the bundled example, the
+# schemas, the C sources) is read from where tidl_io was imported, never from the checkout.
+PACKAGE = Path(tidl_io.__file__).resolve().parent
+SCHEMAS = schema_dir()
+INSTALLED = os.environ.get("TIDL_IO_TEST_INSTALLED", "").strip() == "1"
 # TIDL_IO_TEST_REALDATA overrides where the real corpus is looked for (test_misuse points it at a
 # missing folder to check that every test needing it skips cleanly rather than fails).
 REALDATA = Path(os.environ.get("TIDL_IO_TEST_REALDATA") or ROOT.parent / "shared" / "realdata")
 FIXTURES = ROOT / "tests" / "fixtures"
 GOLDEN = ROOT / "tests" / "golden"
 SPECS = ROOT / "tools" / "fixtures"
-EXAMPLES = ROOT / "tidl_io" / "examples"
+EXAMPLES = PACKAGE / "examples"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With TIDL_IO_TEST_INSTALLED=1, refuse to run unless tidl_io is the installed package (in a
+    site-packages folder, with no checkout of tidl_io beside the tests)."""
+    if not INSTALLED:
+        return
+    problems = []
+    if "site-packages" not in PACKAGE.parts:
+        problems.append(f"tidl_io was imported from {PACKAGE}, not from a site-packages folder")
+    if (ROOT / "tidl_io").exists() or (ROOT / "schemas").exists():
+        problems.append(f"the tests sit beside a checkout ({ROOT} holds tidl_io/ or schemas/)")
+    if SCHEMAS != PACKAGE / "schemas":
+        problems.append(f"the schemas were found at {SCHEMAS}, not inside the installed package")
+    if problems:
+        raise pytest.UsageError("TIDL_IO_TEST_INSTALLED=1: " + "; ".join(problems))
 
 
 def real_files() -> list[Path]:

@@ -20,7 +20,7 @@ from tidl_io.artifacts.folder import (
     parse_param_yaml,
 )
 
-from conftest import REALDATA, ROOT
+from conftest import EXAMPLES, REALDATA
 
 SIDECAR = REALDATA / "sidecar"
 
@@ -110,7 +110,7 @@ def test_param_yaml_errors(text: str, match: str) -> None:
 # ---- artifacts folders --------------------------------------------------------------------
 
 def test_find_artifacts_layouts(tmp_path: Path) -> None:
-    ex = tidl_io.load(ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin")
+    ex = tidl_io.load(EXAMPLES / "detector_tidl_io_1.bin")
     data = tidl_io.build(ex)
     art = tmp_path / "m" / "artifacts"
     art.mkdir(parents=True)

@@ -531,7 +531,7 @@ def test_load_allocates_about_the_file_not_the_limit() -> None:
 
     from tidl_io import load
 
-    path = Path(__file__).resolve().parents[1] / "tidl_io" / "examples" / "detector_tidl_io_1.bin"
+    path = EXAMPLES / "detector_tidl_io_1.bin"
     tracemalloc.start()
     try:
         load(path)

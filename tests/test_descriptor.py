@@ -18,7 +18,7 @@ import tidl_io
 from tidl_io.iodesc.descriptor import make_descriptor
 from tidl_io.iodesc.format import descriptor_to_dict
 
-from conftest import FIXTURES, REALDATA, SPECS, corpus_params, real_files
+from conftest import EXAMPLES, FIXTURES, REALDATA, SPECS, corpus_params, real_files
 
 # ---- round trip over the whole corpus ----------------------------------------------------
 
@@ -169,7 +169,7 @@ def test_fixture_bytes_hold_spec_values_at_spec_offsets(spec_path: Path) -> None
     """Read the fixture with struct at offsets from the spec and compare with the YAML."""
     spec = yaml.safe_load(spec_path.read_text())
     out = (FIXTURES / f"{spec_path.stem}_tidl_io_1.bin") if not spec_path.stem.startswith("example_") else (
-        SPECS.parents[1] / "tidl_io" / "examples" / f"{spec_path.stem[8:]}_tidl_io_1.bin")
+        EXAMPLES / f"{spec_path.stem[8:]}_tidl_io_1.bin")
     data = out.read_bytes()
     table, size = _spec_offsets(str(spec["family"]), int(spec.get("cores", 1)))
     assert struct.unpack_from("<2i", data, 0) == (len(spec.get("inputs", [])), len(spec.get("outputs", [])))

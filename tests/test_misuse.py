@@ -26,7 +26,7 @@ import tidl_io
 from tidl_io import ArgumentTypeError, BufferMismatchError, OptionError, TidlIoError, TidlIoWarning
 from tidl_io.cli.app import main
 
-from conftest import EXAMPLES, FIXTURES, ROOT, SPECS
+from conftest import EXAMPLES, FIXTURES, PACKAGE, ROOT, SPECS
 
 DESC = tidl_io.load(EXAMPLES / "detector_tidl_io_1.bin")
 T_IN, T_OUT = DESC.input(0), DESC.output(0)
@@ -107,7 +107,7 @@ def test_option_error_is_public_under_the_root() -> None:
 
 def test_one_nan_policy_function() -> None:
     """issue 19 item 3: nan= is applied in one place (quant.nan_policy), not in three."""
-    sources = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "tidl_io").rglob("*.py")}
+    sources = {p.name: p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py")}
     applied = {name: len(re.findall(r"""nan\s*==\s*["']error["']""", text)) for name, text in sources.items()}
     assert {k: v for k, v in applied.items() if v} == {"quant.py": 1}
     assert "def nan_policy(" in sources["quant.py"]

@@ -31,7 +31,7 @@ from tidl_io.data.buffers import pack, unpack
 from tidl_io.data.permute import permute
 from tidl_io.data.reorg import MODES, reorg, reorg_inverse
 
-from conftest import ROOT, corpus_params
+from conftest import PACKAGE, ROOT, corpus_params
 from test_buffers import corpus_tensors, geometries, make_tensor, user_data
 
 REQUIRED = os.environ.get("TIDL_IO_REQUIRE_NATIVE", "").strip() == "1"
@@ -504,7 +504,7 @@ def test_dequantize_proof_tool(tmp_path: Path) -> None:
         pytest.skip("no C compiler")
     lib = tmp_path / "libprove.so"
     subprocess.run([*shlex.split(cc), "-O2", "-shared", "-fPIC", "-pthread", "-ffp-contract=off",
-                    "-Dmain=prove_dequantize_main", "-I", str(ROOT / "tidl_io" / "native"), "-o", str(lib),
+                    "-Dmain=prove_dequantize_main", "-I", str(PACKAGE / "native"), "-o", str(lib),
                     str(ROOT / "tools" / "prove_dequantize.c"), "-lm"], check=True)
     prove = ctypes.CDLL(str(lib)).prove_dequantize_main
     prove.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
@@ -787,7 +787,7 @@ def _header_exports() -> dict[str, tuple[str, list[str]]]:
     from the text (comments removed, prototypes joined across lines)."""
     import re
 
-    text = (ROOT / "tidl_io" / "native" / "tidl_io_native.h").read_text()
+    text = (PACKAGE / "native" / "tidl_io_native.h").read_text()
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
     text = re.sub(r"//[^\n]*", " ", text)
     found = {}

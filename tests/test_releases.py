@@ -29,9 +29,9 @@ from tidl_io.base.releases import (
 )
 from tidl_io.iodesc import schema as _schema
 
-from conftest import ROOT
+from conftest import PACKAGE, SCHEMAS
 
-SHIPPED = ROOT / "schemas" / "releases.yaml"
+SHIPPED = SCHEMAS / "releases.yaml"
 
 # release -> (net_versions, net layout, io family, TIDL-RT family): the three old tables, merged by hand
 TABLE = {
@@ -157,7 +157,7 @@ def test_every_name_in_the_table_exists() -> None:
     for r in release_table():
         assert r.io in io_families, r
         assert r.tidlrt is None or r.tidlrt in families(), r
-        assert r.net is None or (ROOT / "schemas" / "net" / r.net).is_file(), r
+        assert r.net is None or (SCHEMAS / "net" / r.net).is_file(), r
         assert all(layout_for(w) for w in r.net_versions), r
 
 
@@ -165,20 +165,20 @@ def test_release_lists_live_in_one_file() -> None:
     """No other schema file lists releases; no module but releases.py spells one."""
     import yaml
 
-    others = [p for p in (ROOT / "schemas").rglob("*.yaml") if p.name != "releases.yaml"]
+    others = [p for p in SCHEMAS.rglob("*.yaml") if p.name != "releases.yaml"]
     assert others and not any(p.name == "versions.yaml" for p in others)
     for p in others:
         doc = yaml.safe_load(p.read_text())
         assert not (isinstance(doc, dict) and "releases" in doc), p
     spelling = re.compile(r":02d\}\.\{|int\(r\[:2\]\)|partition\(\"\.\"\)")
-    found = [str(p.relative_to(ROOT)) for p in (ROOT / "tidl_io").rglob("*.py")
+    found = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
              if p.name != "releases.py" and spelling.search(p.read_text())]
     assert found == []
 
 
 def test_low_floor_imports() -> None:
     """releases.py imports only _errors, _check, the standard library and yaml (it moves to base/)."""
-    tree = ast.parse((ROOT / "tidl_io" / "base" / "releases.py").read_text())
+    tree = ast.parse((PACKAGE / "base" / "releases.py").read_text())
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):

@@ -12,7 +12,7 @@ import pytest
 import tidl_io
 from tidl_io.run.runner import STAGES, format_run, load_inputs, random_input, run_model, run_to_dict
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, FIXTURES
 from runtime_oracles import _small
 
 
@@ -95,7 +95,7 @@ def test_unusable_input_files_are_located_errors(tmp_path: Path) -> None:
 
 def test_tidlrt_run_takes_copy_times_from_perfstats(tidlrt_standin, tmp_path: Path, monkeypatch) -> None:
     lib = tidlrt_standin("T6P-d")
-    desc = tidl_io.load(next(p for p in sorted(Path(EXAMPLES).parent.parent.glob("tests/fixtures/l3_c2*"))))
+    desc = tidl_io.load(next(p for p in sorted(FIXTURES.glob("l3_c2*"))))
     art = tmp_path / "art"
     art.mkdir()
     (art / "m_tidl_io_1.bin").write_bytes(tidl_io.build(desc))

@@ -23,7 +23,7 @@ from tidl_io.run.session import ModelParams, Session, parse_onnxrt_metadata, par
 from tidl_io.runtime import MockC7xRuntime
 from tidl_io.runtime.models import model_shape
 
-from conftest import REALDATA, ROOT, real_files
+from conftest import EXAMPLES, REALDATA, ROOT, real_files
 
 SIDECAR = REALDATA / "sidecar"
 
@@ -311,7 +311,7 @@ def test_run_errors(tmp_path: Path) -> None:
 
 
 def test_custom_runtime_factory_gets_desc_and_net(tmp_path: Path) -> None:
-    ex = ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin"
+    ex = EXAMPLES / "detector_tidl_io_1.bin"
     art = tmp_path / "art"
     art.mkdir()
     shutil.copy(ex, art / "det_tidl_io_1.bin")
@@ -331,7 +331,7 @@ def test_custom_runtime_factory_gets_desc_and_net(tmp_path: Path) -> None:
 
 
 def test_params_override(tmp_path: Path) -> None:
-    ex = ROOT / "tidl_io" / "examples"
+    ex = EXAMPLES
     with Session(ex, model="detection", params={"session": {"input_mean": [1, 2, 3], "input_optimization": False}}) as s:
         assert s.normalize and s.params.input_mean == (1.0, 2.0, 3.0)
         assert any("normalised here as (x - [1.0, 2.0, 3.0]) * [1.0]" in n for n in s.notes)
@@ -341,7 +341,7 @@ def test_params_override(tmp_path: Path) -> None:
 
 
 def test_detections_from_run_outputs(tmp_path: Path) -> None:
-    with Session(ROOT / "tidl_io" / "examples", model="detection") as s:
+    with Session(EXAMPLES, model="detection") as s:
         img = np.full((96, 160, 3), 80, np.uint8)
         img[10:40, 12:52] = (220, 40, 40)      # red, label 0
         img[60:88, 20:44] = (240, 220, 40)     # yellow, label 3
@@ -354,13 +354,13 @@ def test_detections_from_run_outputs(tmp_path: Path) -> None:
         assert s.detections(out, threshold=0.9).shape == (2, 6)
         assert s.detections(out)[0].tolist() == np.float32([12 / 160, 10 / 96, 52 / 160, 40 / 96, 0, 1]).tolist()
     params = {"postprocess": {"formatter": {"name": "DetectionBoxSL2BoxLS"}, "detection_threshold": 0.5}}
-    with Session(ROOT / "tidl_io" / "examples", model="detection", params=params) as s:
+    with Session(EXAMPLES, model="detection", params=params) as s:
         dets = {"dets": np.array([[1, 2, 3, 4, 0.9], [5, 6, 7, 8, 0.2]]), "labels": np.array([7, 8])}
         assert s.detections(dets).tolist() == [[1, 2, 3, 4, 7, np.float32(0.9)]]
 
 
 def test_runtime_choices_and_notes(tmp_path: Path, monkeypatch) -> None:
-    ex = ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin"
+    ex = EXAMPLES / "detector_tidl_io_1.bin"
     art = tmp_path / "art"
     art.mkdir()
     shutil.copy(ex, art / "one_tidl_io_1.bin")
@@ -437,7 +437,7 @@ def test_preprocessed_feeds_skip_reversal_and_normalisation(tmp_path: Path) -> N
 
 
 def test_params_path_missing_or_a_folder_says_so(tmp_path: Path) -> None:
-    ex = ROOT / "tidl_io" / "examples"
+    ex = EXAMPLES
     for params in (tmp_path / "nope.yaml", str(tmp_path / "nope.yaml"), "param.yml"):
         with pytest.raises(FileNotFoundError) as err:
             Session(ex, model="detection", params=params)
@@ -465,7 +465,7 @@ def test_session_path_errors(tmp_path: Path) -> None:
 def test_a_net_file_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
     art = tmp_path / "a"
     art.mkdir()
-    shutil.copy(ROOT / "tidl_io" / "examples" / "detector_tidl_io_1.bin", art / "det_tidl_io_1.bin")
+    shutil.copy(EXAMPLES / "detector_tidl_io_1.bin", art / "det_tidl_io_1.bin")
     (art / "det_tidl_net.bin").mkdir()
     with pytest.raises(tidl_io.PathError, match=r"det_tidl_net.bin: is not a regular file; expected the network "
                                                 r"file beside det_tidl_io_1.bin"):

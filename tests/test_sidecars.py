@@ -14,6 +14,8 @@ from tidl_io import FormatError
 from tidl_io.artifacts.folder import parse_allowed_nodes
 from tidl_io.doctor.checks import diagnose
 
+from conftest import EXAMPLES
+
 EAST, ZERO_DCE = "edgeai-tidl-east-9.0", "real-time-llve-zero-dce-10.0"
 
 
@@ -214,7 +216,7 @@ def test_hostile_param_yaml_is_one_located_error(tmp_path: Path, text: str, mess
 def test_artifacts_folder_with_a_nul_byte(tmp_path: Path) -> None:
     """A param.yaml whose artifacts_folder holds a NUL byte is one located error, not a ValueError."""
     folder = tmp_path / "m"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "tidl_io" / "examples", folder)
+    shutil.copytree(EXAMPLES, folder)
     text = (folder / "param.yaml").read_text()
     (folder / "param.yaml").write_text(text.replace("artifacts_folder: .", 'artifacts_folder: "a\\0b"'))
     found = [str(f) for f in diagnose(folder, check_library=False).findings]

@@ -22,7 +22,8 @@ from tidl_io import FormatError
 from tidl_io.base import structs
 from tidl_io.base.structs import compile_schema, lay_out, numpy_dtype, parse_decl, resolve
 
-SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
+from conftest import SCHEMAS
+
 LP64 = ctypes.sizeof(ctypes.c_void_p) == 8 and ctypes.alignment(ctypes.c_uint64) == 8
 needs_lp64 = pytest.mark.skipif(not LP64, reason="ctypes' layout is LP64 only on a 64-bit host")
 

@@ -24,10 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import tidl_io
 from tidl_io.perf import load_perf
 
 REAL = ROOT.parent / "shared" / "realdata" / "net" / "od-8220-yolox-10.0"
-EXAMPLE = ROOT / "tidl_io" / "examples" / "tempDir" / "detector_tidl_net"
+EXAMPLE = Path(tidl_io.__file__).resolve().parent / "examples" / "tempDir" / "detector_tidl_net"
 
 
 def stand_in(folder: Path, layers: int = 122) -> Path:

@@ -21,8 +21,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _native_dir() -> Path:
+    """The kernels' sources: a checkout's tidl_io/native, else the installed package's (the wheel
+    ships the C sources and build.py), found without importing tidl_io (and NumPy)."""
+    if (ROOT / "tidl_io" / "native" / "build.py").is_file():
+        return ROOT / "tidl_io" / "native"
+    spec = importlib.util.find_spec("tidl_io")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("build_native: no tidl_io/native beside this tool and no installed tidl_io")
+    return Path(next(iter(spec.submodule_search_locations))) / "native"
+
+
+NATIVE = _native_dir()
+
+
 def _build_module():  # by file path: no tidl_io (and no NumPy) import needed
-    spec = importlib.util.spec_from_file_location("_tidl_io_build", ROOT / "tidl_io" / "native" / "build.py")
+    spec = importlib.util.spec_from_file_location("_tidl_io_build", NATIVE / "build.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -32,7 +46,7 @@ def _build_module():  # by file path: no tidl_io (and no NumPy) import needed
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cc", help="compiler command (default: $CC, Python's CC, cc, gcc, clang)")
-    parser.add_argument("--out", type=Path, default=ROOT / "tidl_io" / "native",
+    parser.add_argument("--out", type=Path, default=NATIVE,
                         help="output folder (default: tidl_io/native, where the loader looks first)")
     parser.add_argument("--cflags", default="", help="extra compiler flags, e.g. '-march=native'")
     args = parser.parse_args(argv)

@@ -67,7 +67,7 @@ def _inputs(tmp: Path) -> list[tuple[str, Callable[[], Any]]]:
     from tidl_io.artifacts.folder import load_param_yaml
     from tidl_io.doctor.checks import parse_explain
 
-    examples = ROOT / "tidl_io" / "examples"
+    examples = Path(tidl_io.__file__).resolve().parent / "examples"
     out: list[tuple[str, Callable[[], Any]]] = []
 
     def net_with_info(name: str, text: str) -> Path:

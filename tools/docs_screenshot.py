@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import tidl_io
 from tidl_io.base.atomic import write_bytes_atomic
 from tidl_io.cli.app import main as cli_main
 
@@ -34,7 +35,7 @@ def render() -> bytes:
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "report.html"
         err = io.StringIO()
-        if cli_main(["inspect", "--html", str(ROOT / "tidl_io" / "examples"), "-o", str(page)],
+        if cli_main(["inspect", "--html", str(Path(tidl_io.__file__).resolve().parent / "examples"), "-o", str(page)],
                     out=io.StringIO(), err=err) != 0:
             raise SystemExit(err.getvalue())
         with Browser(exe, width=1000, height=900) as b:

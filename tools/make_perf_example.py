@@ -23,7 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-EXAMPLES = ROOT / "tidl_io" / "examples"
+import tidl_io  # the checkout's, or the installed package when run outside one
+
+EXAMPLES = Path(tidl_io.__file__).resolve().parent / "examples"
 FOLDER = EXAMPLES / "tempDir" / "detector_tidl_net"
 
 # per layer (by index): kernel, core loop, setup, DMA pipe-up, IO cycles; DDR read/write MB;

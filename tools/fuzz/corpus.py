@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import tidl_io
+from tidl_io.iodesc.schema import schema_dir
+
 ROOT = Path(__file__).resolve().parents[2]
+# the package under test, a checkout's or the installed one (CI runs the tools outside the checkout too)
+PACKAGE = Path(tidl_io.__file__).resolve().parent
+EXAMPLES = PACKAGE / "examples"
+SCHEMAS = schema_dir()
 
 
 def default_corpus_dirs() -> list[Path]:
-    return [ROOT.parent / "shared" / "realdata", ROOT / "tests" / "fixtures", ROOT / "tidl_io" / "examples"]
+    return [ROOT.parent / "shared" / "realdata", ROOT / "tests" / "fixtures", EXAMPLES]
 
 
 def load_corpus(dirs: list[Path]) -> list[tuple[str, bytes]]:

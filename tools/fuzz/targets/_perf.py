@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..checker import Checker
-from ..corpus import ROOT
+from ..corpus import EXAMPLES, ROOT
 
 _EXTREMES = ("", " ", "-1", "0", "nan", "inf", "-inf", "1e308", "99999999999999999999999", "0x10", "ffffffff",
              "NONE", "é", "1.5", "--", "|", ",", "=", "\x00", "18446744073709551616", "65536", "-9223372036854775809")
@@ -44,7 +44,7 @@ _LAYER_INFO = "0 0 image \n1 1 conv1 \n2 2 conv2 \n3 0 image \n"
 def seeds(kind: str) -> tuple[tuple[str, str], ...]:
     """(name, text) seeds of ``kind``: "simulation", "bufinfo", "netlog", "board" or "layer_info"."""
     real = ROOT.parent / "shared" / "realdata" / "net"
-    example = ROOT / "tidl_io" / "examples" / "tempDir"
+    example = EXAMPLES / "tempDir"
     patterns = {"simulation": "tempDir_*_tidl_net_*.csv", "bufinfo": "bufinfolog*.csv", "netlog": "*_netLog.txt",
                 "board": "tidl_trace_subgraph_*_perf.csv", "layer_info": "*.layer_info.txt"}[kind]
     found = [(p.name, p.read_text()) for folder in (real, example) if folder.is_dir()

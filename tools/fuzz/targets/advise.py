@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from ..checker import Checker
-from ..corpus import ROOT
+from ..corpus import EXAMPLES
 from ..inputs import FuzzInput
 from .support import mutate_text
 
 NAME = "advise"
 STAGE = "bytes"
-_EXAMPLE = ROOT / "tidl_io" / "examples"
+_EXAMPLE = EXAMPLES
 _VALUES = (None, True, -1, 0, 2**70, 1e308, -1e308, 5e-324, "inf", "-inf", "nan", "", "x\x1b[0m", [], {}, -0.0,
            "compared", 99, 3.5)
 

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from ..checker import Checker, Unexpected
-from ..corpus import ROOT
+from ..corpus import EXAMPLES
 from ..inputs import FuzzInput
 from .support import mutate_text
 
 NAME = "artifacts"
 STAGE = "bytes"
-_EXAMPLE = ROOT / "tidl_io" / "examples"
+_EXAMPLE = EXAMPLES
 _SIDECARS = ("onnxrtMetaData.txt", "allowedNode.txt", "param.yaml", "detector_tidl_net.bin.layer_info.txt")
 
 

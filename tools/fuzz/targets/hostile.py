@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checker import Checker, Unexpected
-from ..corpus import ROOT
+from ..corpus import EXAMPLES, ROOT
 from ..inputs import FuzzInput
 
 NAME = "hostile"
@@ -57,7 +57,7 @@ def _real_param() -> bytes:
     try:
         return path.read_bytes()
     except OSError:
-        return (ROOT / "tidl_io" / "examples" / "param.yaml").read_bytes()
+        return (EXAMPLES / "param.yaml").read_bytes()
 
 
 def _number(rng: random.Random) -> str:
@@ -150,7 +150,7 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         if not folder.is_dir():
             import shutil
 
-            shutil.copytree(ROOT / "tidl_io" / "examples", folder)
+            shutil.copytree(EXAMPLES, folder)
         write_bytes_atomic(folder / "param.yaml", _param_yaml(rng))
         checker.op(index, "hostile param.yaml", lambda: load_param_yaml(folder / "param.yaml"),
                     (str(folder / "param.yaml"),))
@@ -187,7 +187,7 @@ def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Ra
         # PathError names a path with control characters as repr() does
         checker.op(index, "hostile path diagnose", paths, (*where, repr(str(path))[:60]))
         checker.op(index, "hostile path load_traces",
-                    lambda: tidl_io.load_traces(path, tidl_io.load_net(ROOT / "tidl_io" / "examples" /
+                    lambda: tidl_io.load_traces(path, tidl_io.load_net(EXAMPLES /
                                                                        "detector_tidl_net.bin")), where)
         checker.op(index, "hostile path load_calibration", lambda: tidl_io.load_calibration(path), where)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checker import Checker
-from ..corpus import ROOT
+from ..corpus import SCHEMAS
 from ..inputs import FuzzInput
 
 NAME = "releases"
@@ -37,7 +37,7 @@ def selects(checker: Checker, index: int) -> bool:
 
 @functools.cache
 def _shipped() -> str:
-    return (ROOT / "schemas" / "releases.yaml").read_text(encoding="utf-8")
+    return (SCHEMAS / "releases.yaml").read_text(encoding="utf-8")
 
 
 def make_table(rng: random.Random) -> tuple[bytes, str]:
