@@ -20,17 +20,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..base.check import check_path, layout_name, open_regular, path_kind, read_limited
 from ..base.errors import FormatError, PathError, PathNotFoundError
 from ..base.safe_yaml import load_yaml, load_yaml_file
 from ..base.text import short_repr
 from ..data.detection import Formatter
-
-if TYPE_CHECKING:
-    from ..iodesc.descriptor import Descriptor
-    from ..iodesc.tensor import Tensor
+from ..iodesc.descriptor import Descriptor
+from ..iodesc.tensor import Tensor
 
 __all__ = [
     "ALLOWED_FILE",

@@ -15,14 +15,12 @@ calibration frames (``tempDir/*_stats_tool_out.bin``), for ``quantizationStyle``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..base.errors import FormatError, UnsupportedLayerError
-
-if TYPE_CHECKING:
-    from ..net import Layer, Network
+from ..net import Layer, Network
 
 __all__ = ["ConcatOp", "ConvOp", "DataConvertOp", "InputOp", "Op", "OutputOp", "PoolOp", "decode", "split_bias"]
 

@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -15,9 +15,7 @@ from ..base.atomic import write_bytes_atomic
 from ..base.check import check_int, check_path
 from ..base.errors import OptionError, TensorNotFoundError
 from ..base.text import escape, report_repr
-
-if TYPE_CHECKING:
-    from ..net import Layer, Network
+from ..net import Layer, Network
 
 __all__ = ["Emulation", "LayerRun", "trace_name"]
 

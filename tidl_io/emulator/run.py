@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -14,12 +14,10 @@ from ..base.check import as_array, check_path, nan_found, open_regular, wrong_ki
 from ..base.errors import BufferMismatchError, FormatError, PathError, TensorNotFoundError
 from ..base.limits import check_alloc
 from ..iodesc.descriptor import Descriptor
+from ..net import Network
 from . import kernels
 from .decode import ConcatOp, ConvOp, DataConvertOp, InputOp, Op, OutputOp, PoolOp, decode
 from .result import Emulation, LayerRun
-
-if TYPE_CHECKING:
-    from ..net import Network
 
 __all__ = ["emulate", "read_net"]
 

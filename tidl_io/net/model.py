@@ -10,19 +10,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..base.check import check_kind, wrong_kind
 from ..base.errors import ArgumentTypeError, TensorNotFoundError
-from ..iodesc.descriptor import Descriptor
+from ..iodesc.descriptor import Descriptor, Tensor
 from ..iodesc.geometry import BufferGeometry
 from ..iodesc.tensor import ELEMENT_BY_CODE, ElementType
-
-if TYPE_CHECKING:
-    from ..iodesc.descriptor import Tensor
-    from .schema import NetLayout
+from .schema import NetLayout
 
 __all__ = ["UNNAMED_TYPE", "IoLink", "Layer", "Network", "Section"]
 

@@ -5,14 +5,10 @@ buffer's memory (L2, MSMC, DDR) coloured."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..base.version import __version__
 from ..iodesc.picture import esc
+from .model import LayerPerf, PerformanceData, SubgraphPerf
 from .report import config_line, fmt, kcycles, short_type, totals_line
-
-if TYPE_CHECKING:
-    from .model import LayerPerf, PerformanceData, SubgraphPerf
 
 __all__ = ["CYCLE_KINDS", "render_html"]
 

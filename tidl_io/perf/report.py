@@ -4,13 +4,11 @@ totals). The page is :mod:`.page`; the diff of two compilations :mod:`.diff`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..base.text import escape
 from ..iodesc.format import document
-
-if TYPE_CHECKING:
-    from .model import BoardCycles, LayerPerf, PerformanceData, SubgraphPerf
+from .model import BoardCycles, LayerPerf, PerformanceData, SubgraphPerf
 
 __all__ = ["config_line", "fmt", "format_perf", "kcycles", "perf_to_dict", "place", "totals_line"]
 

@@ -53,7 +53,7 @@ import errno
 import os
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -86,9 +86,6 @@ from ..iodesc.descriptor import Descriptor, Tensor, load
 from ..runtime import InvokeReport, MockC7xRuntime, Runtime, RuntimeFactory, alloc_shared_buffers
 from ..runtime.mock import check_model_kind
 from ..runtime.models import model_shape
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 __all__ = [
     "Artifacts",
@@ -380,7 +377,7 @@ class Session:
         for sg in getattr(self, "_subgraphs", ()):
             sg.runtime.close()
 
-    def __enter__(self) -> Self:
+    def __enter__(self) -> Session:  # noqa: PYI034 (typing.Self is 3.11+; hints resolve at run time)
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -46,7 +46,7 @@ import warnings
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -85,9 +85,6 @@ from .protocol import (
     Transfer,
     _dense_pitches,
 )
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 __all__ = ["POISON_BYTE", "POISON_FLOAT32_BITS", "MockC7xRuntime", "PaddingWarning", "poison_value"]
 
@@ -302,7 +299,7 @@ class MockC7xRuntime:
         for slot in (*self._inputs, *self._outputs):
             slot.internal = None
 
-    def __enter__(self) -> Self:
+    def __enter__(self) -> MockC7xRuntime:  # noqa: PYI034 (typing.Self is 3.11+; hints resolve at run time)
         return self
 
     def __exit__(self, *exc: object) -> None:

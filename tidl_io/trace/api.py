@@ -18,13 +18,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..artifacts.folder import Artifacts, find_artifacts, parse_onnxrt_metadata
 from ..base.check import check_flag, check_int, check_path, wrong_kind
 from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
+from ..net import Network
 from ..perf import load_perf
 from ..perf.match import net_simulation, simulated_layer
 from .calibration import Calibration, load_calibration
@@ -44,9 +44,6 @@ from .load import load_traces
 from .names import parse_trace_name
 from .npz import NpzArrays
 from .report import CompareReport, Status
-
-if TYPE_CHECKING:
-    from ..net import Network
 
 __all__ = ["ModelRunReference", "Subgraph", "compare_calibration", "compare_traces", "golden_tensors", "pick_subgraph",
            "subgraphs"]

@@ -27,21 +27,18 @@ import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from .. import native as _native
 from ..base import layouts as _layouts
-from .load import ReadBuffer
+from ..net import Layer, Network
+from .calibration import Calibration
+from .load import ReadBuffer, Traces
 from .metrics import Accumulator, Metrics, Quantized, Source
 from .npz import NpzArrays
 from .report import CompareReport, Histogram, Row, Status
-
-if TYPE_CHECKING:
-    from ..net import Layer, Network
-    from .calibration import Calibration
-    from .load import Traces
 
 __all__ = ["DEFAULT_MIN_SNR_DB", "NEGLIGIBLE_SHARE", "CalibrationReference", "CompareReport", "Found",
            "GoldenReference", "Histogram", "Reference", "Row", "Status", "Target", "TracesReference",

@@ -37,7 +37,6 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,11 +45,9 @@ from ..base.check import check_flag, check_kind, check_path, list_folder, path_k
 from ..base.errors import FormatError, PathError, PathNotFoundError
 from ..base.text import report_repr
 from ..data.quant import dequantize_codes
+from ..net import Layer, Network
 from .metrics import Quantized
 from .names import TraceName, parse_trace_name
-
-if TYPE_CHECKING:
-    from ..net import Layer, Network
 
 __all__ = ["ReadBuffer", "TraceFile", "Traces", "load_traces"]
 

@@ -26,7 +26,7 @@ import struct
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -65,9 +65,6 @@ from ._select import Selection, select_family
 from .devices import preflight
 from .library import Guarded, Library, alloc_shared, load_library, owner_of
 from .structs import FLT_MAX, Family
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
 
 __all__ = ["TidlRtRuntime"]
 
@@ -273,7 +270,7 @@ class TidlRtRuntime:
             raise TidlRtError(f"{self.subgraph}: TIDLRT_delete returned {status}", call="TIDLRT_delete",
                               status=status, subgraph=self.subgraph)
 
-    def __enter__(self) -> Self:
+    def __enter__(self) -> TidlRtRuntime:  # noqa: PYI034 (typing.Self is 3.11+; hints resolve at run time)
         return self
 
     def __exit__(self, *exc: object) -> None:
