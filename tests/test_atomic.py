@@ -307,7 +307,7 @@ def test_what_cannot_be_written_is_refused_with_one_line(tmp_path: Path) -> None
     folder = tmp_path / "folder"
     folder.mkdir()
     (folder / "keep").write_text("k")
-    with tempfile.TemporaryDirectory(dir="/tmp") as short:  # AF_UNIX paths are short
+    with tempfile.TemporaryDirectory(prefix="s") as short:  # AF_UNIX paths are short (not under tmp_path)
         sock_path = Path(short) / "s"
         with socket.socket(socket.AF_UNIX) as sock:
             sock.bind(str(sock_path))
