@@ -166,3 +166,54 @@ def test_comments_and_bracket_lists_are_read_and_kept() -> None:
     assert q.layers[0].output.min == -1.5 and q.to_bytes() == data
     q.layers[0].output.scale = [3.0]
     assert q.to_bytes().decode().splitlines()[5] == "    scale: 3"
+
+
+def test_save_refuses_what_ti_cannot_read_before_writing(tmp_path: Path) -> None:
+    """Issue 32 item 12: a value TI's read mode rejects (NaN, inf, past float range), a number too
+    big for a float or for TI's 32-bit integers, is a located TidlIoError naming the path, the
+    layer, the field and the value -- and nothing is written (the old file stays)."""
+    target = tmp_path / "q.prototxt"
+    target.write_bytes(b"old")
+    where = f"QuantParams.save: {target}: layer 0 'a \"b\"', outputs"
+    cases = [("min", float("nan"), "nan"), ("max", float("inf"), "inf"), ("max", -1e39, "-1e+39"),
+             ("min", 10**5000, "an int of 4153 hex digits"), ("max", 2**1024, "17976931348623159")]
+    for attr, value, shown in cases:
+        q = parse_quant_params(HAND)
+        setattr(q.layers[0].output, attr, value)
+        assert any(f"{attr} is" in p for p in q.problems()), (attr, value)  # the same rule as problems()
+        with pytest.raises(OptionError) as info:
+            q.save(target)
+        line = str(info.value)
+        assert line.startswith(f"{where}, {attr}: expected a finite number inside float range "
+                               f"(|x| < 3.4028234663852886e+38, as TI's read mode needs), found {shown}"), line
+        assert len(line) < 300, line  # a huge value is cut, never printed whole
+        assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["q.prototxt"]
+    q = parse_quant_params(HAND)
+    q.layers[0].output.zero_point = [10**5000]
+    with pytest.raises(OptionError, match=re.escape(f"{where}, zero_point: expected 0..2147483647 (a 32-bit field), "
+                                                    "found an int of 4153 hex digits")):
+        q.save(target)
+    q.layers[0].output.zero_point = [2**31]
+    with pytest.raises(OptionError, match="zero_point: expected 0..2147483647"):
+        q.to_bytes()
+    assert target.read_bytes() == b"old"
+    import numpy as np
+
+    q = parse_quant_params(HAND)
+    q.layers[0].output.max, q.layers[0].bit_depth = np.float32(2.5), np.int64(16)  # NumPy's numbers are numbers
+    q.save(target)
+    assert b"    max: 2.5\n" in target.read_bytes() and b"  bit_depth: 16\n" in target.read_bytes()
+
+
+def test_save_to_a_folder_or_a_missing_folder_is_a_located_error(tmp_path: Path) -> None:
+    """Issue 32 item 12: was a bare OSError."""
+    q = parse_quant_params(HAND)
+    with pytest.raises(tidl_io.PathIsFolderError) as info:
+        q.save(tmp_path)
+    assert str(info.value).startswith(f"{tmp_path}: cannot write it: it is a folder")
+    missing = tmp_path / "no" / "q.prototxt"
+    with pytest.raises(tidl_io.PathNotFoundError) as info2:
+        q.save(missing)
+    assert str(info2.value) == f"{missing}: cannot write it: the folder '{missing.parent}' does not exist"
+    assert isinstance(info.value, tidl_io.TidlIoError) and isinstance(info2.value, tidl_io.TidlIoError)
+    assert list(tmp_path.iterdir()) == []

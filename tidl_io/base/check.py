@@ -21,6 +21,7 @@ from typing import IO, Any, TypeVar
 
 import numpy as np
 
+from .atomic import file_kind
 from .errors import (
     ArgumentTypeError,
     BufferMismatchError,
@@ -186,10 +187,6 @@ def check_layout(value: Any, where: str, allowed: tuple[str, ...] = LAYOUTS) -> 
 
 # ---- paths ------------------------------------------------------------------------------
 
-_FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
 def open_regular(path: str, expected: str) -> IO[bytes]:
     """``path`` opened for binary reading if it is a regular file, else a :class:`PathError`
     naming the path, what it is and ``expected`` (a phrase: "a descriptor file ...").
@@ -214,9 +211,7 @@ def open_regular(path: str, expected: str) -> IO[bytes]:
         if stat.S_ISDIR(mode):
             raise PathIsFolderError(path, f"is a folder; expected {expected}", errno.EISDIR)
         if not stat.S_ISREG(mode):
-            what = next((f"{text}, not a regular file" for test, text in _FILE_KINDS if test(mode)),
-                        "not a regular file")
-            raise PathError(path, f"is {what}; expected {expected}")
+            raise PathError(path, f"is {file_kind(mode)}, not a regular file; expected {expected}")
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)

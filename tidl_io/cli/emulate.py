@@ -8,11 +8,10 @@ layer the emulator does not implement: one line, no traceback).
 from __future__ import annotations
 
 import argparse
-import io
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..base.atomic import write_bytes_atomic
+from ..base.atomic import open_atomic
 from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
 from ..base.text import escape
 from ..iodesc.descriptor import load
@@ -110,9 +109,8 @@ def _emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.traces is not None:
         result.write_traces(args.traces, subgraph=number, frame=args.frame)
     if args.output is not None:
-        buf = io.BytesIO()
-        np.savez(buf, **dict(result.outputs))  # type: ignore[arg-type]
-        write_bytes_atomic(args.output, buf.getvalue())
+        with open_atomic(args.output) as fh:  # streamed: a file atomically, a device or a FIFO written through
+            np.savez(fh, **dict(result.outputs))  # type: ignore[arg-type]
     if args.json:
         out.write(dumps_json(result.to_dict()) + "\n")
     else:

@@ -30,7 +30,7 @@ from ..iodesc.descriptor import Descriptor, load
 if TYPE_CHECKING:
     from ..net import Network
 
-from ..base.atomic import write_bytes_atomic, write_failure
+from ..base.atomic import make_output_folder, write_bytes_atomic, write_failure
 from ..base.check import list_folder, path_kind
 from ..iodesc.format import (
     descriptor_to_dict,
@@ -306,8 +306,7 @@ def _cmd_pictures(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from ..iodesc.picture import svg_files  # start-up
             from ..net.graph import net_svg_files  # start-up
 
-            folder = Path(dest)
-            folder.mkdir(parents=True, exist_ok=True)
+            folder = make_output_folder(dest, "a folder for the .svg files (--svg -o FOLDER)")
             files = svg_files((p, d) for p, d in items if isinstance(d, Descriptor))
             files += net_svg_files((p, n) for p, n in items if not isinstance(n, Descriptor))
             for name, svg in files:

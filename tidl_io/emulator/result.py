@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.atomic import write_bytes_atomic
+from ..base.atomic import make_output_folder, write_bytes_atomic
 from ..base.check import check_int, check_path
 from ..base.errors import OptionError, TensorNotFoundError
 from ..base.text import escape, report_repr
@@ -94,7 +94,7 @@ class Emulation:
         if frame >= self.frames:
             raise OptionError(f"Emulation.write_traces: frame must be < {self.frames} (the frames emulated), "
                               f"found {frame}")
-        target.mkdir(parents=True, exist_ok=True)
+        make_output_folder(target, "a folder for the traces (Emulation.write_traces)")
         written = []
         by_id = {la.data_id: la for la in self.net.layers if la.num_out > 0}
         for run in self.layers:

@@ -18,6 +18,7 @@ atomically.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
 from dataclasses import dataclass, field
@@ -26,12 +27,15 @@ from typing import Any, ClassVar
 from ..base.atomic import write_bytes_atomic
 from ..base.check import check_path, open_regular, read_limited
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, TensorNotFoundError
+from ..base.text import short_repr
 
 __all__ = ["LayerQuantParams", "QuantParams", "TensorQuantParams", "load_quant_params", "parse_quant_params"]
 
 _MAX_BYTES = 1 << 28
 _MAX_DEPTH = 32
 _FLT_MAX = 3.4028234663852886e38
+_INT_MAX = 2**31 - 1  # TI's integer fields are 32-bit
+_FLOAT_RANGE = f"a finite number inside float range (|x| < {_FLT_MAX!r}, as TI's read mode needs)"
 _STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'", "\\": "\\"}
 
@@ -136,8 +140,8 @@ class QuantParams:
             for t in lay.tensors():
                 for what in ("min", "max"):
                     v = getattr(t, what)
-                    if v is None or not math.isfinite(v) or abs(v) >= _FLT_MAX:
-                        out.append(f"{where}, {t.kind} (line {t.line}): {what} is {v!r}; read mode needs a finite "
+                    if v is None or not _in_float_range(v):
+                        out.append(f"{where}, {t.kind} (line {t.line}): {what} is {short_repr(v)}; read mode needs a finite "
                                    f"value inside float range")
                 if t.kind == "bias" and t.size is not None and t.size != len(t.value):
                     out.append(f"{where}, bias (line {t.line}): size {t.size}, but {len(t.value)} value(s)")
@@ -145,14 +149,28 @@ class QuantParams:
 
     def to_bytes(self) -> bytes:
         """The file's bytes: the bytes read when nothing changed; else only the changed fields'
-        lines differ. OptionError / ArgumentTypeError naming the layer and field for a value a
-        field cannot hold, or for layers or tensors added or removed (not supported)."""
+        lines differ. OptionError / ArgumentTypeError naming the layer, the field and the value
+        for a value a field cannot hold (a float field: a finite number inside float range, as
+        :meth:`problems` asks; an integer field: 0..2**31-1), or for layers or tensors added or
+        removed (not supported)."""
+        return self._bytes(f"QuantParams.to_bytes: {self.source}")
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_bytes` to ``path`` atomically (the old file or the new one, never a torn
+        one; a device such as /dev/null is written through). Everything is checked before anything
+        is written: a value :meth:`to_bytes` refuses (the message names ``path``), a folder or a
+        missing folder (a :class:`~tidl_io.PathError`)."""
+        name = check_path(path, "QuantParams.save", "path")
+        write_bytes_atomic(name, self._bytes(f"QuantParams.save: {name}"))
+
+    def _bytes(self, label: str) -> bytes:
         edits: dict[int, list[str]] = {}
         inserts: dict[int, list[str]] = {}
         self._check_shape()
-        _diff(self, {k: k for k in _TOP_FIELDS}, _TOP_FIELDS, self._block, self._lines, edits, inserts, "file")
+        _diff(self, {k: k for k in _TOP_FIELDS}, _TOP_FIELDS, self._block, self._lines, edits, inserts,
+              f"{label}: file")
         for lay, tensors in self._shape:
-            where = f"layer {lay.index} {lay.name!r}"
+            where = f"{label}: layer {lay.index} {lay.name!r}"
             _diff(lay, _LAYER_KEYS, _LAYER_FIELDS, lay._block, self._lines, edits, inserts, where)
             for kind, t in tensors:
                 _diff(t, {k: k for k in _TENSOR_FIELDS}, _TENSOR_FIELDS, t._block, self._lines, edits, inserts,
@@ -162,11 +180,6 @@ class QuantParams:
             out.extend(edits.get(i, [line]))
             out.extend(inserts.get(i, ()))
         return "".join(out).encode("utf-8")
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_bytes` to ``path`` atomically (the old file or the new one, never a torn one)."""
-
-        write_bytes_atomic(check_path(path, "QuantParams.save", "path"), self.to_bytes())
 
     def _check_shape(self) -> None:
         if [lay for lay, _ in self._shape] != self.layers or any(a is not b for a, b in zip(
@@ -189,27 +202,43 @@ def _same(a: Any, b: Any) -> bool:
                                              and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
 
 
+def _in_float_range(value: float) -> bool:
+    """TI's read mode's rule for a float field: finite and inside float (32-bit) range."""
+    try:
+        v = float(value)
+    except OverflowError:  # an int past float range
+        return False
+    return math.isfinite(v) and abs(v) < _FLT_MAX
+
+
 def _render(value: Any, kind: str, where: str) -> str:
+    """A field's value as its line writes it; ``where`` (the function, the path, the layer, the
+    field) starts every message."""
     base = kind.rstrip("*")
     if base == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ArgumentTypeError(f"QuantParams.save: {where}: expected an int, found {type(value).__name__}")
-        if value < 0:
-            raise OptionError(f"QuantParams.save: {where}: expected a value >= 0, found {value}")
-        return str(value)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ArgumentTypeError(f"{where}: expected an int, found {type(value).__name__}")
+        number = int(value)
+        if not 0 <= number <= _INT_MAX:
+            raise OptionError(f"{where}: expected 0..{_INT_MAX} (a 32-bit field), found {short_repr(number)}")
+        return str(number)
     if base == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ArgumentTypeError(f"QuantParams.save: {where}: expected a number, found {type(value).__name__}")
-        v = float(value)
-        if math.isfinite(v) and v.is_integer() and abs(v) < 2**53:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ArgumentTypeError(f"{where}: expected a number, found {type(value).__name__}")
+        exact = int(value) if isinstance(value, numbers.Integral) else float(value)
+        if not _in_float_range(exact):
+            shown = short_repr(exact)
+            raise OptionError(f"{where}: expected {_FLOAT_RANGE}, found {shown}")
+        v = float(exact)
+        if v.is_integer() and abs(v) < 2**53:
             return str(int(v))
         return repr(v)
     if base == "ident":
         if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_]\w*", value):
-            raise OptionError(f"QuantParams.save: {where}: expected an enum name such as SYMMETRIC, found {value!r}")
+            raise OptionError(f"{where}: expected an enum name such as SYMMETRIC, found {short_repr(value)}")
         return value
     if not isinstance(value, str):
-        raise ArgumentTypeError(f"QuantParams.save: {where}: expected a str, found {type(value).__name__}")
+        raise ArgumentTypeError(f"{where}: expected a str, found {type(value).__name__}")
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
@@ -222,7 +251,7 @@ def _diff(obj: Any, attrs: dict[str, str], kinds: dict[str, str], block: _Block,
             continue
         if kind.endswith("*"):
             if not isinstance(now, (list, tuple)):
-                raise ArgumentTypeError(f"QuantParams.save: {where}, {key}: expected a list, found "
+                raise ArgumentTypeError(f"{where}, {key}: expected a list, found "
                                         f"{type(now).__name__}")
             values = list(now)
         else:

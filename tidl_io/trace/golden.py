@@ -294,15 +294,13 @@ def run_golden(model: str | os.PathLike[str], feeds: Mapping[str, np.ndarray]) -
 
 def save_golden(path: str | os.PathLike[str], run: GoldenRun) -> None:
     """Write ``run`` as an uncompressed ``.npz`` (one array per tensor name, plus a JSON
-    note under ``__tidl_io_golden__``: model, layout, notes), atomically."""
+    note under ``__tidl_io_golden__``: model, layout, notes), as :func:`~tidl_io.base.atomic.open_atomic`
+    writes (a file atomically, a device or a FIFO streamed through)."""
     meta = json.dumps({"model": os.path.basename(run.model), "layout": run.layout, "notes": run.notes})
     arrays: dict[str, Any] = dict(run.tensors)
     arrays[META_KEY] = np.array(meta)
-    try:
-        with open_atomic(path) as fh:
-            np.savez(fh, **arrays)
-    except FileNotFoundError as exc:  # the folder of path is missing (open_atomic names path)
-        raise PathNotFoundError(os.fspath(path), exc.strerror or str(exc), exc.errno) from None
+    with open_atomic(path) as fh:  # a PathError naming path when it cannot be written
+        np.savez(fh, **arrays)
 
 
 def read_meta(npz: NpzArrays | Mapping[str, np.ndarray]) -> dict[str, Any]:
