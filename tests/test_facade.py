@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import EXAMPLES, ROOT
 
 sys.path.insert(0, str(ROOT / "tools"))
 import check_facade
@@ -92,3 +92,25 @@ def test_every_public_hint_resolves_at_run_time() -> None:
         except Exception as exc:  # noqa: BLE001 - every failure is listed
             failed.append(f"{name}: {type(exc).__name__}: {exc}")
     assert failed == []
+
+
+def test_inspect_loads_only_what_it_uses() -> None:
+    """``tidl-io inspect`` of a folder with an io file and a net moves no data: it loads neither
+    the native library nor the data-movement modules, nor any other command's part (issue 32:
+    start-up had grown to 2.4x ``import numpy`` by the eager import of rearrange)."""
+    code = ("import contextlib, io, sys\n"
+            "from tidl_io.cli.app import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main(['inspect', {str(EXAMPLES)!r}])\n"
+            "print(code, ' '.join(sorted(m for m in sys.modules if m.startswith('tidl_io.'))))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    code, _, loaded = done.stdout.strip().partition(" ")
+    modules = set(loaded.split())
+    assert code == "0"
+    assert {"tidl_io.iodesc.descriptor", "tidl_io.net.parse", "tidl_io.cli.inspect"} <= modules
+    parts = ("native", "data.permute", "data.blocked", "data.reorg", "data.buffers", "data.quant", "data.plan",
+             "runtime", "run", "trace", "perf", "emulator", "advisor", "doctor.checks", "support", "precision")
+    loaded_parts = sorted(m for m in modules for p in parts if m == f"tidl_io.{p}" or m.startswith(f"tidl_io.{p}."))
+    assert loaded_parts == []

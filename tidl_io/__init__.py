@@ -1,8 +1,8 @@
 """tidl-io: TI TIDL I/O buffer descriptors (``*_tidl_io_1.bin``) and networks (``*_tidl_net.bin``) for Python.
 
-The descriptor core (parse, build, validate) and rearrange (whose function names equal
-their module names, so they must be bound here) load eagerly; buffers, the mock runtime,
-sessions and detection parsing load on first use, so ``tidl-io inspect`` starts fast.
+The descriptor core (parse, build, validate) loads eagerly; everything else (rearrange, buffers,
+the native kernels, the mock runtime, sessions, detection parsing, the reports) loads on first
+use, so ``tidl-io inspect`` starts fast (tests/test_cli.py pins what it loads).
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from .base.errors import (
     UnsupportedLayerError,
 )
 from .base.version import __version__ as __version__
-from .data.permute import PermutePlan, permute, plan_permute
-from .data.reorg import reorg, reorg_inverse
 from .iodesc.descriptor import (
     Descriptor,
     ElementType,
@@ -59,7 +57,9 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .data.details import get_input_details, get_output_details
     from .data.detection import parse_od, rows_from_outputs
     from .data.padding import PaddingReport, check_padding
+    from .data.permute import PermutePlan, permute, plan_permute
     from .data.quant import dequantize, quantize
+    from .data.reorg import reorg, reorg_inverse
     from .doctor.checks import Diagnosis, diagnose
     from .emulator import Emulation, emulate
     from .net import Layer, Network, load_net, parse_net
@@ -160,6 +160,8 @@ _LAZY = {
     "check_padding": "data.padding", "get_input_details": "data.details", "get_output_details": "data.details",
     "pack": "data.buffers", "unpack": "data.buffers", "view": "data.buffers",
     "dequantize": "data.quant", "quantize": "data.quant",
+    "PermutePlan": "data.permute", "permute": "data.permute", "plan_permute": "data.permute",
+    "reorg": "data.reorg", "reorg_inverse": "data.reorg",
     "InvokeReport": "runtime", "MockC7xRuntime": "runtime", "RtTensor": "runtime", "Runtime": "runtime",
     "Session": "run.session",
     "TidlRtRuntime": "runtime.tidlrt",
