@@ -77,7 +77,7 @@ def test_only_a_bufinfolog_exits_0(tmp_path: Path) -> None:
     assert (code, err) == (0, "") and "no performance simulation" in out
 
 
-@pytest.mark.parametrize("make", ["empty", "absent", "cut", "board", "three", "html"])
+@pytest.mark.parametrize("make", ["empty", "absent", "cut", "board", "three", "html", "another model's board"])
 def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
     args = [str(tmp_path)]
     if make == "absent":
@@ -91,6 +91,11 @@ def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
         args += ["--board", str(tmp_path / "b.csv")]
     elif make == "three":
         args *= 3
+    elif make == "another model's board":  # a row for layer 3, tiny's output data layer (issue 32 item 4)
+        write_tiny(tmp_path)
+        (tmp_path / "tidl_trace_subgraph_0_perf.csv").write_text(board_text([(1, 5, 1, 1, 1, 1, 1, 1),
+                                                                             (3, 5, 1, 1, 1, 1, 1, 1)]))
+        args += ["--board", str(tmp_path / "tidl_trace_subgraph_0_perf.csv")]
     elif make == "html":
         write_tiny(tmp_path)
         args += ["--html", str(tmp_path / "no" / "such" / "folder.html")]

@@ -32,7 +32,7 @@ from ..base.errors import (
     TidlIoError,
 )
 from ..base.text import escape
-from ..base.tilog import read_text
+from ..base.tilog import located, read_text
 from ..net import load_net
 from ..net.layerinfo import read_layer_info
 from ..net.model import UNNAMED_TYPE
@@ -241,14 +241,35 @@ def _mean(rows: Sequence[BoardLayer], attr: str) -> int | float | None:
     return None if values[0] is None else board_mean(values)
 
 
+def _check_board_of(sg: str, layers: list[LayerPerf], board: BoardRun) -> None:
+    """A located :class:`~tidl_io.FormatError` for the first row (of the first run) that cannot
+    be of this subgraph: a ``Layer`` (execution position) past its layers, or on a data layer,
+    which TIDL-RT never executes (a log of another model)."""
+    for row in board.blocks[0].layers:
+        if row.exec_id >= len(layers):
+            span = f" (0..{len(layers) - 1})" if layers else ""
+            why = f"Layer {row.exec_id}: {sg} has {len(layers)} layers{span}"
+        elif layers[row.exec_id].is_data:
+            lay = layers[row.exec_id]
+            why = f"Layer {row.exec_id} is {sg}'s layer {lay.index}, a {lay.type}: TIDL-RT executes no data layer"
+        else:
+            continue
+        raise located(board.source, row.line, f"{why}: a board log of another model?", name="Layer")
+
+
 def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any, notes: list[str]) -> list[LayerPerf]:
     """Each measured layer (every run's row: their mean, min and max) on the layer at its
-    execution position (TIDL-RT's layerExecId)."""
+    execution position (TIDL-RT's layerExecId); a row that cannot be of this subgraph is an
+    error (:func:`_check_board_of`)."""
+    _check_board_of(sg, layers, board)
     rows = board.by_layer()
     out = []
+    missing = []
     for lay in layers:
         ms = rows.pop(lay.position, None)
         if ms is None:
+            if not lay.is_data:
+                missing.append(lay.position)
             out.append(lay)
             continue
 
@@ -261,9 +282,9 @@ def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any,
                                ratio=cycles / lay.cycles if lay.cycles else None, runs=len(ms),
                                cycles_min=min(m.cycles for m in ms), cycles_max=max(m.cycles for m in ms))
         out.append(dataclasses.replace(lay, board=measured))
-    if rows:
-        notes.append(f"{sg}: {len(rows)} board row(s) for layers the folder does not have "
-                     f"(Layer {', '.join(map(str, sorted(rows)[:8]))}): left out")
+    if missing:
+        notes.append(f"{sg}: {len(missing)} executed layer(s) without a board row "
+                     f"(exec {', '.join(map(str, missing[:8]))}{', ...' if len(missing) > 8 else ''})")
     if len(board.blocks) > 1:
         notes.append(f"{sg}: the board log holds {len(board.blocks)} runs (blocks ending in 'Sum of Layer Cycles'): "
                      "each layer's board cycles are their mean (min and max in --json)")

@@ -17,7 +17,7 @@ from ..base.errors import ArgumentTypeError, TensorNotFoundError
 from ..base.text import report_repr
 from .bufinfo import Buffer
 
-__all__ = ["BYTES_PER_TI_MB", "BoardCycles", "LayerPerf", "PerformanceData", "SubgraphPerf", "Totals", "TypeTotal",
+__all__ = ["BYTES_PER_TI_MB", "DATA_LAYER", "BoardCycles", "LayerPerf", "PerformanceData", "SubgraphPerf", "Totals", "TypeTotal",
            "board_mean", "bound"]
 
 BYTES_PER_TI_MB = 1000 * 1024
@@ -25,6 +25,9 @@ BYTES_PER_TI_MB = 1000 * 1024
 ``DDRBW-R(M)``); the board's byte counts are shown in the same unit so the two compare."""
 
 BOUNDS = ("compute", "memory", "setup")
+
+DATA_LAYER = "TIDL_DataLayer"
+"""The type of an input or output data layer: TIDL-RT executes none (no board row, no cycles)."""
 
 
 def board_mean(values: Sequence[int]) -> int | float:
@@ -110,6 +113,11 @@ class LayerPerf:
     def bound(self) -> str | None:
         """``"compute"``, ``"memory"``, ``"setup"`` or None (see :func:`bound`)."""
         return bound(self.kernel_cycles, self.core_loop_cycles, self.setup_cycles, self.dma_cycles)
+
+    @property
+    def is_data(self) -> bool:
+        """An input or output data layer (:data:`DATA_LAYER`), which TIDL-RT never executes."""
+        return self.type == DATA_LAYER
 
 
 @dataclass(frozen=True)
