@@ -184,7 +184,8 @@ def test_board_of_an_unknown_subgraph(tmp_path: Path) -> None:
     folder = write_tiny(tmp_path)
     board = tmp_path / "tidl_trace_subgraph_3_perf.csv"
     board.write_text(TINY_BOARD)
-    with pytest.raises(OptionError, match="which subgraph"):
+    with pytest.raises(OptionError, match=r"a log of subgraph 3, but the model has 1 subgraph \(tiny: "
+                                          r"tidl_trace_subgraph_0_perf.csv\)$"):
         load_perf(folder, board=[board])
     other = tmp_path / "run.csv"  # a name without N: fine for a one-subgraph model
     other.write_text(TINY_BOARD)
@@ -270,6 +271,14 @@ def test_two_subgraphs_and_their_board_files(tmp_path: Path) -> None:
     assert perf.layer_time_us(2, subgraph="subgraph_10") == 100.25 and perf.layer_time_us(2) == 300.25
     assert perf.subgraphs[0].layers[2].board is None and perf.subgraphs[1].layers[2].board is not None
     assert perf.subgraphs[1].layers[2].board.ratio == 300250 / 100250
+    # subgraph 1 is none of them (not the second one, subgraph_10); a log without N fits neither
+    (tmp_path / "tidl_trace_subgraph_1_perf.csv").write_text(TINY_BOARD)
+    with pytest.raises(OptionError, match=r"a log of subgraph 1, but the model has 2 subgraphs \(subgraph_0: "
+                                          r"tidl_trace_subgraph_0_perf.csv, subgraph_10: tidl_trace_subgraph_10_perf"):
+        load_perf(tmp_path / "art", board=[tmp_path / "tidl_trace_subgraph_1_perf.csv"])
+    (tmp_path / "run.csv").write_text(TINY_BOARD)
+    with pytest.raises(OptionError, match="run.csv: which subgraph does it measure"):
+        load_perf(tmp_path / "art", board=[tmp_path / "run.csv"])
 
 
 def test_a_hostile_layer_info_gives_no_names_and_a_note(tmp_path: Path) -> None:

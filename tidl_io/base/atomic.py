@@ -37,8 +37,7 @@ def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except (FileNotFoundError, NotADirectoryError) as exc:  # name the user's path, not the temporary's
-        raise FileNotFoundError(exc.errno, f"{_CANNOT_WRITE} it: the folder {os.fspath(target.parent)!r} does not "
-                                "exist", os.fspath(path)) from None
+        raise type(exc)(exc.errno, f"{_CANNOT_WRITE} it: {_no_folder(target.parent)}", os.fspath(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             if hasattr(os, "fchmod"):  # POSIX
@@ -51,6 +50,17 @@ def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_folder(target.parent)
+
+
+def _no_folder(folder: Path) -> str:
+    """What ``folder`` is, when no file could be created in it: missing, a file, or a folder
+    that takes no new file (``/proc``: the system says "no such file" there)."""
+    name = os.fspath(folder)
+    if folder.is_dir():
+        return f"the folder {name!r} takes no new file (a read-only or virtual file system?)"
+    if os.path.lexists(folder):
+        return f"{name!r} is a file, not a folder" if folder.is_file() else f"{name!r} is not a folder"
+    return f"the folder {name!r} does not exist"
 
 
 def write_failure(exc: OSError, path: str | os.PathLike[str]) -> str:

@@ -291,19 +291,42 @@ def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any,
     return out
 
 
+_SUBGRAPH_N = re.compile(r"subgraph_(\d{1,6})")
+
+
+def _log_number(names: list[str], position: int) -> int:
+    """N of the board log TIDL-RT writes for ``names[position]``: the N of ``subgraph_<N>``,
+    else (``"625"``: a subgraph named after its output) its position."""
+    numbered = [_SUBGRAPH_N.fullmatch(x) for x in names]
+    if any(numbered):
+        m = numbered[position]
+        return int(m.group(1)) if m is not None else -1
+    return position
+
+
+def _board_subgraph(path: str, names: list[str]) -> str:
+    """The subgraph a board log measures: N of its name ``tidl_trace_subgraph_<N>_perf.csv``
+    (:func:`_log_number`); any name for a model of one subgraph. An
+    :class:`~tidl_io.OptionError` in one line otherwise."""
+    n = board_subgraph(path)
+    for i, name in enumerate(names):
+        if n is not None and _log_number(names, i) == n:
+            return name
+    if n is None and len(names) == 1:
+        return names[0]
+    logs = ", ".join(f"{x}: tidl_trace_subgraph_{_log_number(names, i)}_perf.csv" for i, x in enumerate(names)
+                     if _log_number(names, i) >= 0)
+    has = f"{len(names)} subgraph{'s' if len(names) > 1 else ''} ({escape(logs)})"
+    if n is not None:
+        raise OptionError(f"load_perf: board: {escape(path)}: a log of subgraph {n}, but the model has {has}")
+    raise OptionError(f"load_perf: board: {escape(path)}: which subgraph does it measure? The model has {has}: "
+                      "name the log as TIDL-RT does")
+
+
 def _boards(paths: Sequence[str], names: list[str]) -> dict[str, BoardRun]:
     out: dict[str, BoardRun] = {}
     for p in paths:
-        n = board_subgraph(p)
-        if n is not None and f"subgraph_{n}" in names:
-            sg = f"subgraph_{n}"
-        elif n is not None and n < len(names):
-            sg = names[n]
-        elif n is None and len(names) == 1:
-            sg = names[0]
-        else:
-            raise OptionError(f"load_perf: board: {escape(p)}: which subgraph? the name is not "
-                              f"tidl_trace_subgraph_<N>_perf.csv for one of {', '.join(names)}")
+        sg = _board_subgraph(p, names)
         if sg in out:
             raise OptionError(f"load_perf: board: two files for {sg}: {out[sg].source} and {escape(p)}")
         out[sg] = parse_board(read_text(p, "TIDL-RT's tidl_trace_subgraph_<N>_perf.csv"), p)
