@@ -77,7 +77,7 @@ def test_only_a_bufinfolog_exits_0(tmp_path: Path) -> None:
     assert (code, err) == (0, "") and "no performance simulation" in out
 
 
-@pytest.mark.parametrize("make", ["empty", "absent", "cut", "board", "three", "html"])
+@pytest.mark.parametrize("make", ["empty", "absent", "cut", "board", "three", "html", "another model's board"])
 def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
     args = [str(tmp_path)]
     if make == "absent":
@@ -91,6 +91,11 @@ def test_could_not_exits_2_with_one_line(tmp_path: Path, make: str) -> None:
         args += ["--board", str(tmp_path / "b.csv")]
     elif make == "three":
         args *= 3
+    elif make == "another model's board":  # a row for layer 3, tiny's output data layer (issue 32 item 4)
+        write_tiny(tmp_path)
+        (tmp_path / "tidl_trace_subgraph_0_perf.csv").write_text(board_text([(1, 5, 1, 1, 1, 1, 1, 1),
+                                                                             (3, 5, 1, 1, 1, 1, 1, 1)]))
+        args += ["--board", str(tmp_path / "tidl_trace_subgraph_0_perf.csv")]
     elif make == "html":
         write_tiny(tmp_path)
         args += ["--html", str(tmp_path / "no" / "such" / "folder.html")]
@@ -154,3 +159,78 @@ def test_html_write_error_names_the_users_path(tmp_path: Path, where: str) -> No
     assert code == 2 and err.count("\n") == 1 and err.startswith("tidl-io perf: error: "), err
     assert ".tmp" not in err and "\x1b" not in err, err
     assert ("\\x1b[31m" in err) if where == "control characters" else (str(page) in err), err
+
+
+def test_board_does_not_swallow_the_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``perf --board X.csv model/`` (issue 32 item 17): --board takes one log, the folder is
+    the PATH; several logs are several --board; a log given as a second PATH says how."""
+    folder = write_tiny(tmp_path / "art")
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    board.write_text(TINY_BOARD)
+    code, out, err = run("--board", str(board), str(folder))
+    assert (code, err) == (0, "") and "board/sim" in out
+    assert run(str(folder), "--board", str(board), "--board", str(board))[2].count("two files for tiny") == 1
+    assert run(str(folder), "--board", str(board), str(board))[0] == 2  # argparse: PATH after an option
+    assert "unrecognized arguments" in capsys.readouterr().err
+    code, out, err = run("--board", str(board), str(folder), str(board))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{board} is a file" in err and "--board a.csv --board b.csv" in err, err
+
+
+def test_board_of_a_subgraph_the_model_lacks_is_one_clear_line(tmp_path: Path) -> None:
+    folder = write_tiny(tmp_path / "art")
+    board = tmp_path / "tidl_trace_subgraph_3_perf.csv"
+    board.write_text(TINY_BOARD)
+    code, out, err = run(str(folder), "--board", str(board))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err == (f"tidl-io perf: error: load_perf: board: {board}: a log of subgraph 3, but the model has 1 "
+                   "subgraph (tiny: tidl_trace_subgraph_0_perf.csv)\n"), err
+
+
+@pytest.mark.parametrize("where", ["a file", "a folder that takes no file"])
+def test_html_in_what_is_no_writable_folder_says_what_it_is(tmp_path: Path, where: str) -> None:
+    """--html under a file, or in /proc (a folder no file can be created in, even by root):
+    the message says what the path is, never "does not exist" (issue 32 item 17)."""
+    folder = write_tiny(tmp_path / "art")
+    if where == "a file":
+        (tmp_path / "notes.txt").write_text("x")
+        page, expected = tmp_path / "notes.txt" / "perf.html", f"'{tmp_path / 'notes.txt'}' is a file, not a folder"
+    else:
+        if not Path("/proc/self").is_dir():
+            pytest.skip("no /proc")
+        page, expected = Path("/proc/perf.html"), "the folder '/proc' takes no new file"
+    code, out, err = run(str(folder), "--html", str(page))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert expected in err and "does not exist" not in err, err
+
+
+@pytest.mark.parametrize("case", ["missing folder", "cut simulation", "A B of two models", "three paths"])
+def test_json_failures_print_a_json_report(tmp_path: Path, case: str) -> None:
+    """With --json a failure prints a JSON document naming what failed (``errors``: ``{"path",
+    "message"}``, as inspect --json), besides the one line on stderr and exit 2 (issue 32 item 15)."""
+    folder = write_tiny(tmp_path / "art")
+    args, path = [str(folder)], str(folder)
+    if case == "missing folder":
+        args, path = [str(tmp_path / "absent")], str(tmp_path / "absent")
+    elif case == "cut simulation":
+        sim = folder / "tempDir" / "tiny_tidl_net" / TINY_SIM_NAME
+        sim.write_text(sim.read_text()[:-200])
+        path = str(sim)
+    elif case == "A B of two models":
+        other = write_tiny(tmp_path / "other", netlog=False)
+        (other / "tempDir" / "tiny_tidl_net.bin.layer_info.txt").write_text("0 0 in\n1 1 x\n2 2 y\n3 0 in\n")
+        args, path = [str(folder), str(other)], str(other)
+    else:
+        args = [str(folder)] * 3
+        path = None
+    code, out, err = run(*args, "--json")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("tidl-io perf: error: "), err
+    doc = json.loads(out)
+    assert doc["schema_version"] == 1 and doc["subgraphs"] == [], doc
+    assert len(doc["errors"]) == 1 and doc["errors"][0]["path"] == path, doc
+    assert err.rstrip("\n").endswith(doc["errors"][0]["message"]), (err, doc)
+    if case == "A B of two models":
+        assert "no layer in common" in doc["errors"][0]["message"] and doc["a"] == str(folder)
+    good = write_tiny(tmp_path / "good")
+    ok = json.loads(run(str(good), "--json")[1])
+    assert ok["errors"] == [] and json.loads(run(str(good), str(good), "--json")[1])["errors"] == []

@@ -15,7 +15,7 @@ import yaml
 from tidl_io import ArgumentTypeError, FormatError, OptionError, PathNotFoundError, load_perf
 
 from conftest import REALDATA
-from perf_fixtures import TINY_BOARD, TINY_SIM, TINY_SIM_NAME, board_text, write_tiny
+from perf_fixtures import TINY_BOARD, TINY_BOARD_ROWS, TINY_SIM, TINY_SIM_NAME, board_text, write_tiny
 
 NET = REALDATA / "net"
 OD = NET / "od-8220-yolox-10.0"
@@ -184,7 +184,8 @@ def test_board_of_an_unknown_subgraph(tmp_path: Path) -> None:
     folder = write_tiny(tmp_path)
     board = tmp_path / "tidl_trace_subgraph_3_perf.csv"
     board.write_text(TINY_BOARD)
-    with pytest.raises(OptionError, match="which subgraph"):
+    with pytest.raises(OptionError, match=r"a log of subgraph 3, but the model has 1 subgraph \(tiny: "
+                                          r"tidl_trace_subgraph_0_perf.csv\)$"):
         load_perf(folder, board=[board])
     other = tmp_path / "run.csv"  # a name without N: fine for a one-subgraph model
     other.write_text(TINY_BOARD)
@@ -270,6 +271,14 @@ def test_two_subgraphs_and_their_board_files(tmp_path: Path) -> None:
     assert perf.layer_time_us(2, subgraph="subgraph_10") == 100.25 and perf.layer_time_us(2) == 300.25
     assert perf.subgraphs[0].layers[2].board is None and perf.subgraphs[1].layers[2].board is not None
     assert perf.subgraphs[1].layers[2].board.ratio == 300250 / 100250
+    # subgraph 1 is none of them (not the second one, subgraph_10); a log without N fits neither
+    (tmp_path / "tidl_trace_subgraph_1_perf.csv").write_text(TINY_BOARD)
+    with pytest.raises(OptionError, match=r"a log of subgraph 1, but the model has 2 subgraphs \(subgraph_0: "
+                                          r"tidl_trace_subgraph_0_perf.csv, subgraph_10: tidl_trace_subgraph_10_perf"):
+        load_perf(tmp_path / "art", board=[tmp_path / "tidl_trace_subgraph_1_perf.csv"])
+    (tmp_path / "run.csv").write_text(TINY_BOARD)
+    with pytest.raises(OptionError, match="run.csv: which subgraph does it measure"):
+        load_perf(tmp_path / "art", board=[tmp_path / "run.csv"])
 
 
 def test_a_hostile_layer_info_gives_no_names_and_a_note(tmp_path: Path) -> None:
@@ -285,3 +294,33 @@ def test_a_hostile_layer_info_gives_no_names_and_a_note(tmp_path: Path) -> None:
                for n in perf.notes), perf.notes
     info.write_text("0 0 a\n1 1 b\n2 2 c\n3 0 d\n")
     assert [la.name for la in load_perf(art).subgraphs[0].layers] == ["a", "b", "c", "d"]
+
+
+@pytest.mark.parametrize("case", ["a data layer", "past the layers"])
+def test_a_board_log_of_another_model_is_a_located_error(tmp_path: Path, case: str) -> None:
+    """tiny executes layers 1 and 2 (0 and 3 are data layers, which TIDL-RT never executes):
+    a log with a row for Layer 0, or for Layer 4 of a 4-layer net, is of another model (issue 32
+    item 4). The error names the board file, the row's line and the layer."""
+    folder = write_tiny(tmp_path / "art")
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    rows = [(0, 1000, 500, 800, 100, 100, 10, 10), *TINY_BOARD_ROWS] if case == "a data layer" \
+        else [*TINY_BOARD_ROWS, (4, 1000, 500, 800, 100, 100, 10, 10)]
+    board.write_text(board_text(rows))
+    line = 2 if case == "a data layer" else 4  # line 1 is the header
+    expected = ("Layer 0 is tiny's layer 0, a TIDL_DataLayer: TIDL-RT executes no data layer"
+                if case == "a data layer" else "Layer 4: tiny has 4 layers (0..3)")
+    with pytest.raises(FormatError) as info:
+        load_perf(folder, board=[board])
+    message = str(info.value)
+    assert message.startswith(f"{board}, line {line} (Layer): {expected}"), message
+    assert message.endswith("a board log of another model?"), message
+
+
+def test_a_board_log_missing_executed_layers_says_so(tmp_path: Path) -> None:
+    """A log measuring layer 2 only: layer 1 has no board row, a note says which."""
+    folder = write_tiny(tmp_path / "art")
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    board.write_text(board_text(TINY_BOARD_ROWS[1:]))
+    perf = load_perf(folder, board=[board])
+    assert perf.subgraphs[0].layers[1].board is None and perf.subgraphs[0].layers[2].board is not None
+    assert any("1 executed layer(s) without a board row (exec 1)" in n for n in perf.notes), perf.notes

@@ -73,8 +73,7 @@ def open_atomic(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
     except (FileNotFoundError, NotADirectoryError):  # name the user's path, not the temporary's
-        raise PathNotFoundError(name, f"{_CANNOT_WRITE} it: the folder {folder!r} does not exist",
-                                errno.ENOENT) from None
+        raise PathNotFoundError(name, f"{_CANNOT_WRITE} it: {_no_folder(Path(folder))}", errno.ENOENT) from None
     except OSError as exc:
         raise _failed(name, exc) from None
     try:
@@ -122,6 +121,17 @@ def file_kind(mode: int) -> str:
     """What a ``st_mode`` is, for a message: "a regular file", "a folder", "a FIFO (named pipe)",
     "a character device", "a block device", "a socket" (else "a special file")."""
     return next((text for test, text in _FILE_KINDS if test(mode)), "a special file")
+
+
+def _no_folder(folder: Path) -> str:
+    """What ``folder`` is, when no file could be created in it: missing, a file, or a folder
+    that takes no new file (``/proc``: the system says "no such file" there)."""
+    name = os.fspath(folder)
+    if folder.is_dir():
+        return f"the folder {name!r} takes no new file (a read-only or virtual file system?)"
+    if os.path.lexists(folder):
+        return f"{name!r} is a file, not a folder" if folder.is_file() else f"{name!r} is not a folder"
+    return f"the folder {name!r} does not exist"
 
 
 def write_failure(exc: OSError, path: str | os.PathLike[str]) -> str:

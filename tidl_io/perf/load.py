@@ -32,7 +32,7 @@ from ..base.errors import (
     TidlIoError,
 )
 from ..base.text import escape
-from ..base.tilog import read_text
+from ..base.tilog import located, read_text
 from ..net import load_net
 from ..net.layerinfo import read_layer_info
 from ..net.model import UNNAMED_TYPE
@@ -241,14 +241,35 @@ def _mean(rows: Sequence[BoardLayer], attr: str) -> int | float | None:
     return None if values[0] is None else board_mean(values)
 
 
+def _check_board_of(sg: str, layers: list[LayerPerf], board: BoardRun) -> None:
+    """A located :class:`~tidl_io.FormatError` for the first row (of the first run) that cannot
+    be of this subgraph: a ``Layer`` (execution position) past its layers, or on a data layer,
+    which TIDL-RT never executes (a log of another model)."""
+    for row in board.blocks[0].layers:
+        if row.exec_id >= len(layers):
+            span = f" (0..{len(layers) - 1})" if layers else ""
+            why = f"Layer {row.exec_id}: {sg} has {len(layers)} layers{span}"
+        elif layers[row.exec_id].is_data:
+            lay = layers[row.exec_id]
+            why = f"Layer {row.exec_id} is {sg}'s layer {lay.index}, a {lay.type}: TIDL-RT executes no data layer"
+        else:
+            continue
+        raise located(board.source, row.line, f"{why}: a board log of another model?", name="Layer")
+
+
 def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any, notes: list[str]) -> list[LayerPerf]:
     """Each measured layer (every run's row: their mean, min and max) on the layer at its
-    execution position (TIDL-RT's layerExecId)."""
+    execution position (TIDL-RT's layerExecId); a row that cannot be of this subgraph is an
+    error (:func:`_check_board_of`)."""
+    _check_board_of(sg, layers, board)
     rows = board.by_layer()
     out = []
+    missing = []
     for lay in layers:
         ms = rows.pop(lay.position, None)
         if ms is None:
+            if not lay.is_data:
+                missing.append(lay.position)
             out.append(lay)
             continue
 
@@ -261,28 +282,51 @@ def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any,
                                ratio=cycles / lay.cycles if lay.cycles else None, runs=len(ms),
                                cycles_min=min(m.cycles for m in ms), cycles_max=max(m.cycles for m in ms))
         out.append(dataclasses.replace(lay, board=measured))
-    if rows:
-        notes.append(f"{sg}: {len(rows)} board row(s) for layers the folder does not have "
-                     f"(Layer {', '.join(map(str, sorted(rows)[:8]))}): left out")
+    if missing:
+        notes.append(f"{sg}: {len(missing)} executed layer(s) without a board row "
+                     f"(exec {', '.join(map(str, missing[:8]))}{', ...' if len(missing) > 8 else ''})")
     if len(board.blocks) > 1:
         notes.append(f"{sg}: the board log holds {len(board.blocks)} runs (blocks ending in 'Sum of Layer Cycles'): "
                      "each layer's board cycles are their mean (min and max in --json)")
     return out
 
 
+_SUBGRAPH_N = re.compile(r"subgraph_(\d{1,6})")
+
+
+def _log_number(names: list[str], position: int) -> int:
+    """N of the board log TIDL-RT writes for ``names[position]``: the N of ``subgraph_<N>``,
+    else (``"625"``: a subgraph named after its output) its position."""
+    numbered = [_SUBGRAPH_N.fullmatch(x) for x in names]
+    if any(numbered):
+        m = numbered[position]
+        return int(m.group(1)) if m is not None else -1
+    return position
+
+
+def _board_subgraph(path: str, names: list[str]) -> str:
+    """The subgraph a board log measures: N of its name ``tidl_trace_subgraph_<N>_perf.csv``
+    (:func:`_log_number`); any name for a model of one subgraph. An
+    :class:`~tidl_io.OptionError` in one line otherwise."""
+    n = board_subgraph(path)
+    for i, name in enumerate(names):
+        if n is not None and _log_number(names, i) == n:
+            return name
+    if n is None and len(names) == 1:
+        return names[0]
+    logs = ", ".join(f"{x}: tidl_trace_subgraph_{_log_number(names, i)}_perf.csv" for i, x in enumerate(names)
+                     if _log_number(names, i) >= 0)
+    has = f"{len(names)} subgraph{'s' if len(names) > 1 else ''} ({escape(logs)})"
+    if n is not None:
+        raise OptionError(f"load_perf: board: {escape(path)}: a log of subgraph {n}, but the model has {has}")
+    raise OptionError(f"load_perf: board: {escape(path)}: which subgraph does it measure? The model has {has}: "
+                      "name the log as TIDL-RT does")
+
+
 def _boards(paths: Sequence[str], names: list[str]) -> dict[str, BoardRun]:
     out: dict[str, BoardRun] = {}
     for p in paths:
-        n = board_subgraph(p)
-        if n is not None and f"subgraph_{n}" in names:
-            sg = f"subgraph_{n}"
-        elif n is not None and n < len(names):
-            sg = names[n]
-        elif n is None and len(names) == 1:
-            sg = names[0]
-        else:
-            raise OptionError(f"load_perf: board: {escape(p)}: which subgraph? the name is not "
-                              f"tidl_trace_subgraph_<N>_perf.csv for one of {', '.join(names)}")
+        sg = _board_subgraph(p, names)
         if sg in out:
             raise OptionError(f"load_perf: board: two files for {sg}: {out[sg].source} and {escape(p)}")
         out[sg] = parse_board(read_text(p, "TIDL-RT's tidl_trace_subgraph_<N>_perf.csv"), p)

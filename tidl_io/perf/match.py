@@ -16,7 +16,7 @@ from ..base.errors import FormatError
 from ..base.text import short
 from ..net.model import UNNAMED_TYPE, Network
 from ..net.netlog import NAME_CUT
-from .model import LayerPerf, PerformanceData, SubgraphPerf
+from .model import DATA_LAYER, LayerPerf, PerformanceData, SubgraphPerf
 
 __all__ = ["net_simulation", "same_layer_name", "simulated_layer"]
 
@@ -72,7 +72,7 @@ def _difference(sg: SubgraphPerf, net: Network) -> str | None:
         if s.type is not None and s.type != n.type and not n.type.startswith(UNNAMED_TYPE) \
                 and not s.type.startswith(UNNAMED_TYPE):
             return f"layer {index} is a {short(s.type)} in the simulation, a {short(n.type)} in the net"
-        if n.type != "TIDL_DataLayer" and not same_layer_name(s.name, n.name):
+        if n.type != DATA_LAYER and not same_layer_name(s.name, n.name):
             return f"layer {index} is {short(s.name or '')!r} in the simulation, {short(n.name or '')!r} in the net"
     return None
 

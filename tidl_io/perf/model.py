@@ -17,7 +17,7 @@ from ..base.errors import ArgumentTypeError, TensorNotFoundError
 from ..base.text import report_repr
 from .bufinfo import Buffer
 
-__all__ = ["BYTES_PER_TI_MB", "BoardCycles", "LayerPerf", "PerformanceData", "SubgraphPerf", "Totals", "TypeTotal",
+__all__ = ["BYTES_PER_TI_MB", "DATA_LAYER", "BoardCycles", "LayerPerf", "PerformanceData", "SubgraphPerf", "Totals", "TypeTotal",
            "board_mean", "bound"]
 
 BYTES_PER_TI_MB = 1000 * 1024
@@ -25,6 +25,9 @@ BYTES_PER_TI_MB = 1000 * 1024
 ``DDRBW-R(M)``); the board's byte counts are shown in the same unit so the two compare."""
 
 BOUNDS = ("compute", "memory", "setup")
+
+DATA_LAYER = "TIDL_DataLayer"
+"""The type of an input or output data layer: TIDL-RT executes none (no board row, no cycles)."""
 
 
 def board_mean(values: Sequence[int]) -> int | float:
@@ -111,6 +114,19 @@ class LayerPerf:
         """``"compute"``, ``"memory"``, ``"setup"`` or None (see :func:`bound`)."""
         return bound(self.kernel_cycles, self.core_loop_cycles, self.setup_cycles, self.dma_cycles)
 
+    @property
+    def macs_per_kernel_cycle(self) -> float | None:
+        """The netLog's MACs over the simulation's kernel-only cycles: how much of the C7x's
+        matrix unit (MMA) the kernel keeps busy; None without both (or no kernel cycles)."""
+        if self.macs is None or not self.kernel_cycles:
+            return None
+        return self.macs / self.kernel_cycles
+
+    @property
+    def is_data(self) -> bool:
+        """An input or output data layer (:data:`DATA_LAYER`), which TIDL-RT never executes."""
+        return self.type == DATA_LAYER
+
 
 @dataclass(frozen=True)
 class Totals:
@@ -128,8 +144,8 @@ class Totals:
 
 @dataclass(frozen=True)
 class TypeTotal:
-    """The layers of one type: how many, their time, cycles and DDR traffic summed (None
-    where no layer of the type has the number)."""
+    """The layers of one type: how many, their time, cycles, DDR traffic and MACs summed
+    (None where no layer of the type has the number)."""
 
     type: str
     count: int
@@ -137,9 +153,10 @@ class TypeTotal:
     cycles: float | None
     ddr_read_mb: float | None
     ddr_write_mb: float | None
+    macs: int | None = None
 
 
-def _sum(values: list[float | None]) -> float | None:
+def _sum(values: list[Any]) -> Any:
     known = [v for v in values if v is not None]
     return sum(known) if known else None
 
@@ -165,19 +182,25 @@ class SubgraphPerf:
         return layer.time_us / (total * 1000.0)
 
     def by_type(self) -> list[TypeTotal]:
-        """Per layer type, slowest first (then by name)."""
+        """Per layer type, slowest first (then the most MACs first, then by name)."""
         groups: dict[str, list[LayerPerf]] = {}
         for lay in self.layers:
             groups.setdefault(lay.type or "?", []).append(lay)
         out = [TypeTotal(kind, len(ls), _sum([x.time_us for x in ls]), _sum([x.cycles for x in ls]),
-                         _sum([x.ddr_read_mb for x in ls]), _sum([x.ddr_write_mb for x in ls]))
+                         _sum([x.ddr_read_mb for x in ls]), _sum([x.ddr_write_mb for x in ls]),
+                         _sum([x.macs for x in ls]))
                for kind, ls in groups.items()]
-        return sorted(out, key=lambda t: (-(t.time_us or 0.0), t.type))
+        return sorted(out, key=lambda t: (-(t.time_us or 0.0), -(t.macs or 0), t.type))
 
     def slowest(self, n: int | None = None) -> list[LayerPerf]:
         """The layers with a time, slowest first (ties in execution order); at most ``n``."""
         timed = sorted((x for x in self.layers if x.time_us is not None), key=lambda x: (-(x.time_us or 0.0), x.position))
         return timed if n is None else timed[:n]
+
+    def most_macs(self, n: int | None = None) -> list[LayerPerf]:
+        """The layers with the netLog's MACs, the most first (ties in execution order); at most ``n``."""
+        known = sorted((x for x in self.layers if x.macs is not None), key=lambda x: (-(x.macs or 0), x.position))
+        return known if n is None else known[:n]
 
     def layer(self, index: int | None = None, *, data_id: int | None = None, name: str | None = None) -> LayerPerf:
         """The layer with net layer number ``index``, or producing ``data_id``, or named

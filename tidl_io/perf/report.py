@@ -10,7 +10,7 @@ from ..base.text import escape
 from ..iodesc.format import document
 from .model import BoardCycles, LayerPerf, PerformanceData, SubgraphPerf
 
-__all__ = ["config_line", "fmt", "format_perf", "kcycles", "perf_to_dict", "place", "totals_line"]
+__all__ = ["config_line", "count", "fmt", "format_perf", "kcycles", "perf_to_dict", "place", "totals_line"]
 
 
 def _board_dict(b: BoardCycles | None) -> dict[str, Any] | None:
@@ -27,7 +27,8 @@ def _layer_dict(lay: LayerPerf) -> dict[str, Any]:
             "cycles": lay.cycles, "kernel_cycles": lay.kernel_cycles, "core_loop_cycles": lay.core_loop_cycles,
             "setup_cycles": lay.setup_cycles, "dma_cycles": lay.dma_cycles, "io_cycles": lay.io_cycles,
             "ddr_read_mb": lay.ddr_read_mb, "ddr_write_mb": lay.ddr_write_mb,
-            "memory": {k: list(v) for k, v in lay.memory.items()}, "bound": lay.bound, "board": _board_dict(lay.board)}
+            "memory": {k: list(v) for k, v in lay.memory.items()}, "bound": lay.bound, "macs": lay.macs,
+            "macs_per_kernel_cycle": lay.macs_per_kernel_cycle, "board": _board_dict(lay.board)}
 
 
 def _subgraph_dict(s: SubgraphPerf) -> dict[str, Any]:
@@ -54,6 +55,16 @@ def fmt(x: float | None, spec: str = ".2f", none: str = "-") -> str:
 def kcycles(x: float | None) -> str:
     """Cycles in thousands, one decimal (``84480.0`` -> ``84.5k``)."""
     return "-" if x is None else f"{x / 1000:.1f}k"
+
+
+def count(x: int | None) -> str:
+    """A count in thousands, millions or billions (``442368`` -> ``442.4k``; None -> ``-``)."""
+    if x is None:
+        return "-"
+    for scale, suffix, spec in ((10**9, "G", ".2f"), (10**6, "M", ".1f"), (10**3, "k", ".1f")):
+        if abs(x) >= scale:
+            return f"{x / scale:{spec}}{suffix}"
+    return str(x)
 
 
 def place(pair: tuple[str | None, str | None]) -> str:
@@ -114,7 +125,12 @@ def totals_line(s: SubgraphPerf) -> str:
     return "total: " + (", ".join(parts) if parts else "no totals (no simulation, no netLog)")
 
 
-def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+def _table(rows: list[list[str]], right: set[int], keep: int = 0) -> list[str]:
+    """The rows as text columns (``right``: right-aligned); a column past the first ``keep``
+    where no row has a value (only ``-``: no file says) is left out."""
+    shown = [i for i in range(len(rows[0])) if i < keep or any(r[i] != "-" for r in rows[1:])]
+    rows = [[r[i] for i in shown] for r in rows]
+    right = {k for k, i in enumerate(shown) if i in right}
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
             for r in rows]
@@ -122,7 +138,7 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
 
 def _layer_rows(s: SubgraphPerf, layers: list[LayerPerf], board: bool) -> list[str]:
     head = ["exec", "layer", "type", "name", "time µs", "share", "kernel", "core loop", "setup", "DMA", "bound",
-            "DDR R MB", "DDR W MB", "in", "out", "weights"]
+            "DDR R MB", "DDR W MB", "in", "out", "weights", "MACs", "MACs/cyc"]
     if board:
         head += ["board cyc", "board/sim"]
     rows = [head]
@@ -132,28 +148,30 @@ def _layer_rows(s: SubgraphPerf, layers: list[LayerPerf], board: bool) -> list[s
                fmt(None if share is None else 100 * share, ".1f") + ("%" if share is not None else ""),
                kcycles(lay.kernel_cycles), kcycles(lay.core_loop_cycles), kcycles(lay.setup_cycles),
                kcycles(lay.dma_cycles), lay.bound or "-", fmt(lay.ddr_read_mb), fmt(lay.ddr_write_mb),
-               place(lay.memory["in"]), place(lay.memory["out"]), place(lay.memory["weights"])]
+               place(lay.memory["in"]), place(lay.memory["out"]), place(lay.memory["weights"]), count(lay.macs),
+               fmt(lay.macs_per_kernel_cycle)]
         if board:
             b = lay.board
             row += [kcycles(b.cycles if b else None), fmt(b.ratio if b else None, ".2f")]
         rows.append(row)
-    return _table(rows, {0, 1, 4, 5, 6, 7, 8, 9, 11, 12, 16, 17})
+    return _table(rows, {0, 1, 4, 5, 6, 7, 8, 9, 11, 12, 16, 17, 18, 19}, keep=4)
 
 
 def _type_rows(s: SubgraphPerf) -> list[str]:
-    rows = [["type", "layers", "time µs", "share", "cycles", "DDR R MB", "DDR W MB"]]
+    rows = [["type", "layers", "time µs", "share", "cycles", "DDR R MB", "DDR W MB", "MACs"]]
     total = s.total.time_ms
     for t in s.by_type():
         share = None if t.time_us is None or not total else 100 * t.time_us / (total * 1000)
         rows.append([short_type(t.type), str(t.count), fmt(t.time_us), fmt(share, ".1f") + ("%" if share is not None
                                                                                           else ""),
-                     kcycles(t.cycles), fmt(t.ddr_read_mb), fmt(t.ddr_write_mb)])
-    return _table(rows, {1, 2, 3, 4, 5, 6})
+                     kcycles(t.cycles), fmt(t.ddr_read_mb), fmt(t.ddr_write_mb), count(t.macs)])
+    return _table(rows, {1, 2, 3, 4, 5, 6, 7}, keep=2)
 
 
 def format_perf(perf: PerformanceData, top: int | None = None) -> str:
     """The text report: per subgraph, its configuration, the layers (execution order, or the
-    ``top`` slowest first), the per-type totals and TI's totals."""
+    ``top`` slowest first; without a simulation the ``top`` with the most MACs), the per-type
+    totals and TI's totals. A column no file fills (only ``-``) is left out."""
     out = [f"where the time goes: {escape(perf.source)}"]
     for s in perf.subgraphs:
         board = any(lay.board is not None for lay in s.layers)
@@ -162,6 +180,9 @@ def format_perf(perf: PerformanceData, top: int | None = None) -> str:
         if top is not None and s.slowest(1):
             out.append(f"the {top} slowest layers:")
             out += _layer_rows(s, s.slowest(top), board)
+        elif top is not None and s.most_macs(1):  # a netLog without a simulation: rank by its MACs
+            out.append(f"no simulation: the {top} layers with the most MACs (the netLog's):")
+            out += _layer_rows(s, s.most_macs(top), board)
         elif top is not None:  # nothing to rank: the placement and sizes of every layer still tell
             out.append("no layer has a time to rank by (no performance simulation, no board log): "
                        "every layer in execution order:")
