@@ -197,9 +197,9 @@ def _commands() -> dict[str, tuple[list[str], list[str]]]:
     join the tests below by themselves."""
     import argparse
 
-    from tidl_io.cli.app import _parser
+    from tidl_io.cli.app import build_parser
 
-    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     found = {}
     for name, p in sub.choices.items():
         actions = [a for a in p._actions if a.option_strings and "-h" not in a.option_strings]

@@ -1,4 +1,4 @@
-"""``tidl-io doctor``'s command line (tidl_io/cli_doctor.py): it prints tidl_io.diagnose's report
+"""``tidl-io doctor``'s command line (tidl_io/cli/doctor.py): it prints tidl_io.diagnose's report
 object (text, --json, --html) and exits like diff: 0 agree, 1 a finding, 2 could not do the job."""
 
 from __future__ import annotations

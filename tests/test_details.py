@@ -1,4 +1,4 @@
-"""TFLite-style details (tidl_io/details.py) of real and fixture descriptors: TFLite's keys with
+"""TFLite-style details (tidl_io/data/details.py) of real and fixture descriptors: TFLite's keys with
 TFLite's meanings, TIDL's keys beside them, and shapes that round-trip through pack / unpack."""
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,13 +23,13 @@ import numpy as np
 import pytest
 
 import tidl_io
-from tidl_io.cli.app import _parser as cli_parser
+from tidl_io.cli.app import build_parser
 
-from conftest import EXAMPLES, INSTALLED, PACKAGE, ROOT
+from conftest import EXAMPLES, INSTALLED, PACKAGE, ROOT, SCHEMAS
 
 
 def _commands() -> list[str]:
-    parser = cli_parser()
+    parser = build_parser()
     (sub,) = [a for a in parser._actions if a.dest == "command"]
     return sorted(sub.choices)
 
@@ -140,3 +141,30 @@ def test_every_command_runs_on_the_bundled_example(tmp_path: Path) -> None:
     run("golden", str(ex / "no_such_model.onnx"), "--input", str(work / "in.npy"), "-o", str(work / "g.npz"), code=2)
     assert not (work / "g.npz").exists()
     assert seen == set(_commands()), sorted(set(_commands()) - seen)
+
+
+_NAMED_FILE = re.compile(r"(?<![\w./-])((?:tidl_io|schemas|tools|tests|docs)/[\w/.-]*\w\.(?:py|c|h|yaml|md|sh))\b")
+
+
+def test_no_text_names_a_file_that_is_not_there() -> None:
+    """Every path a docstring, comment, schema or document names (``tidl_io/net/parse.py``,
+    ``schemas/net/common.yaml``, ``tools/fuzz.py``...) exists: none is left from before a move."""
+    texts = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "tests").rglob("*.py"),
+             *(ROOT / "tools").rglob("*.py"), *PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.c"), *PACKAGE.rglob("*.h"),
+             *SCHEMAS.rglob("*.yaml")]
+    assert len(texts) > 200
+    stale = []
+    for text in texts:
+        for number, line in enumerate(text.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            for found in _NAMED_FILE.finditer(line):
+                named = found.group(1)
+                top = named.partition("/")[0]
+                if top == "schemas" or named.startswith("tidl_io/schemas/"):
+                    where = SCHEMAS / named.split("schemas/", 1)[1]
+                elif top == "tidl_io":
+                    where = PACKAGE.parent / named
+                else:
+                    where = ROOT / named
+                if not where.exists():
+                    stale.append(f"{text.name}:{number}: {named}")
+    assert stale == []

@@ -1,4 +1,4 @@
-"""check_padding (tidl_io/padding.py): counts against a mask of the valid region built by the
+"""check_padding (tidl_io/data/padding.py): counts against a mask of the valid region built by the
 spec's index formula (test_buffers.valid_mask), on a real descriptor and on edge geometries."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """tidl_io.base.releases: the one release table and the Release value.
 
 Oracles: literal expectations written here (the spellings and their numbers, the table as the
-three tables it replaces listed it: the io schemas' release lists, schemas/tidlrt/versions.yaml
-and schemas/net/versions.yaml of main before the move), hand-written YAML rows, and the shipped
+three tables it replaces listed it: the io schemas' release lists and the versions tables that
+schemas/tidlrt and schemas/net held before the move), hand-written YAML rows, and the shipped
 layout files (every name the table uses must exist there)."""
 
 from __future__ import annotations

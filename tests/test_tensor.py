@@ -1,5 +1,5 @@
 """Tensor: one slot's fields and derived geometry, against the decodes in
-../shared/realdata/PROVENANCE.md and literal values (tidl_io/tensor.py; the geometry formulas
+../shared/realdata/PROVENANCE.md and literal values (tidl_io/iodesc/tensor.py; the geometry formulas
 themselves are tested in test_geometry.py)."""
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ def test_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
 def test_nothing_else_imports_the_extra() -> None:
     code = ("import sys, tidl_io, tidl_io.cli.app, tidl_io.trace, tidl_io.trace.compare, tidl_io.cli.trace, "
             "tidl_io.trace.report, tidl_io.trace.golden\n"
-            "tidl_io.cli.app._parser()\n"
+            "tidl_io.cli.app.build_parser()\n"
             "bad = [m for m in ('onnx', 'onnxruntime', 'ai_edge_litert', 'tflite_runtime', 'tensorflow') "
             "if m in sys.modules]\nassert not bad, bad\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -31,7 +31,8 @@ from . import why as cli_why
 from .codes import EXIT_OK, EXIT_USAGE
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``tidl-io`` parser, every command's options (docs and tests read it)."""
     parser = argparse.ArgumentParser(
         prog="tidl-io",
         description="Inspect and check TIDL I/O buffer descriptors (*_tidl_io_1.bin).",
@@ -54,7 +55,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
     err = err or sys.stderr
-    parser = _parser()
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: 0 for --help/--version, 2 for usage errors
