@@ -99,3 +99,19 @@ def test_could_not(realdata: Path, tmp_path: Path) -> None:
     (art2 / "625_tidl_net.bin").unlink()
     with pytest.raises(tidl_io.PathNotFoundError, match="no \\*_tidl_net.bin beside"):
         tidl_io.check_emulation(art2)
+
+
+def test_fcnn_with_recovered_biases_equals_ti_everywhere(realdata: Path) -> None:
+    """The issue's 'done when': with the biases of TI's last stats run recovered from its means, all 153 600 output
+    values equal stats_tool_out and all 1 153 channel means equal TI's file."""
+    net = tidl_io.load_net(realdata / FCNN / f"{FCNN_SG}_tidl_net.bin")
+    assert net.header["calibrationOption"] & 4  # bias calibration was on
+    report = tidl_io.check_emulation(realdata / FCNN)
+    r = report.recovered
+    assert r is not None and r.ok
+    assert [(o.values, o.equal) for o in r.outputs] == [(153600, 153600)]
+    assert sum(la.channels for la in r.layers) == 1153 and all(la.equal == la.channels for la in r.layers)
+    assert r.moved[2] == ((6, 1), (7, 1), (53, 1))  # the channels TI's file says differ, one code up
+    assert not any(r.unresolved.values())
+    assert "153600 of 153600 values equal" in report.to_text()
+    json.dumps(report.to_dict(), allow_nan=False)

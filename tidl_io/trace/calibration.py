@@ -9,7 +9,7 @@ The model importer leaves, in the artifacts folder or its ``tempDir/``, for a su
 - ``<sg>_tidl_io__stats_tool_out.bin``: per image, the network's outputs as TIDL's
   fixed-point run produced them, dequantized to float32, dense, in order;
 - ``<sg>_tidl_io__LayerPerChannelMean.bin`` (only with bias calibration): every layer's
-  per-channel means in the same run (:mod:`.means`, :attr:`Calibration.means`).
+  per-channel means in the same run (:mod:`tidl_io.emulator.means`, :attr:`Calibration.means`).
 
 So a float run of the model on the inputs, compared with the outputs, measures what
 quantization did without a board.
@@ -29,8 +29,8 @@ from ..artifacts.folder import find_artifacts
 from ..base.check import check_path, wrong_kind
 from ..base.errors import FormatError, PathError, PathNotFoundError
 from ..base.text import report_repr
+from ..emulator.means import MEANS_SUFFIX, ChannelMeans, load_means
 from ..iodesc.descriptor import Descriptor, Tensor, load
-from .means import MEANS_SUFFIX, ChannelMeans, load_means
 
 __all__ = ["INPUTS_SUFFIX", "OUTPUTS_SUFFIX", "Calibration", "load_calibration", "tensor_nchw"]
 
@@ -63,7 +63,7 @@ class Calibration:
 
     @cached_property
     def means(self) -> ChannelMeans | None:
-        """TI's ``LayerPerChannelMean.bin`` mapped onto the net's layers (:func:`.means.load_means`),
+        """TI's ``LayerPerChannelMean.bin`` mapped onto the net's layers (:func:`tidl_io.emulator.means.load_means`),
         None when the folder has no such file. Raises :class:`~tidl_io.FormatError` for a
         file that does not fit the net, :class:`~tidl_io.PathNotFoundError` when the net is
         missing."""

@@ -2,9 +2,9 @@
 
 TI's import leaves, for the calibration frames it fed its last fixed-point run, the outputs
 (``stats_tool_out``) and, with bias calibration on, every layer's per-channel means
-(``LayerPerChannelMean.bin``, :mod:`.means`). :func:`check_emulation` emulates the folder's
+(``LayerPerChannelMean.bin``, :mod:`tidl_io.emulator.means`). :func:`check_emulation` emulates the folder's
 own calibration frames (:func:`tidl_io.emulate`) and reports, per layer, the channels whose
-mean equals TI's (:func:`.means.means_equal`: relative difference at most 1e-5, or 1e-6
+mean equals TI's (:func:`tidl_io.emulator.means.means_equal`: relative difference at most 1e-5, or 1e-6
 absolute), the worst channel, and per output the values equal to TI's. The report,
 :class:`EmulationCheck`, prints itself (text, strict JSON); ``tidl-io emulate --check`` prints it.
 """
@@ -23,14 +23,39 @@ from ..artifacts.folder import find_artifacts
 from ..base.check import check_path, wrong_kind
 from ..base.errors import BufferMismatchError, PathNotFoundError
 from ..base.text import escape, report_repr
-from ..emulator import emulate
+from ..emulator import decode, emulate
+from ..emulator.biases import recover_biases
+from ..emulator.means import MEANS_SUFFIX, ChannelMeans, channel_means, mean_layers, means_equal
+from ..emulator.run import read_net
 from .api import pick_subgraph, subgraphs
 from .calibration import Calibration, load_calibration
-from .means import MEANS_SUFFIX, ChannelMeans, channel_means, mean_layers, means_equal
 
-__all__ = ["EmulationCheck", "LayerCheck", "OutputCheck", "check_emulation"]
+__all__ = ["EmulationCheck", "LayerCheck", "OutputCheck", "RecoveredRun", "check_emulation"]
 
 _FUNC = "check_emulation"
+_BIAS_CALIBRATION = 4  # calibrationOption bit: bias calibration on
+
+
+@dataclass(frozen=True)
+class RecoveredRun:
+    """The same check with the biases of TI's last stats run recovered from its means
+    (:func:`tidl_io.emulator.biases.recover_biases`): ``moved`` per layer index, (channel,
+    codes moved from the net's); ``unresolved`` channels no code made equal."""
+
+    outputs: tuple[OutputCheck, ...]
+    layers: tuple[LayerCheck, ...]
+    moved: Mapping[int, tuple[tuple[int, int], ...]]
+    unresolved: Mapping[int, tuple[int, ...]]
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outputs) and all(la.ok for la in self.layers)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "outputs": [o.to_dict() for o in self.outputs],
+                "layers": [la.to_dict() for la in self.layers],
+                "moved": [{"layer": k, "channels": len(v), "moves": [list(m) for m in v]} for k, v in self.moved.items()],
+                "unresolved": [{"layer": k, "channels": list(v)} for k, v in self.unresolved.items()]}
 
 
 @dataclass(frozen=True)
@@ -98,6 +123,7 @@ class EmulationCheck:
     layers: tuple[LayerCheck, ...]
     means_note: str
     seconds: float
+    recovered: RecoveredRun | None = None  # with bias calibration on and a means file: the run with TI's last biases
 
     @property
     def ok(self) -> bool:
@@ -112,7 +138,8 @@ class EmulationCheck:
         return {"net": self.net, "subgraph": self.subgraph, "release": self.release, "frames": self.frames,
                 "ok": self.ok, "files": dict(self.files), "means": self.means_note, "seconds": self.seconds,
                 "outputs": [o.to_dict() for o in self.outputs], "layers": [la.to_dict() for la in self.layers],
-                "layers_equal": sum(la.ok for la in self.layers), "layers_checked": len(self.layers)}
+                "layers_equal": sum(la.ok for la in self.layers), "layers_checked": len(self.layers),
+                "biases": "net", "recovered": None if self.recovered is None else self.recovered.to_dict()}
 
     def to_text(self) -> str:
         """A verdict line, TI's files, each output and each layer (names escaped)."""
@@ -140,6 +167,19 @@ class EmulationCheck:
                 worst = "not found in TI's file"
             lines.append(f"  {la.index:<6} {escape(la.type.replace('TIDL_', '')):<27} {la.channels:<8} "
                          f"{la.equal:<6} {worst}")
+        r = self.recovered
+        if r is not None:
+            lines.append(f"  with the biases of TI's last stats run recovered from its means (the board runs the net's): "
+                         f"{sum(la.ok for la in r.layers)} of {len(r.layers)} layers and "
+                         f"{sum(o.ok for o in r.outputs)} of {len(r.outputs)} outputs equal TI's")
+            for o in r.outputs:
+                lines.append(f"    output {escape(o.name)}: {o.equal} of {o.values} values equal")
+            for index, moves in r.moved.items():
+                sizes = sorted({abs(m) for _, m in moves})
+                lost = r.unresolved.get(index, ())
+                lines.append(f"    layer {index}: {len(moves)} channel(s) moved"
+                             + (f" by {', '.join(map(str, sizes))} code(s)" if sizes else "")
+                             + (f"; {len(lost)} channel(s) not recovered" if lost else ""))
         return "\n".join(lines)
 
 
@@ -190,14 +230,30 @@ def check_emulation(art: str | os.PathLike[str], subgraph: int | str | None = No
     means = calib.means
     em = emulate(calib.net_file, _stack(calib.inputs), io=calib.descriptor)
     net = em.net
+    outputs, layers = _compare(calib, net, em.buffers, means)
+    recovered: RecoveredRun | None = None
+    if means is not None and net.header.get("calibrationOption", 0) & _BIAS_CALIBRATION:
+        ti = {la.index: v for la in mean_layers(net) if (v := means.of(la.index)) is not None}
+        inputs = {la.data_id: em.buffers[la.data_id] for la in net.layers if la.is_input and la.data_id is not None}
+        _, moves, buffers = recover_biases(decode(*read_net(calib.net_file)), inputs, ti)
+        r_outputs, r_layers = _compare(calib, net, buffers, means)
+        recovered = RecoveredRun(r_outputs, r_layers, dict(moves.moved), dict(moves.unresolved))
+    note = means.note if means is not None else f"no {calib.subgraph}{MEANS_SUFFIX} (compiled without bias calibration)"
+    return EmulationCheck(str(calib.net_file), calib.subgraph, net.release, len(calib.inputs), _files(calib),
+                          outputs, layers, note, em.seconds, recovered)
+
+
+def _compare(calib: Calibration, net: Any, buffers: Mapping[int, np.ndarray], means: ChannelMeans | None
+             ) -> tuple[tuple[OutputCheck, ...], tuple[LayerCheck, ...]]:
+    """Each output against stats_tool_out, each layer's channel means against TI's."""
     want = _stack(calib.outputs)
     names = {t.data_id: t.name for t in calib.descriptor.outputs}
     outputs = []
     for layer in net.output_layers:
         src = net.layer_by_data_id(layer.inputs[0])
-        assert src.data_id is not None
         out_name = names.get(src.data_id, layer.name or str(src.data_id))
-        mine = em.values(src.data_id)
+        codes = buffers[src.data_id]
+        mine = codes if codes.dtype == np.float32 else (codes.astype(np.float32) / np.float32(src.scale))
         ti = want.get(out_name)
         if ti is None or ti.size != mine.size:
             raise BufferMismatchError(f"{_FUNC}: {calib.outputs_file}: output {out_name!r} of the net "
@@ -211,12 +267,10 @@ def check_emulation(art: str | os.PathLike[str], subgraph: int | str | None = No
     if means is not None:
         start = 0
         for la in mean_layers(net):
-            assert la.data_id is not None
-            check = _layer_check(la, em.codes(la.data_id), means, start)
+            assert la.data_id is not None  # mean layers are computing layers
+            check = _layer_check(la, buffers[la.data_id], means, start)
             if check.entry is not None:
                 start = check.entry + check.channels
             layers.append(check)
-    note = means.note if means is not None else f"no {calib.subgraph}{MEANS_SUFFIX} (compiled without bias calibration)"
-    return EmulationCheck(str(calib.net_file), calib.subgraph, net.release, len(calib.inputs), _files(calib),
-                          tuple(outputs), tuple(layers), note, em.seconds)
+    return tuple(outputs), tuple(layers)
 

@@ -5,7 +5,7 @@ output type's saturation (where ReLU happens)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,14 +39,36 @@ class ConvOp(Op):
     shift: int = 0
     sat: tuple[int, int] = (0, 255)
     dtype: np.dtype = field(default=np.dtype(np.uint8))
+    raw_bias: np.ndarray | None = field(default=None, repr=False)  # the net's int16 bias codes (None: no bias)
+    bias_factor: float = 0.0  # weightScale x inScale / biasScale, float32
+    signed_input: bool = True
+
+    def accumulate(self, x: np.ndarray) -> np.ndarray:
+        """The int64 accumulators of input codes ``x`` without the bias."""
+        _, cin_g, kh, kw = self.weights.shape
+        check_alloc(2 * x.shape[0] * (cin_g * kh * kw + 1) * int(np.prod(self.layer.shape[2:])) * 8,
+                    f"layer {self.index}'s convolution columns", func="emulate")
+        return kernels.conv2d(x, self.weights, np.zeros(len(self.bias), np.int64), groups=self.groups,
+                              stride=self.stride, dilation=self.dilation, pad=self.pad,
+                              out_hw=(self.layer.shape[2], self.layer.shape[3]))
+
+    def finish(self, acc: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+        """Accumulators plus ``bias`` (default: this op's), shifted and saturated to codes."""
+        b = self.bias if bias is None else bias
+        return kernels.round_shift_saturate(acc + np.asarray(b, np.int64)[None, :, None, None], self.shift,
+                                            self.sat[0], self.sat[1], self.dtype)
+
+    def bias_of(self, codes: np.ndarray) -> np.ndarray:
+        """The bias TIDL adds for the int16 bias ``codes`` (split x biasB, stored in int16)."""
+        split, bias_b = split_bias(np.asarray(codes), np.float32(self.bias_factor), self.signed_input)
+        return (split * bias_b).astype(np.int16).astype(np.int64)
+
+    def with_raw_bias(self, codes: np.ndarray) -> ConvOp:
+        """This convolution with the int16 bias ``codes`` instead of the net's."""
+        return replace(self, bias=self.bias_of(codes), raw_bias=np.asarray(codes, np.int64))
 
     def run(self, args: Sequence[np.ndarray], inputs: Mapping[int, np.ndarray]) -> np.ndarray:
-        _, cin_g, kh, kw = self.weights.shape
-        check_alloc(2 * args[0].shape[0] * (cin_g * kh * kw + 1) * int(np.prod(self.layer.shape[2:])) * 8,
-                    f"layer {self.index}'s convolution columns", func="emulate")
-        acc = kernels.conv2d(args[0], self.weights, self.bias, groups=self.groups, stride=self.stride,
-                             dilation=self.dilation, pad=self.pad, out_hw=(self.layer.shape[2], self.layer.shape[3]))
-        return kernels.round_shift_saturate(acc, self.shift, self.sat[0], self.sat[1], self.dtype)
+        return self.finish(self.accumulate(args[0]))
 
 
 def split_bias(bias: np.ndarray, factor: np.float32, signed_input: bool) -> tuple[np.ndarray, int]:
@@ -126,9 +148,10 @@ def decode(d: Decoding, layer: Layer, sources: list[Layer]) -> Op:
             raise d.stop(layer, f"weightScale {p['weightScale']}, input scale {src.scale}, biasScale {p['biasScale']}")
         split, bias_b = split_bias(raw_bias, factor, in_dtype.kind == "i")
         bias = (split * bias_b).astype(np.int16).astype(np.int64)  # TIDL stores the product in int16
-    else:
-        bias, bias_b = np.zeros(cout, np.int64), 0
-    return ConvOp(layer, weights, bias, bias_b, groups, stride, dilation, pad, shift, sat(dtype), dtype)
+        return ConvOp(layer, weights, bias, bias_b, groups, stride, dilation, pad, shift, sat(dtype), dtype,
+                      raw_bias.astype(np.int64), float(factor), in_dtype.kind == "i")
+    return ConvOp(layer, weights, np.zeros(cout, np.int64), 0, groups, stride, dilation, pad, shift, sat(dtype),
+                  dtype)
 
 
 TYPE = OpType("TIDL_ConvolutionLayer", decode,

@@ -1,5 +1,5 @@
 """Target ``means``: a mutated ``LayerPerChannelMean.bin`` through
-:func:`tidl_io.trace.means.parse_means`, on one input in 512 (index % 512 == 257: 1 mod 256,
+:func:`tidl_io.emulator.means.parse_means`, on one input in 512 (index % 512 == 257: 1 mod 256,
 the one odd residue no other raw-bytes target takes, and never index 1).
 
 The seeds: TI's real means files with their nets (``../shared/realdata/net``, when present)
@@ -82,8 +82,8 @@ def _mutate(data: bytes, rng: random.Random) -> tuple[bytes, str]:
 
 
 def run(checker: Checker, index: int, item: FuzzInput, desc: Any, rng: random.Random) -> None:
+    from tidl_io.emulator.means import mean_layers, parse_means
     from tidl_io.net import parse_net
-    from tidl_io.trace.means import mean_layers, parse_means
 
     net_bytes, means_bytes = rng.choice(_seeds())
     net = parse_net(net_bytes)

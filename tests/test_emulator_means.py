@@ -1,4 +1,4 @@
-"""TIDL's LayerPerChannelMean.bin (tidl_io.trace.means): its mapping onto the net's layers on the
+"""TIDL's LayerPerChannelMean.bin (tidl_io.emulator.means): its mapping onto the net's layers on the
 real 9.0 folders (offsets from the netLog's channel counts, entries read with np.fromfile),
 located errors on mutated files, and TI's mean formula against a literal loop."""
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import tidl_io
+from tidl_io.emulator.means import channel_means, load_means, parse_means
 from tidl_io.net import load_net
-from tidl_io.trace.means import channel_means, load_means, parse_means
 
 from conftest import EAST
 
