@@ -180,3 +180,27 @@ def test_traces_carry_tidls_subgraph_number_and_compare_finds_them(tmp_path: Pat
         (other / p.name.replace(f"tidl_trace_subgraph_{n}_", "tidl_trace_subgraph_7_")).write_bytes(p.read_bytes())
     code, _, err = _run("compare", str(other), "--artifacts", str(EAST), "--ref", str(other), "--subgraph", str(n))
     assert code == 2 and f"no trace of subgraph {n} here" in err and "None" not in err
+
+
+def test_check_exit_codes_and_json(tmp_path: Path) -> None:
+    """--check: 0 every layer and output equal TI's (EAST), 1 some differ (fcnn-cnn5), 2 could not (a missing dump
+    named; --input refused)."""
+    fcnn = REALDATA / "net" / "edgeai-tidl-fcnn-cnn5-9.0"
+    if not EAST.is_dir() or not fcnn.is_dir():
+        pytest.skip("../shared/realdata not present")
+    code, out, err = _run("emulate", str(EAST), "--check")
+    assert code == 0 and out.startswith("OK: ") and not err
+    code, out, err = _run("emulate", str(fcnn), "--check", "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False and doc["layers"][1]["differing"] == [6, 7, 53]
+    code, out, err = _run("emulate", str(EAST), "--check", "--input", "x.npy")
+    assert code == 2 and "takes no --input" in err and not out
+    art = tmp_path / "art"
+    (art / "tempDir").mkdir(parents=True)
+    for name in ("625_tidl_io_1.bin", "625_tidl_net.bin"):
+        (art / name).write_bytes((EAST / name).read_bytes())
+    (art / "tempDir" / "625_calib_raw_data.bin").write_bytes((EAST / "tempDir" / "625_calib_raw_data.bin").read_bytes())
+    code, out, err = _run("emulate", str(art), "--check")
+    assert code == 2 and "no calibration dump 625_tidl_io__stats_tool_out.bin" in err and err.count("\n") == 1
+    code, out, err = _run("emulate", str(EAST))
+    assert code == 2 and "--input is needed" in err

@@ -54,9 +54,14 @@ def test_bad_sizes_and_missing_dumps(realdata: Path, tmp_path: Path) -> None:
     with pytest.raises(tidl_io.FormatError, match="2 output frame.*holds 3 input frame"):
         load_calibration(art)
     out.unlink()
-    with pytest.raises(tidl_io.PathNotFoundError, match="no calibration dumps"):
+    # the folder's only subgraph: the message names the file that is missing
+    with pytest.raises(tidl_io.PathNotFoundError, match="no calibration dump 625_tidl_io__stats_tool_out.bin beside"):
         load_calibration(art)
-    with pytest.raises(tidl_io.PathNotFoundError, match="no calibration dump 625_tidl_io__stats_tool_out.bin"):
+    (art / "tempDir" / "625_calib_raw_data.bin").unlink()
+    with pytest.raises(tidl_io.PathNotFoundError, match="no calibration dump 625_calib_raw_data.bin nor "
+                                                        "625_tidl_io__stats_tool_out.bin beside 625_tidl_io_1.bin"):
+        load_calibration(art)
+    with pytest.raises(tidl_io.PathNotFoundError, match="no calibration dump 625_calib_raw_data.bin nor"):
         load_calibration(art, "625")
     with pytest.raises(tidl_io.PathNotFoundError, match="no subgraph '7'"):
         load_calibration(art, "7")

@@ -70,6 +70,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .runtime.tidlrt import TidlRtRuntime
     from .support import SupportReport, load_support
     from .trace import CompareReport, compare_calibration, compare_traces, load_calibration, load_traces
+    from .trace.emucheck import EmulationCheck, check_emulation
 
 
 __all__ = [
@@ -82,6 +83,7 @@ __all__ = [
     "Diagnosis",
     "ElementType",
     "Emulation",
+    "EmulationCheck",
     "Finding",
     "FormatError",
     "GeometryError",
@@ -118,6 +120,7 @@ __all__ = [
     "alloc_outputs",
     "as_buffer",
     "build",
+    "check_emulation",
     "check_padding",
     "compare_calibration",
     "compare_traces",
@@ -174,6 +177,7 @@ _LAZY = {
     "SupportReport": "support", "load_support": "support",
     "Performance": "perf", "load_perf": "perf",
     "Emulation": "emulator", "emulate": "emulator",
+    "EmulationCheck": "trace.emucheck", "check_emulation": "trace.emucheck",
     "Advice": "advisor", "advise": "advisor",
 }
 

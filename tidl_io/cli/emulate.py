@@ -2,7 +2,8 @@
 JSON, an .npz and trace files. Registered by :mod:`tidl_io.cli.app`; no logic lives here.
 
 Exit 0 when the net ran, 2 when it could not (usage, unreadable or inconsistent input, a
-layer the emulator does not implement: one line, no traceback).
+layer the emulator does not implement: one line, no traceback). ``--check``
+(:func:`cmd_check`): 0 every layer and output equal TI's, 1 some differ, 2 could not.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoErr
 from ..base.text import escape
 from ..iodesc.descriptor import load
 from ..iodesc.format import dumps_json
-from .codes import EXIT_OK, EXIT_USAGE
+from .codes import EXIT_FINDING, EXIT_OK, EXIT_USAGE
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -28,9 +29,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                    "tidl-io compare. Exit 0 done, 2 could not (a layer it does not implement: one "
                                    "line naming it).")
     e.add_argument("artifacts", metavar="ART", help="an artifacts folder, or a *_tidl_net.bin")
-    e.add_argument("--input", required=True, metavar="X",
+    e.add_argument("--input", metavar="X",
                    help=".npy (a one-input net) or .npz (arrays by input name, or arr_0.. in input order); NCHW, "
-                        "frames stacked on the first axis")
+                        "frames stacked on the first axis (needed unless --check)")
     e.add_argument("--subgraph", metavar="N_OR_NAME",
                    help="which subgraph of ART (needed when several), by TIDL's number (its index in "
                         "onnxrtMetaData.txt, the N of tidl_trace_subgraph_N_...) or its name (625 for "
@@ -39,7 +40,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--traces", metavar="DIR", help="write every layer's codes (.y) and floats (_float.bin) here")
     e.add_argument("--frame", type=int, default=0, metavar="K", help="the frame --traces writes (default 0)")
     e.add_argument("--json", action="store_true", help="machine-readable summary")
+    add_check_argument(e)
     e.set_defaults(run=cmd_emulate)
+
+
+def add_check_argument(e: argparse.ArgumentParser) -> None:
+    """``--check``: the emulator against TI's own run on the folder's calibration frames."""
+    e.add_argument("--check", action="store_true",
+                   help="emulate the calibration frames TI left in ART's tempDir/ and compare with TI's own run: "
+                        "each output with stats_tool_out bit for bit, each layer's channel means with "
+                        "LayerPerChannelMean.bin (equal: relative difference <= 1e-5 or absolute <= 1e-6); exit 0 "
+                        "all equal, 1 some differ, 2 could not (a missing dump is named); takes no --input")
 
 
 def _usage(err: TextIO, message: str) -> int:
@@ -86,7 +97,10 @@ def _inputs(path: str) -> Any:
 
 
 def cmd_emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-
+    if args.check:
+        return cmd_check(args, out, err)
+    if args.input is None:
+        return _usage(err, "--input is needed (or --check: TI's calibration frames)")
     try:
         return _emulate(args, out, err)
     except TidlIoError as exc:  # could not do the job: one line, exit 2
@@ -116,3 +130,21 @@ def _emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(result.to_text() + "\n")
     return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``tidl-io emulate ART --check``: print :func:`tidl_io.check_emulation`'s report; exit 0
+    every layer and output equal TI's, 1 some differ, 2 could not."""
+    from ..trace.emucheck import check_emulation  # start-up
+
+    for option in ("input", "output", "traces"):
+        if getattr(args, option) is not None:
+            return _usage(err, f"--check runs TI's calibration frames: it takes no --{option}")
+    try:
+        report = check_emulation(args.artifacts, args.subgraph)
+    except TidlIoError as exc:
+        return _usage(err, str(exc))
+    except OSError as exc:
+        return _usage(err, f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+    out.write((dumps_json(report.to_dict()) if args.json else report.to_text()) + "\n")
+    return EXIT_OK if report.ok else EXIT_FINDING

@@ -5,9 +5,10 @@
 ((3, 5, 176, 320), dtype('float32'))
 >>> em.write_traces("emulated_traces")                                # doctest: +SKIP
 
-This part owns the emulator: :mod:`.decode` (what each layer computes, read from the net's
-parameters and weights: :func:`decode`, one frozen operation per layer, or one located
-:class:`~tidl_io.UnsupportedLayerError`), :mod:`.kernels` (the integer arithmetic in NumPy),
+This part owns the emulator: :mod:`.ops` (one module per TI layer type, in one table
+``OPS``: the type's decoding of the net's parameters and its kernel, ``Op.run``), :mod:`.decode`
+(the net's layers through that table: :func:`decode`, one frozen operation per layer, or one
+located :class:`~tidl_io.UnsupportedLayerError`), :mod:`.kernels` (the integer arithmetic in NumPy),
 :mod:`.run` (:func:`emulate`) and :mod:`.result` (:class:`Emulation`: outputs, every layer's
 codes, text / JSON, TIDL-named traces). The ``tidl-io emulate`` command is in
 :mod:`tidl_io.cli.emulate`. (The package is not named ``emulate``: importing it would shadow the

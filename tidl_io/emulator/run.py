@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -15,8 +15,7 @@ from ..base.errors import BufferMismatchError, FormatError, PathError, TensorNot
 from ..base.limits import check_alloc
 from ..iodesc.descriptor import Descriptor
 from ..net import Network
-from . import kernels
-from .decode import ConcatOp, ConvOp, DataConvertOp, InputOp, Op, OutputOp, PoolOp, decode
+from .decode import InputOp, Op, decode
 from .result import Emulation, LayerRun
 
 __all__ = ["emulate", "read_net"]
@@ -59,7 +58,7 @@ def _read_file(path: str, size: int) -> bytes:
 
 def _input_arrays(ops: Sequence[Op], inputs: Any, names: Mapping[int, str]) -> dict[int, np.ndarray]:
     """dataId -> the user's array for each input data layer, in the input layers' order."""
-    ins = [op for op in ops if isinstance(op, InputOp)]
+    ins = [cast(InputOp, op) for op in ops if op.layer.is_input]  # ops.data decodes input layers to InputOp
     if isinstance(inputs, Mapping):
         by_name = {names.get(op.data_id, op.layer.name or f"input_{k}"): op for k, op in enumerate(ins)}
         unknown = [k for k in inputs if k not in by_name]
@@ -111,26 +110,6 @@ def _frames(arr: np.ndarray, op: InputOp, k: int) -> np.ndarray:
     return arr.astype(op.dtype)
 
 
-def _run(op: Op, args: list[np.ndarray]) -> np.ndarray:
-    """One operation on its input buffers."""
-    if isinstance(op, DataConvertOp):
-        if op.to_float:
-            return kernels.dequantize_float32(args[0], op.scale)
-        return kernels.quantize_float32(args[0], op.scale, op.dtype)
-    if isinstance(op, ConvOp):
-        _, cin_g, kh, kw = op.weights.shape
-        check_alloc(2 * args[0].shape[0] * (cin_g * kh * kw + 1) * int(np.prod(op.layer.shape[2:])) * 8,
-                    f"layer {op.index}'s convolution columns", func=_FUNC)
-        acc = kernels.conv2d(args[0], op.weights, op.bias, groups=op.groups, stride=op.stride, dilation=op.dilation,
-                             pad=op.pad, out_hw=(op.layer.shape[2], op.layer.shape[3]))
-        return kernels.round_shift_saturate(acc, op.shift, op.sat[0], op.sat[1], op.dtype)
-    if isinstance(op, PoolOp):
-        return kernels.max_pool(args[0], op.kernel, op.stride)
-    if isinstance(op, ConcatOp):
-        return kernels.concat(args, op.multipliers, op.axis, op.shift, op.sat[0], op.sat[1], op.dtype)
-    raise AssertionError(f"no kernel for {type(op).__name__}")  # decode makes only the kinds above
-
-
 def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: Descriptor | None = None
             ) -> Emulation:
     """Run the compiled network ``net`` on ``inputs`` in TIDL's integer arithmetic (the
@@ -158,19 +137,18 @@ def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: D
     if len(counts) != 1:
         raise BufferMismatchError(f"{_FUNC}: the inputs hold different numbers of frames: {sorted(counts)}")
     frames = counts.pop()
-    total = sum(frames * int(np.prod(op.layer.shape)) * 8 for op in ops if not isinstance(op, OutputOp))
+    total = sum(frames * int(np.prod(op.layer.shape)) * 8 for op in ops if not op.layer.is_output)
     check_alloc(total, "the emulation's buffers", func=_FUNC)
     buffers: dict[int, np.ndarray] = {}
     runs: list[LayerRun] = []
     outputs: dict[str, np.ndarray] = {}
     start = time.perf_counter()
-    for op in ops:
-        if isinstance(op, OutputOp):
+    for op in ops:  # every type behind one signature: Op.run (emulator/ops/)
+        out = op.run([buffers[d] for d in op.inputs], arrays)
+        if op.layer.is_output:  # a role, not a type: hands its input back, writes no buffer
             src = op.inputs[0]
-            name = names.get(src) or op.layer.name or f"output_{len(outputs)}"
-            outputs[name] = buffers[src]
+            outputs[names.get(src) or op.layer.name or f"output_{len(outputs)}"] = out
             continue
-        out = arrays[op.data_id] if isinstance(op, InputOp) else _run(op, [buffers[d] for d in op.inputs])
         buffers[op.data_id] = out
         layer = op.layer
         runs.append(LayerRun(layer.index, layer.type, layer.name, layer.data_id, tuple(layer.shape), out.dtype.name,

@@ -7,7 +7,9 @@ The model importer leaves, in the artifacts folder or its ``tempDir/``, for a su
 - ``<sg>_calib_raw_data.bin``: per calibration image, the network's inputs in order, float32,
   dense (N, C, H, W);
 - ``<sg>_tidl_io__stats_tool_out.bin``: per image, the network's outputs as TIDL's
-  fixed-point run produced them, dequantized to float32, dense, in order.
+  fixed-point run produced them, dequantized to float32, dense, in order;
+- ``<sg>_tidl_io__LayerPerChannelMean.bin`` (only with bias calibration): every layer's
+  per-channel means in the same run (:mod:`tidl_io.emulator.means`, :attr:`Calibration.means`).
 
 So a float run of the model on the inputs, compared with the outputs, measures what
 quantization did without a board.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -26,9 +29,10 @@ from ..artifacts.folder import find_artifacts
 from ..base.check import check_path, wrong_kind
 from ..base.errors import FormatError, PathError, PathNotFoundError
 from ..base.text import report_repr
+from ..emulator.means import MEANS_SUFFIX, ChannelMeans, load_means
 from ..iodesc.descriptor import Descriptor, Tensor, load
 
-__all__ = ["Calibration", "load_calibration", "tensor_nchw"]
+__all__ = ["INPUTS_SUFFIX", "OUTPUTS_SUFFIX", "Calibration", "load_calibration", "tensor_nchw"]
 
 INPUTS_SUFFIX = "_calib_raw_data.bin"
 OUTPUTS_SUFFIX = "_tidl_io__stats_tool_out.bin"
@@ -45,7 +49,8 @@ def tensor_nchw(t: Tensor) -> tuple[int, ...]:
 class Calibration:
     """The calibration frames of one subgraph: ``inputs[i]`` and ``outputs[i]`` map tensor
     names to float32 arrays shaped by :func:`tensor_nchw` (read-only views of the files,
-    read on first touch)."""
+    read on first touch); ``means_file`` TI's per-channel means of every layer when the
+    folder has them (read by :attr:`means` on first touch, with the net ``net_file``)."""
 
     subgraph: str
     descriptor: Descriptor
@@ -53,6 +58,23 @@ class Calibration:
     outputs: list[dict[str, np.ndarray]]
     inputs_file: Path
     outputs_file: Path
+    means_file: Path | None = None
+    net_file: Path | None = None
+
+    @cached_property
+    def means(self) -> ChannelMeans | None:
+        """TI's ``LayerPerChannelMean.bin`` mapped onto the net's layers (:func:`tidl_io.emulator.means.load_means`),
+        None when the folder has no such file. Raises :class:`~tidl_io.FormatError` for a
+        file that does not fit the net, :class:`~tidl_io.PathNotFoundError` when the net is
+        missing."""
+        from ..net import load_net  # start-up
+
+        if self.means_file is None:
+            return None
+        if self.net_file is None or not self.net_file.is_file():
+            raise PathNotFoundError(str(self.net_file or self.means_file), "no *_tidl_net.bin beside the io file: "
+                                    f"the net is needed to map {self.means_file.name} onto its layers")
+        return load_means(self.means_file, load_net(self.net_file))
 
     def __repr__(self) -> str:
         return report_repr(self, self.outputs_file.parent, subgraph=self.subgraph, frames=len(self.outputs),
@@ -104,16 +126,18 @@ def load_calibration(path: str | os.PathLike[str], subgraph: str | None = None) 
     if subgraph is not None and not isinstance(subgraph, str):
         raise wrong_kind("load_calibration", "subgraph", subgraph, "a subgraph name (str) or None")
     found = []
-    for io, name in zip(arts.io_files, arts.subgraph_names):
+    if subgraph is None and len(arts.subgraph_names) == 1:  # the only one: say which file is missing
+        subgraph = arts.subgraph_names[0]
+    for io, net, name in zip(arts.io_files, arts.net_files, arts.subgraph_names):
         ins, outs = _dump(io.parent, name + INPUTS_SUFFIX), _dump(io.parent, name + OUTPUTS_SUFFIX)
         if subgraph is not None and name != subgraph:
             continue
         if ins is not None and outs is not None:
-            found.append((io, name, ins, outs))
+            found.append((io, name, ins, outs, net))
         elif subgraph is not None:
-            missing = name + (INPUTS_SUFFIX if ins is None else OUTPUTS_SUFFIX)
-            raise PathNotFoundError(str(io.parent / "tempDir" / missing),
-                                    f"no calibration dump {missing} beside {io.name} (nor in tempDir/)")
+            missing = [name + suffix for suffix, f in ((INPUTS_SUFFIX, ins), (OUTPUTS_SUFFIX, outs)) if f is None]
+            raise PathNotFoundError(str(io.parent / "tempDir" / missing[0]),
+                                    f"no calibration dump {' nor '.join(missing)} beside {io.name} (nor in tempDir/)")
     if not found:
         names = ", ".join(arts.subgraph_names)
         if subgraph is not None:
@@ -124,11 +148,11 @@ def load_calibration(path: str | os.PathLike[str], subgraph: str | None = None) 
     if len(found) > 1:
         raise FormatError(str(path), f"calibration dumps of several subgraphs ({', '.join(f[1] for f in found)}): "
                           "pick one with subgraph= (--subgraph: TIDL's number or the subgraph's name)")
-    io, name, ins, outs = found[0]
+    io, name, ins, outs, net = found[0]
     desc = load(io)
     inputs = _frames(ins, desc.inputs, f"inputs of {io.name}")
     outputs = _frames(outs, desc.outputs, f"outputs of {io.name}")
     if len(inputs) != len(outputs):
         raise FormatError(str(outs), f"{len(outputs)} output frame(s), but {ins.name} holds {len(inputs)} "
                           "input frame(s): expected one output frame per calibration image")
-    return Calibration(name, desc, inputs, outputs, ins, outs)
+    return Calibration(name, desc, inputs, outputs, ins, outs, _dump(io.parent, name + MEANS_SUFFIX), net)

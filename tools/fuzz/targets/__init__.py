@@ -13,6 +13,7 @@ from . import (
     golden_npz,
     hostile,
     input_arrays,
+    means,
     net,
     net_layerinfo,
     net_netlog,
@@ -41,6 +42,7 @@ TARGETS = (
     golden_npz,  # raw bytes: a mutated golden .npz instead (index % 32 == 17), NpzArrays and the golden reference
     net_layerinfo,  # raw bytes: a layer_info.txt instead (index % 128 == 65: 1 mod 64, never index 1), net.layerinfo
     input_arrays,  # raw bytes: a mutated --input .npy / picture instead (index % 256 == 129), data.arrays, data.picture
+    means,      # raw bytes: a mutated LayerPerChannelMean.bin instead (index % 512 == 257), trace.means
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )
