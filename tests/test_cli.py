@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tidl_io.cli.app import main
 
-from conftest import EXAMPLES, FIXTURES
+from conftest import EXAMPLES, FIXTURES, REALDATA
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -492,3 +492,83 @@ def test_validate_walks_a_real_folder_of_models_as_inspect_does(realdata: Path) 
     assert code == 0 and [f["path"] for f in json.loads(out)["files"]] == expected, err
     code, out, _ = run("inspect", "--json", str(nets))
     assert code == 0 and [d["path"] for d in json.loads(out)["descriptors"]] == expected
+
+
+# ---- every --json is strict JSON, a failure included (issue 32 item 15) ---------------------------
+
+JSON_COMMANDS = sorted(c for c, (flags, _) in COMMANDS.items() if "--json" in flags)
+# commands whose --json failure still leaves stdout empty (their owners adopt codes.fail at merge)
+NO_FAILURE_DOCUMENT_YET = {"advise", "compare", "perf", "run"}
+
+
+def _strict_json(text: str, argv: list[str]) -> Any:
+    def reject(name: str) -> None:
+        raise AssertionError(f"{argv}: --json printed {name}, which strict JSON parsers reject")
+    return json.loads(text, parse_constant=reject)
+
+
+def _json_cases(tmp: Path) -> dict[str, list[list[str]]]:
+    """Per command with --json: runs on the bundled example, every real model folder, hostile
+    inputs and a missing path."""
+    import struct
+
+    real = sorted(p for p in (REALDATA / "net").iterdir() if p.is_dir()) if (REALDATA / "net").is_dir() else []
+    folders = [EXAMPLES, *real]
+    # hostile: the example's tensor scales NaN; one layer's simulated time subnormal (B/A was Infinity)
+    nan_scale = tmp / "nan_scale"
+    shutil.copytree(EXAMPLES, nan_scale)
+    io_file = nan_scale / "detector_tidl_io_1.bin"
+    data = bytearray(io_file.read_bytes())
+    for at in (i for i in range(0, len(data) - 3, 4) if data[i:i + 4] == struct.pack("<f", 1.0)):
+        data[at:at + 4] = struct.pack("<f", float("nan"))
+    io_file.write_bytes(bytes(data))
+    tiny = tmp / "tiny_time"
+    shutil.copytree(EXAMPLES, tiny)
+    sim = next((tiny / "tempDir").rglob("tempDir_*.csv"))
+    lines = sim.read_text().split("\n")
+    cells = lines[2].split(",")
+    cells[18] = "1e-310"  # procTime(us) of layer 1
+    lines[2] = ",".join(cells)
+    sim.write_text("\n".join(lines))
+    missing = str(tmp / "missing")
+    ios = [str(p) for f in folders for p in sorted(f.rglob("*_tidl_io_1.bin"))] + [str(io_file)]
+    nets = [str(p) for f in folders for p in sorted(f.rglob("*_tidl_net.bin"))]
+    np = pytest.importorskip("numpy")
+    from tidl_io.emulator._fixture import tiny_net
+    net_bytes, _ = tiny_net(0)
+    (tmp / "t_tidl_net.bin").write_bytes(net_bytes)
+    np.save(tmp / "x.npy", np.full((1, 2, 8, 12), 3e38, np.float32))
+    return {
+        "inspect": [[p] for p in ios + nets] + [[missing]],
+        "validate": [[p] for p in ios] + [[missing]],
+        "doctor": [[str(f), "--no-library"] for f in (*folders, nan_scale)] + [[missing, "--no-library"]],
+        "why": [[str(f)] for f in folders] + [[missing], [nets[0]] if nets else [missing]],
+        "quant": [[str(f)] for f in folders] + [[missing]],
+        "perf": [[str(f)] for f in folders] + [[str(tiny), str(EXAMPLES)], [str(EXAMPLES), str(tiny)], [missing]],
+        "run": [[str(EXAMPLES), "--repeat", "1"], [str(nan_scale), "--repeat", "1"], [missing]],
+        "emulate": [[str(tmp / "t_tidl_net.bin"), "--input", str(tmp / "x.npy")],
+                    [str(EXAMPLES), "--input", str(tmp / "x.npy")], [missing, "--input", str(tmp / "x.npy")]],
+        "compare": [[missing, "--artifacts", str(EXAMPLES), "--ref", missing]],
+        "advise": [["--compare", missing]],
+    }
+
+
+def test_every_json_is_strict_json_and_a_failure_is_a_document(tmp_path: Path) -> None:
+    """Every command's --json, on the example, every real model folder, hostile inputs and failures,
+    parsed by a parser that rejects Infinity / NaN (was: perf A B printed Infinity; emulate, why,
+    quant and doctor printed nothing on a failure). A new command with --json must add its cases."""
+    cases = _json_cases(tmp_path)
+    assert sorted(cases) == JSON_COMMANDS, "a command with --json has no case here"
+    for command, runs in cases.items():
+        for args in runs:
+            argv = [command, *args, "--json"]
+            code, out, err = run(*argv)
+            assert code in (0, 1, 2) and "Traceback" not in err, (argv, err)
+            if code == 2 and command in NO_FAILURE_DOCUMENT_YET and not out:
+                continue
+            doc = _strict_json(out, argv)
+            if code == 2 and command == "validate":  # validate names it as a finding of the file
+                assert any(not f["valid"] and f["findings"] for f in doc["files"]), (argv, doc)
+            elif code == 2:
+                assert doc["errors"] and all(e["message"] for e in doc["errors"]), (argv, doc)
+                assert all(e["message"] in err for e in doc["errors"] if "\x1b" not in e["message"]), (argv, err)

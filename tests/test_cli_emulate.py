@@ -204,3 +204,66 @@ def test_check_exit_codes_and_json(tmp_path: Path) -> None:
     assert code == 2 and "no calibration dump 625_tidl_io__stats_tool_out.bin" in err and err.count("\n") == 1
     code, out, err = _run("emulate", str(EAST))
     assert code == 2 and "--input is needed" in err
+
+
+def _tiny(tmp_path: Path, frames: int = 2) -> tuple[Path, Path]:
+    data, _ = tiny_net(0)
+    net = tmp_path / "x_tidl_net.bin"
+    net.write_bytes(data)
+    np.save(tmp_path / "x.npy", np.zeros((frames, 2, 8, 12), np.float32))
+    return net, tmp_path / "x.npy"
+
+
+def _strict(text: str) -> dict:
+    def reject(name: str) -> None:
+        raise AssertionError(f"not strict JSON: {name}")
+    return json.loads(text, parse_constant=reject)
+
+
+def test_json_failure_is_a_document_naming_what_failed(tmp_path: Path) -> None:
+    """With --json, a failure prints inspect --json's errors array besides the one line (was: stdout empty)."""
+    net, x = _tiny(tmp_path)
+    code, out, err = _run("emulate", str(tmp_path / "nowhere_tidl_net.bin"), "--input", str(x), "--json")
+    assert code == 2 and err.count("\n") == 1
+    doc = _strict(out)
+    assert doc["schema_version"] == 1 and len(doc["errors"]) == 1
+    assert doc["errors"][0]["path"] == str(tmp_path / "nowhere_tidl_net.bin")
+    assert doc["errors"][0]["message"] in err
+    code, out, err = _run("emulate", str(net), "--input", str(x), "--json", "--frame", "-1", "--traces",
+                          str(tmp_path / "t"))
+    assert code == 2 and _strict(out)["errors"][0]["path"] is None and "--frame" in err
+
+
+def test_frame_is_checked_before_the_emulation(tmp_path: Path) -> None:
+    net, x = _tiny(tmp_path, frames=2)
+    code, out, err = _run("emulate", str(net), "--input", str(x), "--traces", str(tmp_path / "tr"), "--frame", "2")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "frame must be < 2 (the frames of the inputs), found 2" in err
+    assert not (tmp_path / "tr").exists()
+    code, _, err = _run("emulate", str(net), "--input", str(x), "--frame", "1")
+    assert code == 2 and "give --traces DIR too" in err
+
+
+def test_traces_and_output_refuse_a_missing_folder_alike(tmp_path: Path) -> None:
+    """--traces created missing parents while --output refused them: both refuse, naming the folder, before
+    emulating."""
+    net, x = _tiny(tmp_path)
+    for option, target in (("--traces", tmp_path / "no" / "such" / "tr"), ("--output", tmp_path / "no" / "o.npz")):
+        code, out, err = _run("emulate", str(net), "--input", str(x), option, str(target))
+        assert (code, out) == (2, "") and err.count("\n") == 1, (option, err)
+        assert f"{option}: the folder {str(target.parent)!r} does not exist" in err
+        assert not (tmp_path / "no").exists()
+    code, _, err = _run("emulate", str(net), "--input", str(x), "--traces", str(tmp_path / "tr"))
+    assert (code, err) == (0, "") and len(list((tmp_path / "tr").iterdir())) > 0
+
+
+def test_several_subgraphs_without_subgraph_speaks_of_emulating(tmp_path: Path) -> None:
+    if not EAST.is_dir():
+        pytest.skip("../shared/realdata not present")
+    for name in ("625", "626"):
+        for kind in ("_tidl_io_1.bin", "_tidl_net.bin"):
+            (tmp_path / f"{name}{kind}").write_bytes((EAST / f"625{kind}").read_bytes())
+    np.save(tmp_path / "x.npy", np.zeros((1, 4, 176, 320), np.float32))
+    code, _, err = _run("emulate", str(tmp_path), "--input", str(tmp_path / "x.npy"))
+    assert code == 2 and err.count("\n") == 1
+    assert "say which one to emulate with --subgraph" in err and "trace" not in err

@@ -724,8 +724,9 @@ def test_what_doctor_cannot_check_raises_and_exits_2(tmp_path: Path, case: str, 
     assert type(info.value) is getattr(tidl_io, error) and str(info.value) == expected
     code, out, err = run("--no-library", str(path))
     assert (code, out, err) == (2, "", f"tidl-io doctor: error: {expected}\n")
-    code, out, err = run("--no-library", "--json", str(path))  # --json too: no report when there is none
-    assert (code, out, err) == (2, "", f"tidl-io doctor: error: {expected}\n")
+    code, out, err = run("--no-library", "--json", str(path))  # --json: no report, a document naming the failure
+    assert (code, err) == (2, f"tidl-io doctor: error: {expected}\n")
+    assert json.loads(out) == {"schema_version": 1, "errors": [{"path": str(path), "message": expected}]}
 
 
 def test_real_config_yaml_is_not_a_subgraph(realdata: Path) -> None:

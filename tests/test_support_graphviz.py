@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tidl_io import FormatError
-from tidl_io.support.graphviz import Status, parse_graphviz, split_diag
+from tidl_io.support.graphviz import Status, parse_graphviz, split_diag, status_of
 
 from conftest import REALDATA
 
@@ -87,3 +87,66 @@ def test_malformed_is_located(text: str, where: str) -> None:
     with pytest.raises(FormatError, match=where) as exc:
         parse_graphviz(text, "g.txt")
     assert str(exc.value).startswith("g.txt")
+
+
+# TI's diagInfo forms, as its importers write them (8.x-9.x: the allow-listing checks' strings and the model
+# check's prefixes; 10.x: "[STAGE] KIND: message -- [file, line]"). Every one that is not SUPPORTED /
+# INFORMATION / SUGGESTION keeps the node off TIDL.
+TI_UNSUPPORTED = [
+    ("ALLOWLISTING : ADD/MUL/SUB layer : The variable inputs of layer must have 4 dimensions  --  file info - "
+     "tidl_import_common.cpp , TIDL_checkAddMulSubDivTensorProperties , 171"),
+    ("ALLOWLISTING : INNER PRODUCT layer : Dimension of bias vector can either be [1, N] or [N] --  file info - "
+     "tidl_import_common.cpp , TIDL_checkInnerProductTensorProperties , 301"),
+    "ALLOWLISTING : CONV : Unsupported auto_pad attribute  -- file info - tidl_onnxImport.cpp , f , 9",
+    "Layer type not supported by TIDL --- layer type - Div,  Node name -Div_192",
+    "Node not in allow list...delegated to ARM --- layer type - Conv, Node name - conv1",
+    "Layer delegated to ARM since this layer type is currently not supported for tflite asymmetric quantization",
+    "Cannot read constant tensor : Only float, int32, uint8 and int8 tensor is supported  -- file info - a.cpp , f , 1",
+    "TIDL ALLOWLISTING LAYER CHECK: Kernel size 9x9 is not supported",
+    "WARNING: Only verified for stride 1",
+    "UNKNOWN ERROR: layer check failed",
+    "[PARSER] UNSUPPORTED: Allowlisting : Squeeze layer : No axis given for Squeeze -- [tidl_onnxRtImport_core.cpp, 12]",
+    " UNSUPPORTED: Allowlisting : Reshape layer : Unable to find initializer at index 1 for node r -- [x.cpp, 3]",
+    "[PARSER] ERROR: Unable to read the model -- [tidl_import_core.cpp, 44]",
+    "[PARSER] WARNING: Layer is supported but not verified -- [tidl_import_core.cpp, 44]",
+]
+TI_SUPPORTED = [
+    "",
+    "[PARSER] SUPPORTED: Layers type supported by TIDL --- layer type - Relu,  Node name - 9 -- [a.cpp, 529]",
+    "[PARSER] INFORMATION: Not part of backbone network, will be delegated in post-processing -- [a.cpp, 447]",
+    "INFORMATION -- [TIDL_ResizeLayer]  Any resize ratio which is power of 2 and greater than 4 will be placed",
+    "INFORMATION: Resize is done in two steps",
+    "SUGGESTION: Use a kernel of 3x3 for better performance",
+    "[PARSER] SUGGESTION: Conv with stride 2 is faster as a Conv and a MaxPool -- [a.cpp, 1]",
+]
+
+
+@pytest.mark.parametrize("diag", TI_UNSUPPORTED)
+def test_every_ti_rejection_is_unsupported(diag: str) -> None:
+    assert status_of(diag) is Status.UNSUPPORTED
+    reason = split_diag(diag)[1]
+    assert reason and reason in diag  # TI's words are the reason, verbatim
+    assert "file info" not in reason and "-- [" not in reason  # the source line is the origin, not the reason
+
+
+@pytest.mark.parametrize("diag", TI_SUPPORTED)
+def test_ti_supported_and_notes(diag: str) -> None:
+    assert status_of(diag) is Status.SUPPORTED
+
+
+@pytest.mark.parametrize("diag", ["something new", "Conv looks fine to me", "42", "[PARSER] hello"])
+def test_unknown_only_for_text_of_no_ti_form(diag: str) -> None:
+    assert status_of(diag) is Status.UNKNOWN
+
+
+def test_file_info_suffix_is_the_origin() -> None:
+    stage, reason, origin = split_diag(TI_UNSUPPORTED[0])
+    assert stage is None
+    assert reason == "ALLOWLISTING : ADD/MUL/SUB layer : The variable inputs of layer must have 4 dimensions"
+    assert origin == "tidl_import_common.cpp:171 (TIDL_checkAddMulSubDivTensorProperties)"
+
+
+def test_words_of_refusal_without_a_form_are_unsupported() -> None:
+    assert status_of("Conv with this pad is not supported") is Status.UNSUPPORTED
+    assert status_of("[PARSER] layer delegated to ARM") is Status.UNSUPPORTED
+    assert status_of("information: lower-case kind") is Status.SUPPORTED

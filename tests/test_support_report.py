@@ -205,3 +205,25 @@ def test_repr_is_short(tmp_path: Path) -> None:
     assert len(text) <= 300 and text.startswith("SupportReport(") and "graphvizInfo.txt" in text
     for part in ("nodes=200", "supported=100", "unsupported=100", "subgraphs=None", "problems=0"):
         assert part in text
+
+
+ALLOWLISTING = """3
+0 a Conv outputAdjNodes 1 1 inputAdjNodes 0 input diagInfo
+1 b Mul outputAdjNodes 1 2 inputAdjNodes 1 0 diagInfo ALLOWLISTING : ADD/MUL/SUB layer : The variable inputs of \
+layer must have 4 dimensions  --  file info - tidl_import_common.cpp , TIDL_checkAddMulSubDivTensorProperties , 171
+2 c Relu outputAdjNodes 0 out inputAdjNodes 1 1 diagInfo Conv looks fine to me
+"""
+
+
+def test_allowlisting_rejection_is_unsupported_with_ti_words(tmp_path: Path) -> None:
+    r = tidl_io.load_support(_folder(tmp_path, ALLOWLISTING, "2\n1\n0\n1\n2\n"))
+    b = r.node("b")
+    assert b.status is Status.UNSUPPORTED and b.on_arm
+    assert b.reason == "ALLOWLISTING : ADD/MUL/SUB layer : The variable inputs of layer must have 4 dimensions"
+    assert b.origin == "tidl_import_common.cpp:171 (TIDL_checkAddMulSubDivTensorProperties)"
+    assert r.counts["unsupported"] == 1 and r.counts["unknown"] == 1
+    # unknown only for text of none of TI's forms, and the report says so (text and JSON)
+    assert r.node("c").status is Status.UNKNOWN
+    note = [n for n in r.notes if "none of TI's" in n]
+    assert len(note) == 1 and "'c'" in note[0] and "subgraph 1" in note[0]
+    assert note[0] in r.to_dict()["notes"] and note[0] in r.to_text()

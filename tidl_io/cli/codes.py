@@ -1,15 +1,17 @@
 """The exit codes of every command, as ``diff``'s (0 all good, 1 a finding, 2 could not do the
-job), the one way a command turns a failure into its one line on stderr, and the argument
-types the command families share."""
+job), the one way a command turns a failure into its one line on stderr (and, with
+``--json``, a JSON document naming what failed), and the argument types the command families
+share."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..base.errors import TidlIoError
 from ..base.text import escape
+from ..iodesc.format import document, dumps_json
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 EXIT_FINDING = EXIT_INVALID  # a finding: an invalid file, a bad layer, a doctor error
@@ -28,6 +30,30 @@ def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: T
         where = f"{exc.filename}: " if exc.filename else ""
         message = f"{where}{exc.strerror or exc}"
     print(f"tidl-io {command}: error: {escape(message)}", file=err)
+    return EXIT_USAGE
+
+
+def failure_document(message: str, path: str | None = None) -> dict[str, Any]:
+    """The ``--json`` document of a command that could not do its job (exit 2):
+    ``{"schema_version": 1, "errors": [{"path", "message"}]}``, ``inspect --json``'s ``errors``
+    array (``path`` the file or folder that failed, null when the failure is of the arguments)."""
+    return {"schema_version": document([])["schema_version"], "errors": [{"path": path, "message": message}]}
+
+
+def failure_path(exc: BaseException) -> str | None:
+    """The file an error names: a :class:`~tidl_io.FormatError`'s ``source``, an OS error's
+    ``filename`` (tidl_io's path errors are OS errors), else None."""
+    where = getattr(exc, "source", None) or getattr(exc, "filename", None)
+    return None if where is None else str(where)
+
+
+def fail(command: str, message: str, err: TextIO, out: TextIO | None = None, path: str | None = None) -> int:
+    """Exit 2, could not do the job: ``tidl-io COMMAND: error: MESSAGE`` on ``err`` (escaped); with
+    ``out`` (the command's ``--json``), also :func:`failure_document` on ``out``, so that a
+    ``--json`` reader always gets a document."""
+    print(f"tidl-io {command}: error: {escape(message)}", file=err)
+    if out is not None:
+        out.write(dumps_json(failure_document(message, path)) + "\n")
     return EXIT_USAGE
 
 

@@ -16,9 +16,8 @@ from typing import TextIO
 
 from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import TidlIoError
-from ..base.text import escape
 from ..iodesc.format import dumps_json
-from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from .codes import EXIT_INVALID, EXIT_OK, fail, failure_path
 
 __all__ = ["add_commands"]
 
@@ -26,9 +25,8 @@ __all__ = ["add_commands"]
 def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..doctor.checks import diagnose, parse_explain  # start-up
 
-    def usage(message: str) -> int:
-        print(f"tidl-io doctor: error: {escape(message)}", file=err)
-        return EXIT_USAGE
+    def usage(message: str, path: str | None = None) -> int:
+        return fail("doctor", message, err, out if args.json and not args.html else None, path)
 
     try:
         keys = [parse_explain(text) for text in args.explain or ()]
@@ -44,7 +42,7 @@ def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         found = diagnose(args.path, library=args.library, explain=keys, check_library=not args.no_library)
     except TidlIoError as exc:  # it cannot check PATH: could not do the job, not a finding
-        return usage(str(exc))
+        return usage(str(exc), failure_path(exc))
     if found.library is not None and args.library is not None:  # the CLI names its own option
         found = dataclasses.replace(found, library=found.library.replace("library= argument", "--library"))
     if args.html:

@@ -2,7 +2,10 @@
 JSON, an .npz and trace files. Registered by :mod:`tidl_io.cli.app`; no logic lives here.
 
 Exit 0 when the net ran, 2 when it could not (usage, unreadable or inconsistent input, a
-layer the emulator does not implement: one line, no traceback). ``--check``
+layer the emulator does not implement, an --output / --traces folder that does not exist: one
+line, no traceback; with ``--json`` also a JSON document naming what failed,
+:func:`~tidl_io.cli.codes.failure_document`). Everything that can be checked before the
+emulation (the paths to write, ``--frame``) is checked before it. ``--check``
 (:func:`cmd_check`): 0 every layer and output equal TI's, 1 some differ, 2 could not.
 """
 
@@ -14,10 +17,9 @@ from typing import Any, TextIO
 
 from ..base.atomic import open_atomic
 from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
-from ..base.text import escape
 from ..iodesc.descriptor import load
 from ..iodesc.format import dumps_json
-from .codes import EXIT_FINDING, EXIT_OK, EXIT_USAGE
+from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -53,12 +55,6 @@ def add_check_argument(e: argparse.ArgumentParser) -> None:
                         "all equal, 1 some differ, 2 could not (a missing dump is named); takes no --input")
 
 
-def _usage(err: TextIO, message: str) -> int:
-    print(f"tidl-io emulate: error: {escape(message)}", file=err)
-    return EXIT_USAGE
-
-
-
 def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:
     """(net file, io file or None, TIDL's subgraph number for the trace names) of ART and
     --subgraph: a folder's subgraph by TIDL's number or name, as ``tidl-io compare`` picks it
@@ -77,6 +73,10 @@ def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:
     if not art.exists():
         raise PathNotFoundError(str(art), "expected an artifacts folder or a *_tidl_net.bin")
     subs = subgraphs(find_artifacts(art))
+    if sg is None and len(subs) > 1:  # the emulator runs one subgraph: say so (not compare's words on traces)
+        raise OptionError(f"{art}: {len(subs)} subgraphs ({', '.join(s.name for s in subs)}): say which one to "
+                          f"emulate with --subgraph N (TIDL's number, its index in onnxrtMetaData.txt) or its "
+                          f"name: {', '.join(map(str, subs))}")
     sub = pick_subgraph(subs, sg, where=str(art))
     if sub.net_file is None:
         raise FormatError(str(sub.io_file), "no *_tidl_net.bin beside this io file: the emulator needs the net")
@@ -97,29 +97,44 @@ def _inputs(path: str) -> Any:
 
 
 def cmd_emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    json_out = out if args.json else None
     if args.check:
         return cmd_check(args, out, err)
     if args.input is None:
-        return _usage(err, "--input is needed (or --check: TI's calibration frames)")
+        return fail("emulate", "--input is needed (or --check: TI's calibration frames)", err, json_out, None)
     try:
-        return _emulate(args, out, err)
-    except TidlIoError as exc:  # could not do the job: one line, exit 2
-        return _usage(err, str(exc))
+        return _emulate(args, out)
+    except TidlIoError as exc:  # could not do the job: one line, exit 2 (and the JSON document)
+        return fail("emulate", str(exc), err, json_out, failure_path(exc))
     except OSError as exc:
-        return _usage(err, f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+        where = f"{exc.filename}: " if exc.filename else ""
+        return fail("emulate", f"{where}{exc.strerror or exc}", err, json_out, failure_path(exc))
 
 
-def _emulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _folder_to_write(option: str, path: str) -> None:
+    """``path`` can be written to: its folder exists (``--output`` and ``--traces`` alike: a
+    missing folder is refused, naming it, never created)."""
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise PathNotFoundError(path, f"{option}: the folder {str(parent)!r} does not exist")
+
+
+def _emulate(args: argparse.Namespace, out: TextIO) -> int:
     import numpy as np  # start-up
 
     from ..emulator import emulate  # start-up
 
     if args.frame < 0:
-        return _usage(err, f"--frame must be >= 0, found {args.frame}")
+        raise OptionError(f"--frame must be >= 0, found {args.frame}")
+    if args.frame and args.traces is None:
+        raise OptionError("--frame picks the frame --traces writes: give --traces DIR too")
+    for option, value in (("--output", args.output), ("--traces", args.traces)):
+        if value is not None:
+            _folder_to_write(option, value)
     net_file, io_file, number = _pick(args)
     desc = load(io_file) if io_file is not None else None
     inputs = _inputs(args.input)
-    result = emulate(net_file, inputs, io=desc)
+    result = emulate(net_file, inputs, io=desc, frame=args.frame if args.traces is not None else None)
     if args.traces is not None:
         result.write_traces(args.traces, subgraph=number, frame=args.frame)
     if args.output is not None:
@@ -137,14 +152,17 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     every layer and output equal TI's, 1 some differ, 2 could not."""
     from ..trace.emucheck import check_emulation  # start-up
 
+    json_out = out if args.json else None
     for option in ("input", "output", "traces"):
         if getattr(args, option) is not None:
-            return _usage(err, f"--check runs TI's calibration frames: it takes no --{option}")
+            return fail("emulate", f"--check runs TI's calibration frames: it takes no --{option}", err, json_out,
+                        None)
     try:
         report = check_emulation(args.artifacts, args.subgraph)
     except TidlIoError as exc:
-        return _usage(err, str(exc))
+        return fail("emulate", str(exc), err, json_out, failure_path(exc))
     except OSError as exc:
-        return _usage(err, f"{exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}")
+        where = f"{exc.filename}: " if exc.filename else ""
+        return fail("emulate", f"{where}{exc.strerror or exc}", err, json_out, failure_path(exc))
     out.write((dumps_json(report.to_dict()) if args.json else report.to_text()) + "\n")
     return EXIT_OK if report.ok else EXIT_FINDING

@@ -11,10 +11,9 @@ import argparse
 from typing import Any, TextIO
 
 from ..base.errors import TidlIoError
-from ..base.text import escape
 from ..iodesc.format import dumps_json
 from .codes import EXIT_INVALID as EXIT_FINDING
-from .codes import EXIT_OK, EXIT_USAGE, top
+from .codes import EXIT_OK, fail, failure_path, top
 
 
 def add_commands(sub: Any) -> None:
@@ -36,8 +35,7 @@ def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         report = load_quant(args.path)
     except (TidlIoError, OSError) as exc:
-        print(f"tidl-io quant: error: {escape(str(exc))}", file=err)
-        return EXIT_USAGE
+        return fail("quant", str(exc), err, out if args.json else None, failure_path(exc))
     if args.json:
         out.write(dumps_json(report.to_dict()) + "\n")
     else:

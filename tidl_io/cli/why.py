@@ -11,9 +11,8 @@ import argparse
 from typing import Any, TextIO
 
 from ..base.errors import TidlIoError
-from ..base.text import escape
 from ..iodesc.format import dumps_json
-from .codes import EXIT_FINDING, EXIT_OK, EXIT_USAGE
+from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path
 
 
 def add_commands(sub: Any) -> None:
@@ -39,8 +38,7 @@ def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.json and args.node is not None:
             node = report.node(args.node).to_dict()
     except (TidlIoError, OSError) as exc:
-        print(f"tidl-io why: error: {escape(str(exc))}", file=err)
-        return EXIT_USAGE
+        return fail("why", str(exc), err, out if args.json else None, failure_path(exc))
     if args.json:
         doc = report.to_dict() if args.node is None else {"schema_version": 1, "source": report.source,
                                                            "node": node}

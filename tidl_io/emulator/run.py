@@ -10,8 +10,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..base.check import as_array, check_path, nan_found, open_regular, wrong_kind
-from ..base.errors import BufferMismatchError, FormatError, PathError, TensorNotFoundError
+from ..base.check import as_array, check_int, check_path, nan_found, open_regular, wrong_kind
+from ..base.errors import BufferMismatchError, FormatError, OptionError, PathError, TensorNotFoundError
 from ..base.limits import check_alloc
 from ..iodesc.descriptor import Descriptor
 from ..net import Network
@@ -110,8 +110,8 @@ def _frames(arr: np.ndarray, op: InputOp, k: int) -> np.ndarray:
     return arr.astype(op.dtype)
 
 
-def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: Descriptor | None = None
-            ) -> Emulation:
+def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: Descriptor | None = None,
+            frame: int | None = None) -> Emulation:
     """Run the compiled network ``net`` on ``inputs`` in TIDL's integer arithmetic (the
     reference flow TI's import tool runs on the calibration frames), on the host.
 
@@ -120,6 +120,8 @@ def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: D
     by input name; each NCHW, ``(C, H, W)``, ``(N, C, H, W)`` or several frames stacked on
     axis 0; float for float input layers, codes for integer ones. ``io``: the subgraph's io
     descriptor, whose tensor names then name inputs and outputs (else layer_info names).
+    ``frame``: a frame the caller will use (:meth:`Emulation.write_traces`'s), checked against
+    the inputs' frames before anything is computed (an :class:`~tidl_io.OptionError`).
 
     Raises :class:`~tidl_io.UnsupportedLayerError` (one located line) at the first layer
     whose arithmetic the emulator does not implement, before computing anything.
@@ -137,6 +139,10 @@ def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: D
     if len(counts) != 1:
         raise BufferMismatchError(f"{_FUNC}: the inputs hold different numbers of frames: {sorted(counts)}")
     frames = counts.pop()
+    if frame is not None:
+        check_int(frame, _FUNC, "frame", 0)
+        if frame >= frames:
+            raise OptionError(f"{_FUNC}: frame must be < {frames} (the frames of the inputs), found {frame}")
     total = sum(frames * int(np.prod(op.layer.shape)) * 8 for op in ops if not op.layer.is_output)
     check_alloc(total, "the emulation's buffers", func=_FUNC)
     buffers: dict[int, np.ndarray] = {}

@@ -103,11 +103,15 @@ def descriptor_to_dict(desc: Descriptor, path: str | None = None) -> dict[str, A
 
 
 def dumps_json(doc: Any) -> str:
-    """JSON text for ``inspect --json`` / ``validate --json``: the document's skeleton
-    indented by 2, and each *record* on one line — a mapping none of whose values is a
-    list of mappings (a tensor, a finding, the header, a container entry). Records go through
-    the standard library's C encoder, so 1000 tensors take milliseconds; ``json.loads``
-    reads it like any JSON, and a record per line suits grep.
+    """JSON text for every command's ``--json``: the document's skeleton indented by 2, and
+    each *record* on one line — a mapping none of whose values is a list of mappings (a tensor,
+    a finding, the header, a container entry). Records go through the standard library's C
+    encoder, so 1000 tensors take milliseconds; ``json.loads`` reads it like any JSON, and a
+    record per line suits grep.
+
+    Strict JSON: a non-finite number (infinity, NaN: no JSON value) is written null, never
+    ``Infinity`` / ``NaN``, which strict parsers reject. Reports say what null means where it
+    can occur (``trace/report``'s ``identical``); this is the guard for every other number.
     """
     return _dumps(doc, "")
 
@@ -121,7 +125,21 @@ def _dumps(value: Any, pad: str) -> str:
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if isinstance(value, (list, tuple)) and any(isinstance(v, dict) for v in value):
         return "[\n" + ",\n".join(inner + _dumps(v, inner) for v in value) + "\n" + pad + "]"
-    return json.dumps(value)
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError:  # a non-finite number somewhere in this record: null (rare, so walked only then)
+        return json.dumps(_finite(value), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with each non-finite float replaced by None (lists and tuples become lists)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _is_record(value: dict[str, Any]) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 from ..base.check import check_int
 from ..base.errors import OptionError, TidlRtError
 from ..data.arrays import check_no_nan, load_npy
+from ..data.quant import qparams
 from ..iodesc.descriptor import Tensor
 from ..runtime.models import model_shape
 from ..runtime.protocol import InvokeReport
@@ -57,8 +58,8 @@ def random_input(t: Tensor, rng: np.random.Generator, image: bool) -> np.ndarray
     if t.dtype.kind == "f":
         lo, hi = (0.0, 255.0) if image else (-1.0, 1.0)
     else:
-        info = np.iinfo(t.dtype)
-        lo, hi = sorted(((info.min - t.zero_point) / t.scale, (info.max - t.zero_point) / t.scale))
+        qp = qparams(t)  # the one check of a quantized tensor's scale (a located GeometryError)
+        lo, hi = sorted(((qp.lo - qp.zero_point) / qp.scale, (qp.hi - qp.zero_point) / qp.scale))
     return rng.uniform(lo, hi, size=shape).astype(np.float32)
 
 

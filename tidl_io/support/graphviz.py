@@ -7,10 +7,21 @@ Line 1 is the node count; then, per node::
         [additionalOutput <n> …] diagInfo <TI's text>
 
 The ids are node indices; a count of 0 is followed by the model's own input or output name.
-TI's text is empty (8.x/9.x: supported), ``[PARSER] SUPPORTED: …``, ``[PARSER] INFORMATION:
-…`` or ``INFORMATION -- …`` (a note: the node still runs on TIDL), or the reason it is not
-supported (``Layer type not supported by TIDL --- layer type - Div, Node name -Div_192``);
-10.x ends it with the importer's source line (``-- [tidl_onnxRtImport_core.cpp, 529]``).
+TI's text (facts from TI's importer sources, edgeai-tidl-tools / TIDL import) takes these forms:
+
+- empty: supported (8.x/9.x write nothing for a node TIDL takes);
+- a kind before a colon, after an optional stage (``[PARSER] SUPPORTED: …``): TI's model
+  diagnostics. ``SUPPORTED``, ``INFORMATION`` (also ``INFORMATION -- …``) and ``SUGGESTION``
+  (supported, may not perform well) leave the node on TIDL; ``UNSUPPORTED``, ``ERROR``,
+  ``WARNING`` (not verified), ``TIDL ALLOWLISTING LAYER CHECK`` and ``UNKNOWN ERROR`` keep it off
+  (TI's ``isOKToOffload``);
+- 8.x/9.x's allow-listing sentences without a kind: ``ALLOWLISTING : <layer> : <check>``,
+  ``Layer type not supported by TIDL --- …``, ``Node not in allow list...delegated to ARM``,
+  ``Layer delegated to ARM since …``, ``Cannot read constant tensor : …``: all keep it off.
+
+TI ends a message with its source line: ``-- [tidl_onnxRtImport_core.cpp, 529]`` (10.x) or
+``-- file info - <file> , <function> , <line>`` (8.x/9.x); :func:`split_diag` takes it off as
+the origin. Text of none of these forms is :attr:`Status.UNKNOWN` (shown verbatim).
 
 :func:`parse_graphviz` is a pure function of the text; :class:`Status` is decided once here.
 """
@@ -35,9 +46,21 @@ _ORIGIN = re.compile(r"\s*--\s*\[([^\[\]]+?),\s*(\d+)\]\s*$")
 class Status(str, enum.Enum):
     """TI's verdict on one node, decided from its diagInfo by :func:`status_of`."""
 
-    SUPPORTED = "supported"  # empty, "SUPPORTED: …" or an "INFORMATION" note
-    UNSUPPORTED = "unsupported"  # a type TIDL does not support, or an allow-listing check that failed
-    UNKNOWN = "unknown"  # text tidl-io does not recognise (shown verbatim)
+    SUPPORTED = "supported"  # empty, or a SUPPORTED / INFORMATION / SUGGESTION message
+    UNSUPPORTED = "unsupported"  # any other of TI's forms: the reason TIDL did not take the node
+    UNKNOWN = "unknown"  # text of none of TI's forms (shown verbatim)
+
+
+# TI's diagnostic kinds (the word before the colon) and whether the node stays on TIDL
+_KINDS = {"SUPPORTED": True, "INFORMATION": True, "SUGGESTION": True,
+          "UNSUPPORTED": False, "ERROR": False, "FATAL ERROR": False, "WARNING": False,
+          "TIDL ALLOWLISTING LAYER CHECK": False, "UNKNOWN ERROR": False}
+_KIND = re.compile(r"^(" + "|".join(sorted(_KINDS, key=len, reverse=True)) + r")\s*(?::|--)", re.IGNORECASE)
+# 8.x/9.x's allow-listing sentences (no kind before them): every one keeps the node off TIDL
+_REJECTION = re.compile(r"^(?:allow[- ]?listing\s*:|layer type not supported|node not in allow list|"
+                        r"layer delegated to arm|cannot read constant tensor)", re.IGNORECASE)
+_SAYS_NO = re.compile(r"not supported|unsupported|delegated to (?:the )?arm", re.IGNORECASE)
+_FILE_INFO = re.compile(r"\s*--+\s*file info\s*-\s*([^,]*?)\s*,\s*([^,]*?)\s*,\s*(\d+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -76,7 +99,8 @@ class GraphNode:
 
 def split_diag(diag: str) -> tuple[str | None, str, str | None]:
     """(stage, reason, origin) of a diagInfo text: ``[PARSER] SUPPORTED: x -- [f.cpp, 529]`` is
-    ``("PARSER", "SUPPORTED: x", "f.cpp:529")``."""
+    ``("PARSER", "SUPPORTED: x", "f.cpp:529")``; ``ALLOWLISTING : x -- file info - f.cpp , g , 7``
+    is ``(None, "ALLOWLISTING : x", "f.cpp:7 (g)")``."""
     text = diag.strip()
     stage = None
     m = _STAGE.match(text)
@@ -86,21 +110,24 @@ def split_diag(diag: str) -> tuple[str | None, str, str | None]:
     m = _ORIGIN.search(text)
     if m:
         origin, text = f"{m.group(1).strip()}:{m.group(2)}", text[:m.start()]
+    else:
+        m = _FILE_INFO.search(text)
+        if m:
+            origin, text = f"{m.group(1)}:{m.group(3)}" + (f" ({m.group(2)})" if m.group(2) else ""), \
+                text[:m.start()]
     return stage, text.strip(), origin
 
 
 def status_of(diag: str) -> Status:
-    """The one place TI's diagInfo becomes a :class:`Status` (see the module docstring)."""
+    """The one place TI's diagInfo becomes a :class:`Status` (TI's forms: the module docstring)."""
     reason = split_diag(diag)[1]
     if not reason:
         return Status.SUPPORTED
-    low = reason.lower()
-    if "not supported" in low or "unsupported" in low or "not allowed" in low:
+    m = _KIND.match(reason)
+    if m:
+        return Status.SUPPORTED if _KINDS[m.group(1).upper()] else Status.UNSUPPORTED
+    if _REJECTION.match(reason) or _SAYS_NO.search(reason):
         return Status.UNSUPPORTED
-    if re.search(r"allow[- ]?list", low) and re.search(r"fail|not|denied|reject", low):
-        return Status.UNSUPPORTED
-    if low.startswith(("supported", "information")):
-        return Status.SUPPORTED
     return Status.UNKNOWN
 
 

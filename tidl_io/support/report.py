@@ -297,6 +297,9 @@ def load_support(path: str | os.PathLike[str]) -> SupportReport:
     out = tuple(_node(n, where.get(n.index) if groups is not None else None, names) for n in nodes)
     subs = None if groups is None else tuple(
         SupportSubgraph(k, names.get(k), len(g)) for k, g in enumerate(groups))
+    unknown = [n for n in out if n.status is Status.UNKNOWN]
+    if unknown:
+        notes.append(_unknown_note(unknown, groups is not None))
 
     log = _first((art, art.parent), "run.log")
     summary = None
@@ -310,6 +313,16 @@ def load_support(path: str | os.PathLike[str]) -> SupportReport:
         files["param"] = str(param)
     limit = _max_subgraphs(param, notes)
     return SupportReport(str(gv), out, subs, limit, summary, files, tuple(problems), tuple(notes))
+
+
+def _unknown_note(nodes: list[SupportNode], placed: bool) -> str:
+    """What ``unknown`` means, with the nodes (a few) and where they landed."""
+    shown = ", ".join(f"{n.name!r} ({'runs on the ARM' if n.on_arm else f'subgraph {n.subgraph}'})" if placed
+                      else repr(n.name) for n in nodes[:_SHOW]) + (", …" if len(nodes) > _SHOW else "")
+    where = ("where each landed is allowedNode.txt's" if placed
+             else "without allowedNode.txt, whether TIDL took them is not known")
+    return (f"{len(nodes)} node(s) carry a diagInfo of none of TI's forms tidl-io knows (counted unknown, TI's "
+            f"text shown verbatim as the reason; {where}): {shown}")
 
 
 def _node(n: GraphNode, sub: int | None, names: dict[int, str]) -> SupportNode:
