@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -94,21 +95,31 @@ def test_every_public_hint_resolves_at_run_time() -> None:
     assert failed == []
 
 
-def test_inspect_loads_only_what_it_uses() -> None:
-    """``tidl-io inspect`` of a folder with an io file and a net moves no data: it loads neither
-    the native library nor the data-movement modules, nor any other command's part (issue 32:
-    start-up had grown to 2.4x ``import numpy`` by the eager import of rearrange)."""
+def _inspect_loads(path: Path) -> set[str]:
     code = ("import contextlib, io, sys\n"
             "from tidl_io.cli.app import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    code = main(['inspect', {str(EXAMPLES)!r}])\n"
+            f"    code = main(['inspect', {str(path)!r}])\n"
             "print(code, ' '.join(sorted(m for m in sys.modules if m.startswith('tidl_io.'))))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False,
                           timeout=60)
     assert done.returncode == 0, done.stderr
     code, _, loaded = done.stdout.strip().partition(" ")
-    modules = set(loaded.split())
     assert code == "0"
+    return set(loaded.split())
+
+
+def test_inspect_of_an_io_file_loads_no_net_reader() -> None:
+    modules = _inspect_loads(EXAMPLES / "detector_tidl_io_1.bin")
+    assert "tidl_io.iodesc.descriptor" in modules
+    assert sorted(m for m in modules if m.startswith("tidl_io.net")) == []
+
+
+def test_inspect_loads_only_what_it_uses() -> None:
+    """``tidl-io inspect`` of a folder with an io file and a net moves no data: it loads neither
+    the native library nor the data-movement modules, nor any other command's part (issue 32:
+    start-up had grown to 2.4x ``import numpy`` by the eager import of rearrange)."""
+    modules = _inspect_loads(EXAMPLES)
     assert {"tidl_io.iodesc.descriptor", "tidl_io.net.parse", "tidl_io.cli.inspect"} <= modules
     parts = ("native", "data.permute", "data.blocked", "data.reorg", "data.buffers", "data.quant", "data.plan",
              "runtime", "run", "trace", "perf", "emulator", "advisor", "doctor.checks", "support", "precision")

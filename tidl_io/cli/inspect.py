@@ -166,7 +166,17 @@ def _load(path: Path) -> Descriptor:
 
 
 def _load_any(path: Path) -> Descriptor | Network:
-    """A net file (``*tidl_net*.bin`` or a known netVersion) as a Network, else a descriptor."""
+    """A net file (``*tidl_net*.bin`` or a known netVersion) as a Network, else a descriptor. A
+    file not named as a net is read as a descriptor first: the net reader (and its schemas) is
+    loaded only for a net, or for a file that is no descriptor."""
+    if "tidl_net" not in path.name:
+        try:
+            return _load(path)
+        except _Fail:
+            from ..net.parse import looks_like_net  # start-up
+
+            if not looks_like_net(path):
+                raise
     from ..net.parse import load_net, looks_like_net  # start-up
 
     return _read(load_net, path) if looks_like_net(path) else _load(path)
@@ -230,8 +240,6 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output is not None:
         print("tidl-io: error: -o/--output goes with --html or --svg", file=err)
         return EXIT_USAGE
-    from ..net.format import format_net, net_to_dict  # start-up
-
     items, nets, texts = [], [], []
     failures: list[_Failure] = []
     cut = False  # a descriptor's name was cut (a net's text says so itself)
@@ -243,6 +251,8 @@ def _cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 texts.append(format_descriptor(item, escape(str(target)), physical=args.physical, wide=args.wide))
                 cut = cut or any(len(t.name) > 40 for t in item.inputs + item.outputs)
             continue
+        from ..net.format import format_net, net_to_dict  # start-up
+
         if item.layer_info_error is not None:  # names from all of the file or none: say why none
             _fail(failures, err, str(target), item.layer_info_error, EXIT_INVALID)
         if args.json:
