@@ -166,3 +166,21 @@ def test_comments_and_bracket_lists_are_read_and_kept() -> None:
     assert q.layers[0].output.min == -1.5 and q.to_bytes() == data
     q.layers[0].output.scale = [3.0]
     assert q.to_bytes().decode().splitlines()[5] == "    scale: 3"
+
+
+@pytest.mark.parametrize("line, says", [
+    ("  min: 1e999999999", "line 6: min: expected a finite number (an exponent within ±400)"),
+    ("  size: " + "9" * 5000, "line 6: size: expected a whole number of at most 24 digits"),
+    ("  max: \u00b2", "line 6: max: expected a number, found '\u00b2'"),
+])
+def test_hostile_numbers_are_located(line: str, says: str) -> None:
+    text = f"num_layers: 1\nlayers {{\n  layer_name: \"a\"\n  outputs {{\n  min: 0\n{line}\n  }}\n}}\n"
+    with pytest.raises(FormatError, match=re.escape(says)) as err:
+        parse_quant_params(text.encode(), "q.prototxt")
+    assert len(str(err.value)) < 300
+
+
+def test_c_spellings_of_floats_are_read() -> None:
+    text = "layers {\n  outputs {\n    min: -1.5f\n    max: nan\n    scale: inf\n  }\n}\n"
+    t = parse_quant_params(text.encode(), "q.prototxt").layers[0].outputs[0]
+    assert t.min == -1.5 and t.max != t.max and t.scale == [float("inf")]

@@ -66,11 +66,12 @@ def read_int(text: str, *, minimum: int | None = None, maximum: int | None = Non
     return value
 
 
-def _bounds(value: float | int | Decimal, text: str, minimum: float | None, maximum: float | None, what: str) -> None:
-    if minimum is not None and value < minimum:
-        raise NumberError(f"expected {what} >= {minimum:g}, found {show(text)}", text)
-    if maximum is not None and value > maximum:
-        raise NumberError(f"expected {what} <= {maximum:g}, found {show(text)}", text)
+def _bounds(value: float | Decimal, text: str, minimum: float | None, maximum: float | None, what: str) -> None:
+    for bound, sign, out in ((minimum, ">=", minimum is not None and value < minimum),
+                             (maximum, "<=", maximum is not None and value > maximum)):
+        if out:
+            shown = f"{bound:g}" if isinstance(bound, float) else bound
+            raise NumberError(f"expected {what} {sign} {shown}, found {show(text)}", text)
 
 
 def read_decimal(text: str) -> Decimal:

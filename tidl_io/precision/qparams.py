@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from ..base.atomic import write_bytes_atomic
 from ..base.check import check_path, open_regular, read_limited
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, TensorNotFoundError
+from ..base.numtext import NumberError, read_float, read_int
 
 __all__ = ["LayerQuantParams", "QuantParams", "TensorQuantParams", "load_quant_params", "parse_quant_params"]
 
@@ -247,17 +248,13 @@ def _scalar(text: str, kind: str, source: str, lineno: int, key: str) -> Any:
     base = kind.rstrip("*")
     try:
         if base == "float":
-            try:
-                return float(text)
-            except ValueError:
-                if len(text) > 1 and text[-1] in "fF":  # C's 1.5f
-                    return float(text[:-1])
-                raise
+            if len(text) > 1 and text[-1] in "fF" and text[-2:-1] not in ("", "n", "N"):  # C's 1.5f (not "inf")
+                text = text[:-1]
+            return read_float(text, finite=False)  # nan / inf read as written: problems() names them
         if base == "int":
-            return int(text)
-    except ValueError:
-        what = "an integer" if base == "int" else "a number"
-        raise FormatError(source, f"line {lineno}: {key}: expected {what}, found {text[:60]!r}") from None
+            return read_int(text)
+    except NumberError as exc:
+        raise FormatError(source, f"line {lineno}: {key}: {exc.detail}") from None
     if base == "str":
         m = _STRING.match(text)
         if m is None:
