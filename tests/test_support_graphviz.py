@@ -146,8 +146,8 @@ def test_fields_agree_with_the_line_pattern() -> None:
                          r"(?: additionalOutput (.*?))?(?: diagInfo(?: (.*))?)?$")
     texts = ["1\n0 a b  Conv outputAdjNodes 0 out inputAdjNodes 1 0 diagInfo [PARSER] x -- [f.cpp, 9]\n",
              "1\n0 n op outputAdjNodes 1 0 inputAdjNodes 0 in additionalOutput 1 q diagInfo\n",
-             "1\n0 n op outputAdjNodes 1 0 inputAdjNodes 0 in\n", "1\n0 n op outputAdjNodes 1 0 inputAdjNodes 0 in "
-             "diagInfoX y diagInfo z\n", HAND]
+             "1\n0 n op outputAdjNodes 1 0 inputAdjNodes 0 in\n",
+             "1\n0 n op outputAdjNodes 1 0 inputAdjNodes 0 in diagInfoX y diagInfo z\n", HAND]
     texts += [(NET / rel).read_text() for rel in FILES if (NET / rel).is_file()]
     for text in texts:
         nodes = parse_graphviz(text, "g.txt")
