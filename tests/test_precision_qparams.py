@@ -184,3 +184,24 @@ def test_c_spellings_of_floats_are_read() -> None:
     text = "layers {\n  outputs {\n    min: -1.5f\n    max: nan\n    scale: inf\n  }\n}\n"
     t = parse_quant_params(text.encode(), "q.prototxt").layers[0].outputs[0]
     assert t.min == -1.5 and t.max != t.max and t.scale == [float("inf")]
+
+
+@pytest.mark.parametrize("body, says", [
+    ("    value: 0.5\n" * 1_000_000, "q.prototxt: more than 262144 lines"),  # took 222 MB
+    ("    value: [" + "0.5," * 1_000_000 + "]\n", "q.prototxt: line 3: more than 262144 values of repeated fields"),
+    ("    scale: 1\n" * 1000 + "    value: [" + "0.5," * 261_200 + "]\n", "line 1003: more than 262144 values"),
+])
+def test_repeated_values_are_bounded(body: str, says: str) -> None:
+    import time
+    import tracemalloc
+
+    data = ("layers {\n  outputs {\n" + body + "  }\n}\n").encode()
+    start = time.process_time()
+    tracemalloc.start()
+    try:
+        with pytest.raises(FormatError, match=re.escape(says)):
+            parse_quant_params(data, "q.prototxt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 << 20 and time.process_time() - start < 20  # (under tracemalloc: CPU inflated ~10x)

@@ -16,6 +16,7 @@ the value cut short; readers locate it (file, line, column, field) with their ow
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from decimal import Decimal
@@ -74,8 +75,8 @@ def _bounds(value: float | Decimal, text: str, minimum: float | None, maximum: f
             raise NumberError(f"expected {what} {sign} {shown}, found {show(text)}", text)
 
 
-def read_decimal(text: str) -> Decimal:
-    """The number ``text`` exactly as written (TI's totals), a finite double's magnitude at most."""
+def _checked(text: str) -> None:
+    """Refuse ``text`` unless it is a decimal number within the caps (before any conversion)."""
     if len(text) <= 9 and _NONFINITE.match(text):
         raise NumberError(f"expected a finite number, found {show(text)}", text)
     if len(text) > MAX_NUMBER_CHARS or (m := _DEC.match(text)) is None:
@@ -84,6 +85,11 @@ def read_decimal(text: str) -> Decimal:
     exp = m.group("exp")
     if exp is not None and (len(exp) > 6 or abs(int(exp)) > MAX_EXPONENT):
         raise NumberError(f"expected a finite number (an exponent within ±{MAX_EXPONENT}), found {show(text)}", text)
+
+
+def read_decimal(text: str) -> Decimal:
+    """The number ``text`` exactly as written (TI's totals), a finite double's magnitude at most."""
+    _checked(text)
     value = Decimal(text)
     if abs(value) > _FLOAT_MAX:  # a comparison: no decimal.Overflow
         raise NumberError(f"expected a finite number (at most {sys.float_info.max:.6g}), found {show(text)}", text)
@@ -97,7 +103,10 @@ def read_float(text: str, *, minimum: float | None = None, maximum: float | None
     writes)."""
     if not finite and len(text) <= 9 and _NONFINITE.match(text):
         return float(text)
-    value = float(read_decimal(text))
+    _checked(text)
+    value = float(text)  # correctly rounded, as float(Decimal(text)) is
+    if value in (math.inf, -math.inf):
+        raise NumberError(f"expected a finite number (at most {sys.float_info.max:.6g}), found {show(text)}", text)
     _bounds(value, text, minimum, maximum, "a number")
     return value
 

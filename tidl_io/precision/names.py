@@ -22,7 +22,7 @@ from typing import Any
 from ..base.errors import TidlIoError
 from ..base.findings import ERROR, NOTE, DoctorFinding, read_text, reason
 from ..base.safe_yaml import load_yaml
-from ..base.text import closest
+from ..base.text import closest, short_repr
 from ..net.layerinfo import read_layer_info
 from ..net.netlog import load_netlog
 
@@ -233,7 +233,7 @@ def _finding(f: Path, key: str, i: int, line: int | None, entry: str, names: Seq
     close = closest(entry, names, 3)
     where = (f"line {line}",) if line is not None else ()
     kind = "activations" if key.startswith("output") else "parameters"
-    what = (f"{entry!r} names no layer of the compiled model: TIDL ignores it (no layer's {kind} get 16 bits "
+    what = (f"{short_repr(entry, 120)} names no layer of the compiled model: TIDL ignores it (no layer's {kind} get 16 bits "
             f"from it; every layer keeps tensor_bits)")
     what += f"; closest names TIDL accepts: {', '.join(repr(c) for c in close)}"
     what += f" (all {len(names)}: Out Data Names in {Path(used[0]).name}{' …' if len(used) > 1 else ''})"
