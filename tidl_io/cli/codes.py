@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..base.errors import TidlIoError
+from ..base.numtext import NumberError, read_int, show
 from ..base.text import escape
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -33,9 +34,9 @@ def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: T
 
 def _whole(text: str, least: int, hint: str) -> int:
     try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}{hint}, found {text!r}") from None
+        value = read_int(text)
+    except NumberError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}{hint}, found {show(text)}") from None
     if value < least:
         raise argparse.ArgumentTypeError(f"expected a whole number >= {least}{hint}, found {value}")
     return value
