@@ -57,6 +57,10 @@ def show(text: str) -> str:
 def read_int(text: str, *, minimum: int | None = None, maximum: int | None = None, base: int = 10) -> int:
     """The whole number ``text`` (``base`` 16: hexadecimal digits, TI's addresses), of at most
     :data:`MAX_INT_DIGITS` digits, within ``minimum`` .. ``maximum``."""
+    if base == 10 and len(text) <= MAX_INT_DIGITS and text.isascii() and text.isdigit():  # the common case
+        value = int(text)
+        if (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
+            return value
     what = "a whole number" if base == 10 else "a hexadecimal number"
     digits = len(text) - (base == 10 and text[:1] in "+-")
     if not 0 < digits <= MAX_INT_DIGITS or (_INT if base == 10 else _HEX).match(text) is None:

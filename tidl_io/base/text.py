@@ -25,7 +25,7 @@ __all__ = ["CLOSE_CHARS", "CLOSE_NAMES", "REPR_LIMIT", "closest", "escape", "esc
 CLOSE_CHARS = 128
 """Characters of a name :func:`closest` compares: its first and last 64 (ONNX names are tens of
 characters; TI's netLog keeps the last 50)."""
-CLOSE_NAMES = 1 << 16
+CLOSE_NAMES = 1 << 15
 """Names :func:`closest` looks at, at most (the first ones given: graphvizInfo.txt's node cap)."""
 _CLOSE_EXACT = 200  # names that share the most characters with it, then compared by difflib's ratio
 

@@ -18,6 +18,7 @@ supported (``Layer type not supported by TIDL --- layer type - Div, Node name -D
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 
@@ -27,11 +28,11 @@ from ..base.text import short_repr
 
 __all__ = ["MAX_NODES", "GraphNode", "Status", "parse_graphviz", "split_diag", "status_of"]
 
-MAX_NODES = 1 << 16
-"""Most nodes a graphvizInfo.txt may list: far above what TIDL can offload (TIDL's default
+MAX_NODES = 1 << 15
+"""Most nodes a graphvizInfo.txt may list (32 768): above what TIDL can offload (TIDL's default
 ``max_num_subgraphs`` of 16 × ``TIDL_NUM_MAX_LAYERS`` = 1536 layers per net in 9.0 to 11.0 =
-24 576 nodes; the real files seen list 51 to 271), low enough that a file at the cap parses
-in about a second within tens of MB."""
+24 576 nodes) and 120 times the real files seen (51 to 271 nodes); low enough that ``tidl-io
+why --json`` on a file at the cap takes about a second within tens of MB."""
 _STAGE = re.compile(r"^\[([A-Za-z_ ]+)\]\s*")
 _ORIGIN = re.compile(r"\s*--\s*\[([^\[\]]+?),\s*(\d+)\]\s*$")
 
@@ -78,6 +79,7 @@ class GraphNode:
         return split_diag(self.diag)[2]
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of TI's text: most nodes share theirs (empty, mostly)
 def split_diag(diag: str) -> tuple[str | None, str, str | None]:
     """(stage, reason, origin) of a diagInfo text: ``[PARSER] SUPPORTED: x -- [f.cpp, 529]`` is
     ``("PARSER", "SUPPORTED: x", "f.cpp:529")``."""
