@@ -11,11 +11,13 @@ from . import (
     emulate,
     formatter,
     golden_npz,
+    graphviz,
     hostile,
     input_arrays,
     net,
     net_layerinfo,
     net_netlog,
+    numbers,
     perf_board,
     perf_bufinfo,
     perf_simulation,
@@ -41,6 +43,8 @@ TARGETS = (
     golden_npz,  # raw bytes: a mutated golden .npz instead (index % 32 == 17), NpzArrays and the golden reference
     net_layerinfo,  # raw bytes: a layer_info.txt instead (index % 128 == 65: 1 mod 64, never index 1), net.layerinfo
     input_arrays,  # raw bytes: a mutated --input .npy / picture instead (index % 256 == 129), data.arrays, data.picture
+    numbers,    # raw bytes: number-like text instead (index % 32 == 18), base.numtext and base.tilog's located numbers
+    graphviz,   # raw bytes: a hostile graphvizInfo.txt instead (index % 64 == 42), support.parse_graphviz
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )
