@@ -4,6 +4,7 @@ non-finite SNR (numbers or null with "identical", and the older "inf" strings), 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,22 @@ def test_read_compare(tmp_path: Path) -> None:
         read_compare(tmp_path / "missing.json")
     with pytest.raises(PathError):
         read_compare(tmp_path)
+
+
+@pytest.mark.parametrize("number, says", [
+    ("9" * 5000, "a number: expected a whole number of at most 24 digits, found '9999"),  # was ValueError
+    ("1e999999999", "a number: expected a finite number (an exponent within ±400)"),
+    ("1" + "0" * 400 + ".5", "a number: expected a number of at most 400 characters"),
+])
+def test_read_compare_bounds_its_numbers(tmp_path: Path, number: str, says: str) -> None:
+    path = tmp_path / "report.json"
+    path.write_text('{"layers": [{"index": 0, "status": "compared", "snr_db": ' + number + "}]}")
+    with pytest.raises(FormatError, match=re.escape(says)) as err:
+        read_compare(path)
+    assert str(err.value).startswith(str(path)) and len(str(err.value)) < 400
+
+
+def test_measured_rows_refuses_an_int_no_float_holds() -> None:
+    doc = {"layers": [{"index": 0, "status": "compared", "snr_db": 10 ** 400}]}
+    with pytest.raises(FormatError, match=r"layers\[0\]: snr_db: expected a finite number"):
+        measured_rows(doc)

@@ -64,8 +64,8 @@ def test_onnxrt_metadata_of_the_real_files(realdata: Path) -> None:
 
 
 @pytest.mark.parametrize("text,match", [("numGraphNodes", "line 1: expected key=value"),
-                                        ("x:subGraphName=a", "subgraph index: expected an integer, found 'x'"),
-                                        ("numGraphNodes=many", "numGraphNodes: expected an integer")])
+                                        ("x:subGraphName=a", "subgraph index: expected a whole number, found 'x'"),
+                                        ("numGraphNodes=many", "numGraphNodes: expected a whole number")])
 def test_onnxrt_metadata_errors(text: str, match: str) -> None:
     with pytest.raises(FormatError, match=match):
         parse_onnxrt_metadata(text, "meta.txt")

@@ -90,7 +90,7 @@ def test_hand_made_folder(tmp_path: Path) -> None:
     assert "10 bytes" in a10.io_problem.message and not a10.io_problem.message.startswith(str(tmp_path))
     assert art.metadata is not None and art.metadata.num_graph_nodes == 3
     assert art.allowed is None and art.allowed_problem is not None and art.allowed_there
-    assert art.allowed_problem.message == "line 2: expected an integer, found 'x'"
+    assert art.allowed_problem.message == "line 2: expected a whole number, found 'x'"
     assert art.param_file == tmp_path / "param.yaml" and art.params is None and art.param_problem is not None
     assert art.listed == {"b", "a2", "a10"}
 

@@ -51,7 +51,7 @@ def test_whole_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
     assert env_int(VAR, 2) == 2
 
 
-@pytest.mark.parametrize("value", ["banana", "-3", "0", "2.5", "1e3", "0x10"])
+@pytest.mark.parametrize("value", ["banana", "-3", "0", "2.5", "1e3", "0x10", "9" * 30, "\u0663"])
 def test_a_number_not_understood_warns_and_keeps_the_default(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(VAR, value)
     with pytest.warns(TidlIoWarning, match=rf"^{VAR}='{value}' is not understood \(expected a whole number >= 1\); "

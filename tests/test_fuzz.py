@@ -341,3 +341,17 @@ def test_crash_hang_and_slow_inputs_are_reported_with_their_index(tmp_path: Path
     assert 0 < summary["peak_rss_mb"] < 256
     for op in ("parse", "validate", "build"):
         assert sum(summary["ops"][op]) > 0
+
+
+def test_number_reader_and_graphviz_are_fuzzed(tmp_path: Path) -> None:
+    """The numbers and graphviz targets: values agree with Python's own conversions, refusals
+    are located, graphvizInfo lines agree with TI's pattern; nothing unexpected."""
+    corpus = fuzz.load_corpus(fuzz.default_corpus_dirs())
+    checker = fuzz.make_checker(fuzz.Stats(), tmp_path, cli_every=0, tensors=2)
+    for i in [*range(18, 18 + 32 * 30, 32), *range(42, 42 + 64 * 30, 64)]:
+        checker.run(i, fuzz.make_input(corpus, 11, i), random.Random(i))
+    failures = [f"{f.index} {f.op} {f.kind}: {f.message}\n{f.trace}" for f in checker.stats.failures]
+    assert not failures, "\n".join(failures)
+    ops = checker.stats.ops
+    for op in ("numbers int", "numbers float", "numbers decimal", "numbers tilog.to_float", "graphviz parse"):
+        assert ops[op][0] > 0 and ops[op][1] > 0, op  # some read, some refused

@@ -47,7 +47,8 @@ def test_env_values(monkeypatch: pytest.MonkeyPatch, text: str, expected: int) -
     assert parse_size(text) == expected
 
 
-@pytest.mark.parametrize("text", ["-1", "-64M", "abc", "1.5G", "1e9", "0x10", "64X", "1__0", "10_", "G", "1 0"])
+@pytest.mark.parametrize("text", ["-1", "-64M", "abc", "1.5G", "1e9", "0x10", "64X", "1__0", "10_", "G", "1 0",
+                                  "9" * 5000, "\u0663"])  # 5000 digits were a ValueError (Python's digit limit)
 def test_bad_env_values_are_clear_errors(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     monkeypatch.setenv(ENV, text)
     with pytest.raises(AllocationLimitError) as info:

@@ -109,3 +109,12 @@ def test_load_netlog_path_errors(tmp_path: Path) -> None:
         load_netlog(tmp_path / "absent_netLog.txt")
     with pytest.raises(PathError):
         load_netlog(tmp_path)
+
+
+@pytest.mark.parametrize("total", ["1e999999999", "9" * 5000, "-1E+400"])
+def test_hostile_total_is_a_located_error(total: str) -> None:
+    text = TINY_NETLOG.replace("Total Giga Macs : ", "Total Giga Macs : " + total + " #", 1)
+    text = "\n".join(line.split(" #")[0] for line in text.split("\n"))
+    with pytest.raises(FormatError, match=r"line \d+, column \d+ \(Total Giga Macs\): expected a") as info:
+        parse_netlog(text, "n.txt")
+    assert len(str(info.value)) < 300

@@ -142,3 +142,29 @@ def test_cut_anywhere_is_a_located_error_or_a_shorter_config() -> None:
         else:
             assert sim.layers == full.layers and sim.summary == full.summary
             assert cut >= TINY_SIM.index("Total =     0.32\n") + len("Total =     0.32\n")  # TI's last total read
+
+
+@pytest.mark.parametrize(("old", "new", "field"), [
+    ("=   420.75", "= 1e999999999", "total Network time (us)"),  # was decimal.Overflow further on
+    ("= 1000", "= 1e999999999", "CPUFREQ_MHZ"),  # was a hang: a billion-digit integer
+    ("= 1000", "= " + "9" * 5000, "CPUFREQ_MHZ"),  # was ValueError: Python's digit limit
+    ("=     0.32", "= " + "9" * 5000 + ".5", "DDR BW (Mega Bytes) : Total"),
+])
+def test_hostile_numbers_are_located_errors_in_bounded_time(old: str, new: str, field: str) -> None:
+    import time
+
+    text = SIM_HEADER + "\n" + TINY_ROWS[1] + "\n" + TINY_SUMMARY.replace(old, new, 1)
+    start = time.process_time()
+    with pytest.raises(FormatError) as info:
+        parse_simulation(text, "sim.csv")
+    assert time.process_time() - start < 1.0
+    message = str(info.value)
+    assert message.startswith("sim.csv, line ") and f"({field})" in message and "expected a" in message, message
+    assert len(message) < 300  # the value cut short
+
+
+def test_configuration_numbers_keep_their_kind() -> None:
+    sim = parse_simulation(SIM_HEADER + "\n" + TINY_ROWS[1] + "\n" + TINY_SUMMARY + "X = 1e3\nY = -2\n", "sim.csv")
+    assert sim.parameters["CPUFREQ_MHZ"] == 1000 and isinstance(sim.parameters["CPUFREQ_MHZ"], int)
+    assert sim.parameters["X"] == 1000.0 and isinstance(sim.parameters["X"], float) and sim.parameters["Y"] == -2
+    assert parse_simulation_name("tempDir_a_tidl_net_FRQ" + "9" * 5000 + "_" + "9" * 5000 + "x1.csv") == ("a", {})

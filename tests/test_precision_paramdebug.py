@@ -52,7 +52,8 @@ ROW = "{},0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,{},10.5, , , ,1,2,3,\n"
 
 
 def test_hand_made() -> None:
-    rows = parse_param_debug(HEAD + ROW.format(3, 1.5) + ROW.format(3, "nan"))
+    rows = parse_param_debug(HEAD + ROW.format(3, 1.5) + ROW.format(3, "-nan").replace("0.1", "inf", 1))
+    assert rows[1].mean_difference == float("inf")  # printf("%f") of an infinity and a NaN: kept, as TI wrote
     assert [(r.layer_id, r.kind, r.hist) for r in rows] == [(3, "bias", (1, 2, 3)), (3, "weights", (1, 2, 3))]
     assert rows[1].to_dict()["max_rel_difference"] is None and rows[0].max_rel_difference == 1.5
 
@@ -68,6 +69,14 @@ def test_hand_made() -> None:
     (HEAD + ROW.format(3, "abc"), "line 2: layer 3, maxRelDifference"),
     (HEAD + "3,0.1,0.2\n", "line 2: expected a layer id and 10 numbers"),
     (HEAD + ROW.format(3, 1).replace(",1,2,3,", ",1,q,3,"), "line 2: layer 3, Hist"),
+    (HEAD + ROW.format(3, 1).replace(",1,2,3,", ",1,\u00b2,3,"),
+     "line 2: layer 3, Hist: expected a whole number, found '\u00b2'"),  # was StopIteration
+    (HEAD + ROW.format(3, 1).replace(",1,2,3,", ",1,-2,3,"), "line 2: layer 3, Hist: expected a whole number >= 0"),
+    (HEAD + ROW.format("9" * 5000, 1),
+     r"line 2: LayerId: expected a whole number of at most 24 digits, found '9{40}…' \(5000 characters\)"),
+    (HEAD + ROW.format(3, "1e999999999"), "line 2: layer 3, maxRelDifference: expected a finite number"),
+    (HEAD + ROW.format(3, 1).replace(",1,2,3,", ",1," + "9" * 5000 + ",3,"),
+     "line 2: layer 3, Hist: expected a whole number of at most 24 digits"),
     ((HEAD + ROW.format(3, 1) * 2)[:-3], "line 3: cut short"),  # TI ends every row with a line end
     (HEAD[:-9], "line 1: cut short"),
 ])

@@ -217,3 +217,42 @@ def test_save_to_a_folder_or_a_missing_folder_is_a_located_error(tmp_path: Path)
     assert str(info2.value) == f"{missing}: cannot write it: the folder '{missing.parent}' does not exist"
     assert isinstance(info.value, tidl_io.TidlIoError) and isinstance(info2.value, tidl_io.TidlIoError)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("line, says", [
+    ("  min: 1e999999999", "line 6: min: expected a finite number (an exponent within ±400)"),
+    ("  size: " + "9" * 5000, "line 6: size: expected a whole number of at most 24 digits"),
+    ("  max: \u00b2", "line 6: max: expected a number, found '\u00b2'"),
+])
+def test_hostile_numbers_are_located(line: str, says: str) -> None:
+    text = f"num_layers: 1\nlayers {{\n  layer_name: \"a\"\n  outputs {{\n  min: 0\n{line}\n  }}\n}}\n"
+    with pytest.raises(FormatError, match=re.escape(says)) as err:
+        parse_quant_params(text.encode(), "q.prototxt")
+    assert len(str(err.value)) < 300
+
+
+def test_c_spellings_of_floats_are_read() -> None:
+    text = "layers {\n  outputs {\n    min: -1.5f\n    max: nan\n    scale: inf\n  }\n}\n"
+    t = parse_quant_params(text.encode(), "q.prototxt").layers[0].outputs[0]
+    assert t.min == -1.5 and t.max != t.max and t.scale == [float("inf")]
+
+
+@pytest.mark.parametrize("body, says", [
+    ("    value: 0.5\n" * 1_000_000, "q.prototxt: more than 262144 lines"),  # took 222 MB
+    ("    value: [" + "0.5," * 1_000_000 + "]\n", "q.prototxt: line 3: more than 262144 values of repeated fields"),
+    ("    scale: 1\n" * 1000 + "    value: [" + "0.5," * 261_200 + "]\n", "line 1003: more than 262144 values"),
+])
+def test_repeated_values_are_bounded(body: str, says: str) -> None:
+    import time
+    import tracemalloc
+
+    data = ("layers {\n  outputs {\n" + body + "  }\n}\n").encode()
+    start = time.process_time()
+    tracemalloc.start()
+    try:
+        with pytest.raises(FormatError, match=re.escape(says)):
+            parse_quant_params(data, "q.prototxt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 << 20 and time.process_time() - start < 20  # (under tracemalloc: CPU inflated ~10x)

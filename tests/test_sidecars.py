@@ -42,7 +42,7 @@ def test_sidecar_allowed_nodes_cover_numgraphnodes(realdata: Path) -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("", "empty"),
-    ("1\n2\n0\nx\n", "line 4: expected an integer, found 'x'"),
+    ("1\n2\n0\nx\n", "line 4: expected a whole number, found 'x'"),
     ("2\n1\n0\n", "ends after 1 of 2 subgraphs"),
     ("1\n3\n0\n1\n", "line 2: subgraph 0 lists 3 nodes, but 2 lines follow"),
     ("1\n1\n0\n7\n", "line 4: 1 more line(s) after the 1 subgraph(s)"),
@@ -106,14 +106,14 @@ def test_metadata_misses_an_io_file(east: Path) -> None:
 def test_malformed_metadata(east: Path) -> None:
     (east / "onnxrtMetaData.txt").write_text("numGraphNodes=x\n")
     line = only_error(east)
-    assert line.startswith(f"error: {east / 'onnxrtMetaData.txt'}: line 1: numGraphNodes: expected an integer")
+    assert line.startswith(f"error: {east / 'onnxrtMetaData.txt'}: line 1: numGraphNodes: expected a whole number")
 
 
 @pytest.mark.parametrize(("text", "where", "message"), [
     ("2\n1\n120\n1\n119\n", "line 1", "2 subgraph(s), but onnxrtMetaData.txt lists 1"),
     ("1\n1\n121\n", "subgraph 0", "node 121 is outside the model's 121 nodes"),
     ("1\n2\n120\n120\n", "subgraph 0", "node(s) 120 listed twice"),
-    ("1\n1\nx\n", None, "line 3: expected an integer, found 'x'"),
+    ("1\n1\nx\n", None, "line 3: expected a whole number, found 'x'"),
 ])
 def test_allowed_nodes_disagree(east: Path, text: str, where: str | None, message: str) -> None:
     (east / "allowedNode.txt").write_text(text)
@@ -222,3 +222,8 @@ def test_artifacts_folder_with_a_nul_byte(tmp_path: Path) -> None:
     found = [str(f) for f in diagnose(folder, check_library=False).findings]
     assert found == [(f"error: {folder / 'param.yaml'}, session.artifacts_folder: 'a\\x00b' is not the folder of "
                       f"the io files ({folder})")]
+
+
+def test_allowed_nodes_hostile_numbers_are_located() -> None:
+    with pytest.raises(FormatError, match=r"a.txt: line 3: expected a whole number of at most 24 digits"):
+        parse_allowed_nodes("1\n1\n" + "9" * 5000 + "\n", "a.txt")

@@ -150,3 +150,79 @@ def test_words_of_refusal_without_a_form_are_unsupported() -> None:
     assert status_of("Conv with this pad is not supported") is Status.UNSUPPORTED
     assert status_of("[PARSER] layer delegated to ARM") is Status.UNSUPPORTED
     assert status_of("information: lower-case kind") is Status.SUPPORTED
+
+
+_NUMBERS = "9" * 5000
+
+
+@pytest.mark.parametrize("text, where", [
+    (_NUMBERS + "\n", "line 1: the node count: expected a whole number of at most 24 digits"),
+    ("1\n" + _NUMBERS + " a b outputAdjNodes 0 x inputAdjNodes 0 y diagInfo\n", "line 2: the node index"),
+    ("1\n0 a b outputAdjNodes " + _NUMBERS + " inputAdjNodes 0 y diagInfo\n", "line 2: outputAdjNodes: the count"),
+    ("2\n0 a b outputAdjNodes 1 " + _NUMBERS + " inputAdjNodes 0 y diagInfo\n", "line 2: outputAdjNodes: a node"),
+    ("1\n\u0660 a b outputAdjNodes 0 x inputAdjNodes 0 y diagInfo\n", "line 2: the node index"),  # Arabic-Indic 0
+    ("1\n0 a b outputAdjNodes \u00b2 inputAdjNodes 0 y diagInfo\n", "line 2: outputAdjNodes: the count"),
+    (f"{(1 << 15) + 1}\n", "line 1: the node count: expected a whole number <= 32768"),
+])
+def test_hostile_numbers_are_located(text: str, where: str) -> None:
+    with pytest.raises(FormatError, match=where) as exc:
+        parse_graphviz(text, "g.txt")
+    assert str(exc.value).startswith("g.txt: ") and len(str(exc.value)) < 300
+
+
+def test_long_lines_parse_in_linear_time() -> None:
+    """A 340 KB line made to backtrack TI's line pattern (many words, many markers): the old
+    regular expression took > 15 s; the scan is linear."""
+    import time
+
+    for body in ("a " * 170_000, "x outputAdjNodes " * 20_000, "a b outputAdjNodes 0 inputAdjNodes " * 10_000):
+        start = time.process_time()
+        with pytest.raises(FormatError, match="line 2"):
+            parse_graphviz("1\n0 " + body + "\n", "g.txt")
+        assert time.process_time() - start < 0.5
+    start = time.process_time()
+    (node,) = parse_graphviz("1\n0 a b outputAdjNodes 0 x inputAdjNodes 0 " + "y " * 170_000 + "diagInfo" * 20_000
+                             + "\n", "g.txt")
+    assert time.process_time() - start < 0.5 and len(node.input_names) == 170_001 and node.diag == ""
+
+
+def test_many_nodes_in_bounded_time_and_the_cap() -> None:
+    import time
+
+    n = 1 << 15
+    text = f"{n}\n" + "".join(f"{i} node_{i} Relu outputAdjNodes 1 {(i + 1) % n} inputAdjNodes 1 {(i - 1) % n} "
+                              f"diagInfo \n" for i in range(n))
+    start = time.process_time()
+    nodes = parse_graphviz(text, "g.txt")
+    assert time.process_time() - start < 2.0
+    assert len(nodes) == n and nodes[-1].outputs == (0,) and nodes[0].inputs == (n - 1,)
+    with pytest.raises(FormatError, match="expected a whole number <= 32768"):
+        parse_graphviz(f"{n + 1}\n" + text.split("\n", 1)[1], "g.txt")
+
+
+def test_fields_agree_with_the_line_pattern() -> None:
+    """The scan against TI's line pattern as a regular expression (the oracle: right on lines of
+    sane length), on the real files and hand-made variants."""
+    import re
+
+    pattern = re.compile(r"^(\d+) (.*) (\S+) outputAdjNodes (.*?) inputAdjNodes (.*?)"
+                         r"(?: additionalOutput (.*?))?(?: diagInfo(?: (.*))?)?$")
+    texts = ["1\n0 a b  Conv outputAdjNodes 0 out inputAdjNodes 1 0 diagInfo [PARSER] x -- [f.cpp, 9]\n",
+             "1\n0 n op outputAdjNodes 1 0 inputAdjNodes 0 in additionalOutput 1 q diagInfo\n",
+             "1\n0 n op outputAdjNodes 1 0 inputAdjNodes 0 in\n",
+             "1\n0 n op outputAdjNodes 1 0 inputAdjNodes 0 in diagInfoX y diagInfo z\n", HAND]
+    texts += [(NET / rel).read_text() for rel in FILES if (NET / rel).is_file()]
+    for text in texts:
+        nodes = parse_graphviz(text, "g.txt")
+        for node, line in zip(nodes, text.splitlines()[1:], strict=True):
+            m = pattern.match(line)
+            assert m is not None and (node.name, node.op, node.diag) == (m.group(2), m.group(3),
+                                                                         (m.group(7) or "").strip())
+            assert (node.outputs, node.output_names) == _ids(m.group(4))
+            assert (node.inputs, node.input_names) == _ids(m.group(5))
+
+
+def _ids(text: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    tokens = text.split()
+    n = int(tokens[0])
+    return tuple(int(t) for t in tokens[1:1 + n]), tuple(tokens[1 + n:])

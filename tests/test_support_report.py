@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -186,9 +187,11 @@ def test_node_by_index_name_or_wrong_kind(tmp_path: Path) -> None:
     r = tidl_io.load_support(_folder(tmp_path, GRAPH))
     assert r.node(1).name == "b" and r.node("1").name == "b" and r.node("c").index == 2  # an int is an index
     assert "node 1 b (Div)" in r.to_text(node=1)
-    for missing in (3, -1, "²", "٣"):  # "²".isdigit() is True, but int("²") fails; "٣" is an Arabic-Indic 3
-        with pytest.raises(tidl_io.TensorNotFoundError):
+    for missing in (3, -1, "²", "٣", "9" * 5000, "\u4e00" * 500_000):  # "²".isdigit() is True, but int("²") fails;
+        start = time.process_time()  # "٣" is an Arabic-Indic 3; 5000 digits were a ValueError (the digit limit)
+        with pytest.raises(tidl_io.TensorNotFoundError) as err:
             r.node(missing)
+        assert time.process_time() - start < 0.5 and len(str(err.value)) < 300
     for wrong in (1.5, True, None, b"b"):
         with pytest.raises(tidl_io.ArgumentTypeError, match="node"):
             r.node(wrong)  # type: ignore[arg-type]

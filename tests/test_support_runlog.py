@@ -47,3 +47,12 @@ def test_hand_made_and_absent() -> None:
 def test_malformed_is_located(text: str) -> None:
     with pytest.raises(FormatError, match=r"run\.log: line \d+"):
         parse_subgraph_summary(text, "run.log")
+
+
+def test_hostile_counts_are_located() -> None:
+    log = ("------------------------- Subgraph Information Summary -------------------------\n"
+           "|          Core           |      No. of Nodes       |   Number of Subgraphs   |\n"
+           f"| C7x                     |    {'9' * 5000} |                       2 |\n")
+    with pytest.raises(FormatError, match=r"line 3: expected whole numbers \(or x\): expected a whole number of at most "
+                                          r"24 digits, found '9{40}…' \(5000 characters\)"):
+        parse_subgraph_summary(log, "run.log")

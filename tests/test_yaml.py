@@ -31,6 +31,11 @@ def _measured(fn: object, *args: object) -> tuple[BaseException | None, float, i
     return error, spent, peak
 
 
+def test_long_strings_and_numbers_within_the_cap_still_read() -> None:
+    assert load_yaml("a: '" + "9" * 5000 + "'\nb: " + "9" * 64 + "\nc: x" + "9" * 5000, "p.yaml") == {
+        "a": "9" * 5000, "b": int("9" * 64), "c": "x" + "9" * 5000}
+
+
 def test_a_param_yaml_reads_as_pyyaml_reads_it() -> None:
     text = "session:\n  input_mean: [0, 0, 0]\n  artifacts_folder: artifacts\nbase: &b {x: 1}\nuse: *b\n"
     assert load_yaml(text, "param.yaml") == {"session": {"input_mean": [0, 0, 0], "artifacts_folder": "artifacts"},
@@ -44,6 +49,10 @@ def test_a_param_yaml_reads_as_pyyaml_reads_it() -> None:
     ("k: " + "x" * 17_000_000, "17000003 characters of YAML; at most 1048576 are read"),
     ("k: [1, 2\n", "not valid YAML: "),
     ("k: !!python/object:os.system x\n", "not valid YAML: "),  # safe types only
+    ("session:\n  runtime_options:\n    max_num_subgraphs: " + "9" * 5000 + "\n",
+     "line 3: a number of 5000 characters; at most 64 are read"),  # ValueError: Python's digit limit
+    ("k: " + "1:" * 3000 + "1\n", "line 1: a number of 6001 characters"),  # a sexagesimal int of 5000+ digits
+    ("k: [0.5, " + "1" * 65 + ".5]\n", "line 1: a number of 67 characters"),
 ])
 def test_hostile_yaml_is_a_located_format_error_in_bounded_time_and_memory(text: str, message: str) -> None:
     error, spent, peak = _measured(load_yaml, text, "param.yaml")

@@ -7,7 +7,8 @@ than a ``TidlIoError`` (or makes the CLI print a traceback) or exceeds 200 MB or
 Inputs are made in a temporary folder: a ``layer_info.txt`` with ``²`` digits, a 4 300-digit
 id, 25 MB of lines; ``param.yaml`` with 5 000 nested brackets, a 342-byte alias bomb, 17 MB;
 ``--explain`` with 5 000 digits and ``-1``; a 300-byte name and a path over PATH_MAX; the
-8.2 DeepLab net cut to 3 000 000 bytes (when ``../shared/realdata`` is there).
+8.2 DeepLab net cut to 3 000 000 bytes (when ``../shared/realdata`` is there); and issue 32's
+hostile numbers, graphvizInfo.txt files, names and prototxt values (:func:`_numbers`).
 """
 
 from __future__ import annotations
@@ -31,22 +32,32 @@ BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"{k}: &{k} [{', '.join([f'*{p}'] * 9)}]\n" for p, k in zip("abcdefgh", "bcdefghi"))
 
 
-def _measure(fn: Callable[[], Any]) -> tuple[str, float, int, bool]:
-    """(what happened, CPU seconds, peak bytes, acceptable)."""
+def _run(fn: Callable[[], Any]) -> tuple[str, bool]:
     import tidl_io
 
-    tracemalloc.start()
-    start = time.process_time()
     try:
         value = fn()
-        what, ok = f"ok: {str(value)[:90]}", True
+        return f"ok: {str(value)[:90]}", True
     except tidl_io.TidlIoError as exc:
-        what, ok = f"{type(exc).__name__}: {str(exc)[-90:]}", True
+        return f"{type(exc).__name__}: {str(exc)[-90:]}", True
     except Exception as exc:  # noqa: BLE001 - what this tool looks for
-        what, ok = f"UNEXPECTED {type(exc).__name__}: {str(exc)[:80]}", False
+        return f"UNEXPECTED {type(exc).__name__}: {str(exc)[:80]}", False
+
+
+def _measure(fn: Callable[[], Any]) -> tuple[str, float, int, bool]:
+    """(what happened, CPU seconds, peak bytes, acceptable): the CPU time of a run without
+    tracemalloc (whose hook on every allocation slows allocation-heavy code 5-10 times), then
+    the peak of a second run under it."""
+    start = time.process_time()
+    what, ok = _run(fn)
     spent = time.process_time() - start
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    if spent < 4 * LIMIT_S:  # (one over the limit is reported as is, not measured twice)
+        tracemalloc.start()
+        _run(fn)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    else:
+        peak = 0
     return what, spent, peak, ok and spent < LIMIT_S and peak < LIMIT_BYTES
 
 
@@ -114,6 +125,87 @@ def _inputs(tmp: Path) -> list[tuple[str, Callable[[], Any]]]:
         shutil.copy(deeplab / "201_tidl_io_1.bin", cut)
         (cut / "201_tidl_net.bin").write_bytes((deeplab / "201_tidl_net.bin").read_bytes()[:3000000])
         out.append(("8.2 net cut to 3000000: doctor", lambda: _cli("doctor", "--no-library", str(cut))))
+    out += _numbers(tmp, examples)
+    return out
+
+
+def _numbers(tmp: Path, examples: Path) -> list[tuple[str, Callable[[], Any]]]:
+    """Issue 32 items 9-11 and 14: numbers no reader may convert as they stand (1e999999999,
+    5000 digits, '²'), graphvizInfo.txt lines and node counts, long names, repeated prototxt
+    values. The perf and quant inputs are mutations of od-8220's real compile (when
+    ``../shared/realdata`` is there); the others are made here."""
+    import re
+
+    from tidl_io.advisor.source import read_compare
+    from tidl_io.precision import load_quant_params
+    from tidl_io.support import load_support
+
+    out: list[tuple[str, Callable[[], Any]]] = []
+    od = ROOT.parent / "shared" / "realdata" / "net" / "od-8220-yolox-10.0"
+    digits = "9" * 5000
+
+    def model(name: str, edit: Callable[[Path], None]) -> Path:
+        folder = tmp / name
+        shutil.copytree(od, folder)
+        for f in folder.rglob("*"):
+            f.chmod(0o755 if f.is_dir() else 0o644)
+        edit(folder)
+        return folder
+
+    def sub(pattern: str, new: str, glob: str) -> Callable[[Path], None]:
+        def edit(folder: Path) -> None:
+            f = next(folder.rglob(glob))
+            f.write_text(re.sub(pattern, lambda m: m.group(1) + new, f.read_text(), count=1))
+        return edit
+
+    if od.is_dir():
+        for label, pattern, new, glob in (
+                ("perf CSV total 1e999999999", r"(?i)(total network time \(us\)\s*=\s*)\S+", "1e999999999", "tempDir_*.csv"),
+                ("perf CSV CPUFREQ_MHZ 1e999999999", r"(CPUFREQ_MHZ\s*=\s*)\S+", "1e999999999", "tempDir_*.csv"),
+                ("perf CSV 5000-digit cycles", r"(\n(?:[^,\n]*,){19})[^,\n]*", digits, "tempDir_*.csv"),
+                ("netLog GMACs 1e999999999", r"(Total Giga Macs\s*:\s*)\S+", "1e999999999", "*netLog.txt"),
+                ("graphvizInfo 5000-digit index", r"(\n)0 ", digits + " ", "graphvizInfo.txt"),
+                ("paramDebug histogram '²'", r"(\n[^\n]*,)(\d+)(?=,?\s*\n)", "\u00b2", "*paramDebug.csv")):
+            folder = model(label.split()[0] + str(len(out)), sub(pattern, new, glob))
+            command = {"perf": "perf", "netLog": "perf", "graphvizInfo": "why", "paramDebug": "quant"}[label.split()[0]]
+            out.append((f"{label}: {command}", lambda f=folder, c=command: _cli(c, str(f))))
+        big = model("many_values", lambda f: None)
+        (big / "model" / "model_qparams.prototxt").write_text(
+            "layers {\n  outputs {\n" + "    value: 0.5\n" * 1_000_000 + "  }\n}\n")
+        out.append(("prototxt 10^6 repeated values: load_quant_params",
+                    lambda: load_quant_params(big / "model" / "model_qparams.prototxt")))
+        out.append(("prototxt 10^6 repeated values: quant", lambda: _cli("quant", str(big))))
+        limit = model("max_subgraphs", lambda f: (f / "param.yaml").write_text(
+            (f / "param.yaml").read_text().replace("runtime_options:", "runtime_options:\n    max_num_subgraphs: "
+                                                   + digits, 1)))
+        out.append(("param.yaml max_num_subgraphs 5000 digits: why", lambda: _cli("why", str(limit))))
+        out.append(("why --node 5000 digits", lambda: _cli("why", str(od), "--node", digits)))
+        out.append(("why --node 500000-character name", lambda: _cli("why", str(od), "--node", "\u4e00" * 500_000)))
+
+    gv = tmp / "graphviz"
+    (gv / "tempDir").mkdir(parents=True)
+    line = "0 " + "x outputAdjNodes " * 20_000 + "\n"  # 340 KB: the old pattern backtracked > 15 s
+    for label, text in (("graphvizInfo 340 KB line", "1\n" + line), ("graphvizInfo 10^6 nodes", f"{10**6}\n"),
+                        ("graphvizInfo 32 768-node cycle (the cap)", "32768\n" + "".join(
+                            f"{i} n{i} Relu outputAdjNodes 1 {(i + 1) % 32768} inputAdjNodes 1 {(i - 1) % 32768} "
+                            "diagInfo\n" for i in range(32768))), ("graphvizInfo 32 769 nodes", "32769\n")):
+        folder = gv / str(len(out))
+        (folder / "tempDir").mkdir(parents=True)
+        (folder / "tempDir" / "graphvizInfo.txt").write_text(text)
+        out.append((f"{label}: load_support", lambda f=folder: load_support(f)))
+        out.append((f"{label}: why --json", lambda f=folder: _cli("why", "--json", str(f))))
+    report = tmp / "compare.json"
+    report.write_text('{"layers": [{"index": 0, "status": "compared", "snr_db": ' + digits + "}]}")
+    out.append(("compare report 5000-digit number: read_compare", lambda: read_compare(report)))
+    out.append(("compare report 5000-digit number: advise", lambda: _cli("advise", str(examples), "--compare",
+                                                                         str(report))))
+    names = tmp / "names"
+    shutil.copytree(examples, names)
+    text = (names / "param.yaml").read_text().replace(
+        "session:\n", "session:\n  runtime_options:\n    advanced_options:output_feature_16bit_names_list: "
+                      + "backbone_conv_" * 35_715 + ", images\n", 1)
+    (names / "param.yaml").write_text(text)
+    out.append(("16-bit name of 500 000 characters: doctor", lambda: _cli("doctor", "--no-library", str(names))))
     return out
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from ..base.check import check_int, check_path, require_folder
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError
+from ..base.numtext import natural_key
 from .model import (
     MIN_SHARE,
     cost_factor,
@@ -73,7 +73,7 @@ def _nets(path: PathLike) -> tuple[Path, list[tuple[str, Path]]]:
                       "artifacts/, or a *_tidl_net.bin")
     for art in (p, p / "artifacts", p.parent if p.name == "tempDir" else p):
         found = sorted((f for f in art.glob(f"*{_NET}") if f.is_file()) if art.is_dir() else [],
-                       key=lambda f: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", f.name)])
+                       key=lambda f: natural_key(f.name))
         if found:
             return art, [(f.name[:-len(_NET)], f) for f in found]
     raise PathNotFoundError(str(p), f"no *{_NET} here or in artifacts/: the advisor needs the compiled net "

@@ -24,6 +24,8 @@ from typing import Any
 
 from ..base.check import open_regular, read_limited
 from ..base.errors import FormatError
+from ..base.numtext import NumberError, read_float, read_int
+from ..base.text import short_repr
 
 __all__ = ["Measured", "compare_document", "measured_rows", "read_compare"]
 
@@ -56,10 +58,12 @@ def read_compare(path: str | os.PathLike[str]) -> dict[str, Any]:
     with open_regular(p, "a tidl-io compare --json report") as fh:
         raw = read_limited(fh, _MAX_JSON)
     text = raw.decode("utf-8", errors="replace")
-    try:
-        doc = json.loads(text)
+    try:  # every number through the one bounded reader (a 5000-digit one hit Python's digit limit)
+        doc = json.loads(text, parse_int=read_int, parse_float=read_float)
     except json.JSONDecodeError as exc:
         raise FormatError(p, f"line {exc.lineno}, column {exc.colno}: not JSON ({exc.msg})") from None
+    except NumberError as exc:
+        raise FormatError(p, f"a number: {exc.detail}") from None
     except RecursionError:
         raise FormatError(p, "JSON nested too deeply") from None
     if not isinstance(doc, dict):
@@ -74,7 +78,9 @@ def _number(value: Any, where: str, key: str, source: str) -> float | None:
     if isinstance(value, str) and value in ("inf", "-inf", "nan"):
         return float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise FormatError(source, f"{where}: {key}: expected a number or null, found {value!r:.40}")
+        raise FormatError(source, f"{where}: {key}: expected a number or null, found {short_repr(value, 40)}")
+    if isinstance(value, int) and not -(1 << 1023) < value < 1 << 1023:  # float() would overflow
+        raise FormatError(source, f"{where}: {key}: expected a finite number, found {short_repr(value, 40)}")
     return float(value)
 
 

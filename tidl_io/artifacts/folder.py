@@ -24,6 +24,7 @@ from typing import Any
 
 from ..base.check import check_path, layout_name, open_regular, path_kind, read_limited
 from ..base.errors import FormatError, PathError, PathNotFoundError
+from ..base.numtext import NumberError, natural_key, read_int
 from ..base.safe_yaml import load_yaml, load_yaml_file
 from ..base.text import short_repr
 from ..data.detection import Formatter
@@ -201,10 +202,10 @@ def _read_text(path: Path, limit: int = 1 << 20) -> str:
 
 def _int(value: str, source: str, lineno: int, what: str) -> int:
     try:
-        return int(value.strip())
-    except ValueError:
+        return read_int(value.strip())
+    except NumberError as exc:
         where = f"line {lineno}: " if lineno else ""
-        raise FormatError(source, f"{where}{what}: expected an integer, found {short_repr(value.strip())}") from None
+        raise FormatError(source, f"{where}{what}: {exc.detail}") from None
 
 
 # ---- param.yaml ------------------------------------------------------------------------
@@ -390,10 +391,6 @@ def check_one_model(io_files: Sequence[Path], descs: Sequence[Descriptor]) -> No
             made[t.name] = (io, t)
 
 
-def natural_key(s: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
-
-
 def order_io_files(folder: Path, ios: Sequence[Path], strict: bool = False) -> list[Path]:
     """``ios`` in TIDL's order: as ``folder/onnxrtMetaData.txt`` lists their subgraphs, then
     (those it does not list, or all when there is none) by name in natural order. An
@@ -443,9 +440,9 @@ def parse_allowed_nodes(text: str, source: str = "allowedNode.txt") -> tuple[tup
         if not line.strip():
             continue
         try:
-            values.append((lineno, int(line.strip())))
-        except ValueError:
-            raise FormatError(source, f"line {lineno}: expected an integer, found {line.strip()!r}") from None
+            values.append((lineno, read_int(line.strip())))
+        except NumberError as exc:
+            raise FormatError(source, f"line {lineno}: {exc.detail}") from None
     if not values:
         raise FormatError(source, "empty; expected the number of subgraphs on line 1")
     pos, subgraphs = 1, list[tuple[int, ...]]()

@@ -14,6 +14,7 @@ import os
 import warnings
 
 from .errors import TidlIoWarning
+from .numtext import NumberError, read_int
 
 __all__ = ["FALSE", "TRUE", "env_flag", "env_int", "warn_setting"]
 
@@ -49,8 +50,8 @@ def env_int(name: str, default: int, minimum: int = 1) -> int:
     if not raw.strip():
         return default
     try:
-        value = int(raw.strip(), 10)
-    except ValueError:
+        value: int | None = read_int(raw.strip())
+    except NumberError:
         value = None
     if value is None or value < minimum:
         warn_setting(name, raw, f"a whole number >= {minimum}", f"the default ({default})")

@@ -30,7 +30,7 @@ __all__ = ["DEFAULT_MAX_ALLOC_BYTES", "ENV_MAX_ALLOC_BYTES", "aligned_zeros", "c
 DEFAULT_MAX_ALLOC_BYTES = 1 << 30
 ENV_MAX_ALLOC_BYTES = "TIDL_IO_MAX_ALLOC_BYTES"
 
-_SIZE = re.compile(r"\s*(\d[\d_]*)\s*(?:([kmgt])(?:i?b)?|b)?\s*", re.IGNORECASE)
+_SIZE = re.compile(r"\s*([0-9][0-9_]{0,39})\s*(?:([kmgt])(?:i?b)?|b)?\s*", re.IGNORECASE)
 _UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 

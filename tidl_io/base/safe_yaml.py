@@ -9,6 +9,9 @@ text's *events* are read first, without building anything, and refused, with a
 - the text is longer than ``max_bytes`` (a param.yaml is a few KB),
 - collections nest deeper than ``max_depth``,
 - the value, with every alias expanded, would have more than ``max_nodes`` nodes;
+- a plain scalar PyYAML would turn into a number is longer than :data:`MAX_NUMBER_CHARS`
+  (PyYAML's ``int()`` of 5 000 digits raises Python's digit-limit ValueError, ``1:1:…`` builds
+  a sexagesimal integer of thousands of digits);
 
 only then does PyYAML build it (its C loader when present). The schemas tidl-io ships are
 read by :mod:`tidl_io.iodesc.schema`, not here.
@@ -26,11 +29,13 @@ from .check import open_regular, read_limited
 from .errors import FormatError
 from .text import escape
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "load_yaml", "load_yaml_file"]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_NODES", "MAX_NUMBER_CHARS", "load_yaml", "load_yaml_file"]
 
 MAX_BYTES = 1 << 20  # a param.yaml is ~1-6 KB
 MAX_DEPTH = 64  # edgeai's param.yaml nests 4 deep
 MAX_NODES = 100_000  # scalars and collections, aliases expanded
+MAX_NUMBER_CHARS = 64  # a number in a param.yaml: a count, a mean, a scale
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -82,6 +87,10 @@ def _check_events(text: str, source: str, max_depth: int, max_nodes: int) -> Non
                 size, anchor = stack.pop()
             elif isinstance(event, yaml.ScalarEvent):
                 size, anchor = 1, event.anchor
+                if (len(event.value) > MAX_NUMBER_CHARS and not event.style  # plain: None, or "" from the C parser
+                        and loader.resolve(yaml.ScalarNode, event.value, event.implicit) in _NUMBER_TAGS):
+                    raise FormatError(source, f"line {_line(event)}: a number of {len(event.value)} characters; "
+                                              f"at most {MAX_NUMBER_CHARS} are read")
             elif isinstance(event, yaml.AliasEvent):
                 size, anchor = anchors.get(event.anchor, 1), None
             else:

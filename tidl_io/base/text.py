@@ -7,6 +7,8 @@
 - :func:`short`: a name for a table cell, at most ``width`` characters, cut in the middle;
 - :func:`short_repr`: a value for an error message, never longer than ``limit`` characters
   (a 25 MB YAML value must not become a 25 MB error line);
+- :func:`closest`: the names most like a given one (an unknown node or layer name), in bounded
+  work (difflib's ratio is quadratic in the length: a 500 000-character name took seconds);
 - :func:`report_repr`: the ``repr()`` of a report object: its class, its source and a few
   counts and headline numbers, never longer than :data:`REPR_LIMIT` characters (a report's
   dataclass repr would print every row: hundreds of kilobytes).
@@ -15,8 +17,17 @@
 from __future__ import annotations
 
 import reprlib
+from collections.abc import Iterable
 
-__all__ = ["REPR_LIMIT", "escape", "escape_lines", "report_repr", "short", "short_repr"]
+__all__ = ["CLOSE_CHARS", "CLOSE_NAMES", "REPR_LIMIT", "closest", "escape", "escape_lines", "report_repr", "short",
+           "short_repr"]
+
+CLOSE_CHARS = 128
+"""Characters of a name :func:`closest` compares: its first and last 64 (ONNX names are tens of
+characters; TI's netLog keeps the last 50)."""
+CLOSE_NAMES = 1 << 15
+"""Names :func:`closest` looks at, at most (the first ones given: graphvizInfo.txt's node cap)."""
+_CLOSE_EXACT = 200  # names that share the most characters with it, then compared by difflib's ratio
 
 REPR_LIMIT = 300
 """The longest :func:`report_repr`."""
@@ -43,6 +54,39 @@ def short(name: str, width: int = 40) -> str:
         return name
     keep = width - 1
     return name[: keep // 2] + "…" + name[len(name) - (keep - keep // 2):]
+
+
+def _clip(name: str) -> str:
+    half = CLOSE_CHARS // 2
+    return name if len(name) <= CLOSE_CHARS else name[:half] + name[-half:]
+
+
+def closest(name: str, names: Iterable[str], n: int = 3, cutoff: float = 0.0) -> list[str]:
+    """The ``n`` names of ``names`` most like ``name`` (difflib's ratio, at least ``cutoff``),
+    best first, ties in the order given. Bounded work: :data:`CLOSE_CHARS` characters of each
+    name, the first :data:`CLOSE_NAMES` names; of those, the 200 sharing the most distinct
+    characters with ``name`` get difflib's (quadratic) ratio. Exact for up to 200 names."""
+    import difflib  # start-up
+    import heapq  # start-up
+
+    key = _clip(name)
+    chars = set(key)
+    pool = []
+    for i, candidate in enumerate(names):
+        if i >= CLOSE_NAMES:
+            break
+        clipped = _clip(candidate)
+        theirs = set(clipped)
+        pool.append((2 * len(chars & theirs) / (len(chars) + len(theirs) or 1), -i, clipped, candidate))
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(key)
+    scored = []
+    for _, i, clipped, candidate in heapq.nlargest(_CLOSE_EXACT, pool) if len(pool) > _CLOSE_EXACT else pool:
+        matcher.set_seq1(clipped)
+        score = matcher.ratio()
+        if score >= cutoff:
+            scored.append((-score, -i, candidate))
+    return [c for _, _, c in sorted(scored)[:n]]
 
 
 def short_repr(value: object, limit: int = 60) -> str:

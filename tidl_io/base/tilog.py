@@ -1,20 +1,18 @@
 """What every reader of TI's text logs shares (net's netLog and layer_info, perf's simulation,
 bufinfolog and board logs): the size cap, decoding, CSV fields with their columns, numbers
-parsed where they stand, and errors that say file, line and column."""
+parsed where they stand (through the one bounded reader, :mod:`tidl_io.base.numtext`), and
+errors that say file, line and column."""
 
 from __future__ import annotations
 
-import math
-import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from .check import open_regular, read_limited
 from .errors import FormatError
+from .numtext import NumberError, read_decimal, read_float, read_int
 
 MAX_TEXT_BYTES = 64 << 20  # TI's logs of a thousand-layer net are a few MB
 MAX_LAYERS = 1 << 16  # layer numbers and row counts beyond any TIDL net
-_DECIMAL = re.compile(r"[+-]?[0-9]{1,24}\Z")
-_HEX = re.compile(r"[0-9a-fA-F]{1,24}\Z")
 
 __all__ = ["MAX_LAYERS", "MAX_TEXT_BYTES", "Row", "decode", "fields", "located", "read_text", "split_lines", "to_decimal",
            "to_float", "to_int"]
@@ -99,43 +97,27 @@ class Row:
             return to_float(self.texts[i], self.source, self.line, self.column(i), name, minimum)
 
 
-def _show(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:40] + "…")
-
-
 def to_decimal(text: str, source: str, line: int, column: int | None, name: str) -> Decimal:
-    """A finite decimal number as written (TI's totals: converted once, exactly)."""
+    """A finite decimal number as written (TI's totals: converted once, exactly), through the
+    one bounded reader (:func:`tidl_io.base.numtext.read_decimal`)."""
     try:
-        value = Decimal(text)
-    except (InvalidOperation, ValueError):
-        raise located(source, line, f"expected a number, found {_show(text)}", column, name) from None
-    if not value.is_finite():
-        raise located(source, line, f"expected a finite number, found {_show(text)}", column, name)
-    return value
+        return read_decimal(text)
+    except NumberError as exc:
+        raise located(source, line, exc.detail, column, name) from None
 
 
 def to_float(text: str, source: str, line: int, column: int | None, name: str, minimum: float | None = 0.0) -> float:
     """A finite float as written, at least ``minimum`` (None: any)."""
     try:
-        value = float(text)
-    except ValueError:
-        raise located(source, line, f"expected a number, found {_show(text)}", column, name) from None
-    if not math.isfinite(value):
-        raise located(source, line, f"expected a finite number, found {_show(text)}", column, name)
-    if minimum is not None and value < minimum:
-        raise located(source, line, f"expected a number >= {minimum:g}, found {_show(text)}", column, name)
-    return value
+        return read_float(text, minimum=minimum)
+    except NumberError as exc:
+        raise located(source, line, exc.detail, column, name) from None
 
 
 def to_int(text: str, source: str, line: int, column: int | None, name: str, minimum: int | None = 0,
            maximum: int | None = None, base: int = 10) -> int:
     """A whole number as written (``base`` 16 for TI's addresses), within the bounds given."""
-    if (_DECIMAL if base == 10 else _HEX).match(text) is None:
-        what = "a whole number" if base == 10 else "a hexadecimal number"
-        raise located(source, line, f"expected {what}, found {_show(text)}", column, name)
-    value = int(text, base)
-    if minimum is not None and value < minimum:
-        raise located(source, line, f"expected a whole number >= {minimum}, found {_show(text)}", column, name)
-    if maximum is not None and value > maximum:
-        raise located(source, line, f"expected a whole number <= {maximum}, found {_show(text)}", column, name)
-    return value
+    try:
+        return read_int(text, minimum=minimum, maximum=maximum, base=base)
+    except NumberError as exc:
+        raise located(source, line, exc.detail, column, name) from None

@@ -9,9 +9,9 @@ traceback.
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any, TextIO
 
+from ..base.numtext import NumberError, read_float
 from ..iodesc.format import dumps_json
 from .codes import EXIT_OK, EXIT_USAGE, one_line_failures, top
 
@@ -42,12 +42,9 @@ def _top(text: str) -> int:
 def _number(minimum: float) -> Any:
     def parse(text: str) -> float:
         try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, found {text!r}") from None
-        if not math.isfinite(value) or value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a finite number >= {minimum:g}, found {text!r}")
-        return value
+            return read_float(text, minimum=minimum)
+        except NumberError as exc:
+            raise argparse.ArgumentTypeError(exc.detail) from None
 
     return parse
 

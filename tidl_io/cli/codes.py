@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..base.errors import TidlIoError
+from ..base.numtext import NumberError, read_int, show
 from ..base.text import escape
 from ..iodesc.format import document, dumps_json
 
@@ -59,9 +60,9 @@ def fail(command: str, message: str, err: TextIO, out: TextIO | None = None, pat
 
 def _whole(text: str, least: int, hint: str) -> int:
     try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}{hint}, found {text!r}") from None
+        value = read_int(text)
+    except NumberError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {least}{hint}, found {show(text)}") from None
     if value < least:
         raise argparse.ArgumentTypeError(f"expected a whole number >= {least}{hint}, found {value}")
     return value

@@ -20,6 +20,7 @@ import numpy as np
 from ..base.check import open_regular, read_limited
 from ..base.errors import FormatError
 from ..base.limits import check_alloc
+from ..base.numtext import NumberError, read_int
 
 __all__ = ["read_image"]
 
@@ -108,7 +109,10 @@ def _pnm(data: bytes, source: str) -> np.ndarray:
             end += 1
         fields.append(data[pos:end])
         pos = end
-    width, height, maxval = (int(f) for f in fields)
+    try:
+        width, height, maxval = (read_int(f.decode("ascii", "replace"), minimum=0) for f in fields)
+    except NumberError as exc:
+        raise FormatError(source, f"not a valid PGM/PPM header: {exc.detail}") from None
     if min(width, height) < 0:
         raise ValueError(f"size {width}x{height}")
     if maxval != 255:

@@ -31,6 +31,7 @@ from ..base.errors import (
     PathNotFoundError,
     TidlIoError,
 )
+from ..base.numtext import natural_key
 from ..base.text import escape
 from ..base.tilog import located, read_text
 from ..net import load_net
@@ -49,10 +50,6 @@ _NETLOG = "_tidl_net.bin_netLog.txt"
 _INFO = "_tidl_net.bin.layer_info.txt"
 _WHAT = ("TI's performance files (tempDir/<sg>_tidl_net/tempDir_*.csv: the simulation, bufinfolog(_0).csv, "
          "<sg>_tidl_net.bin_netLog.txt)")
-
-
-def _natural(s: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
 
 
 def _art_folders(root: Path) -> tuple[Path, Path | None]:
@@ -74,7 +71,7 @@ def _subgraph_names(art: Path, temp: Path | None) -> list[str]:
                 names.add(p.name[: -len("_tidl_net")])
             elif p.name.endswith(_NETLOG) and p.is_file():
                 names.add(p.name[: -len(_NETLOG)])
-    return sorted(names, key=_natural)
+    return sorted(names, key=natural_key)
 
 
 def _first_file(*candidates: Path | None) -> Path | None:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import PurePath
 
-from ..base.tilog import MAX_LAYERS, Row, fields, located, split_lines, to_decimal
+from ..base.numtext import read_float, read_int
+from ..base.tilog import MAX_LAYERS, Row, fields, located, split_lines, to_decimal, to_int
 
 __all__ = ["SimLayer", "SimSummary", "Simulation", "is_simulation_name", "parse_simulation", "parse_simulation_name"]
 
@@ -39,6 +40,7 @@ _SUMMARY = {"total network cycles (mega)": "cycles_mega", "total network time (u
 _NEEDED = ("time_us", "ddr_mb")
 _NAME = re.compile(r"^(?:tempDir_)?(?P<sg>.+?)_tidl_net_(?P<cfg>[^/\\]*)\.csv$")
 _TOKEN = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9]*?)(?P<value>\d+(?:\.\d+)?)$")
+_WHOLE = re.compile(r"[+-]?[0-9]+\Z")
 _RESOLUTION = re.compile(r"^(?P<w>\d{1,6})x(?P<h>\d{1,6})$")
 
 
@@ -113,9 +115,9 @@ def parse_simulation_name(name: str) -> tuple[str | None, dict[str, int | float]
         t, r = _TOKEN.match(token), _RESOLUTION.match(token)
         if t is not None and len(token) <= 32:
             text = t.group("value")
-            config[t.group("key")] = float(text) if "." in text else int(text)
+            config[t.group("key")] = read_float(text) if "." in text else read_int(text)
         elif r is not None:
-            config["width"], config["height"] = int(r.group("w")), int(r.group("h"))
+            config["width"], config["height"] = read_int(r.group("w")), read_int(r.group("h"))
     return m.group("sg"), config
 
 
@@ -234,8 +236,9 @@ def parse_simulation(text: str, source: str = "simulation.csv", file_name: str |
         if not stripped or _is_rule(stripped) or stripped.startswith("*"):
             continue
         key, value, column = _key_value(lines[j], j + 1, source)
-        number = to_decimal(value, source, j + 1, column, key)
-        parameters[key] = int(number) if number == number.to_integral_value() and "." not in value else float(number)
+        # a whole number as written stays one (CPUFREQ_MHZ = 1000); any other number is a float
+        parameters[key] = (to_int(value, source, j + 1, column, key, minimum=None) if _WHOLE.match(value)
+                           else float(to_decimal(value, source, j + 1, column, key)))
     summary = SimSummary(release=release, time_us=found["time_us"], ddr_mb=found["ddr_mb"],
                          cycles_mega=found.get("cycles_mega"), ddr_read_mb=found.get("ddr_read_mb"),
                          ddr_write_mb=found.get("ddr_write_mb"), msmc_read_mb=found.get("msmc_read_mb"),

@@ -14,7 +14,6 @@ the first file, naming the other.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 from ..base.errors import TidlIoError
 from ..base.findings import ERROR, NOTE, DoctorFinding, read_text, reason
 from ..base.safe_yaml import load_yaml
+from ..base.text import closest, short_repr
 from ..net.layerinfo import read_layer_info
 from ..net.netlog import load_netlog
 
@@ -92,7 +92,7 @@ def _lines(text: str, key: str) -> dict[str, int]:
     import yaml  # start-up
 
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # C: 0.5 s less on 500 KB
     except yaml.YAMLError:
         return {}
     node = _child(_child(root, "session"), "runtime_options")
@@ -230,10 +230,10 @@ def judge_16bit_names(lists: NameLists) -> list[DoctorFinding]:
 
 def _finding(f: Path, key: str, i: int, line: int | None, entry: str, names: Sequence[str], used: Sequence[str],
              also: list[str], invalid: int | None) -> DoctorFinding:
-    close = sorted(names, key=lambda n: -difflib.SequenceMatcher(None, entry, n).ratio())[:3]
+    close = closest(entry, names, 3)
     where = (f"line {line}",) if line is not None else ()
     kind = "activations" if key.startswith("output") else "parameters"
-    what = (f"{entry!r} names no layer of the compiled model: TIDL ignores it (no layer's {kind} get 16 bits "
+    what = (f"{short_repr(entry, 120)} names no layer of the compiled model: TIDL ignores it (no layer's {kind} get 16 bits "
             f"from it; every layer keeps tensor_bits)")
     what += f"; closest names TIDL accepts: {', '.join(repr(c) for c in close)}"
     what += f" (all {len(names)}: Out Data Names in {Path(used[0]).name}{' …' if len(used) > 1 else ''})"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import FormatError
+from ..base.numtext import NumberError, read_float, read_int
 
 __all__ = ["COLUMNS", "ParamStats", "parse_param_debug"]
 
@@ -63,6 +64,15 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
+def _number(text: str, source: str, lineno: int, where: str, whole: bool = False) -> float:
+    """A cell through the one bounded reader: a whole number >= 0 (layer ids, counts), or a
+    number as ``printf("%f")`` writes it (``inf`` and ``nan`` included); a located refusal."""
+    try:
+        return read_int(text, minimum=0) if whole else read_float(text, finite=False)
+    except NumberError as exc:
+        raise FormatError(source, f"line {lineno}: {where}: {exc.detail}") from None
+
+
 def _header_ok(cells: list[str]) -> bool:
     names = [c.strip().lower() for c in cells]
     want = ["layerid"] + [ti.lower() for ti, _ in COLUMNS]
@@ -92,18 +102,9 @@ def parse_param_debug(text: str, source: str = "paramDebug.csv") -> tuple[ParamS
         if len(cells) < 11:
             raise FormatError(source, f"line {lineno}: expected a layer id and 10 numbers, found {len(cells)} "
                                       f"cell(s) (file cut short?)")
-        try:
-            layer_id = int(cells[0].strip())
-        except ValueError:
-            raise FormatError(source, f"line {lineno}: LayerId: expected an integer, found {cells[0].strip()!r}") \
-                from None
-        values = []
-        for (ti, _), cell in zip(COLUMNS, cells[1:11]):
-            try:
-                values.append(float(cell.strip()))
-            except ValueError:
-                raise FormatError(source, f"line {lineno}: layer {layer_id}, {ti}: expected a number, found "
-                                          f"{cell.strip()[:40]!r}") from None
+        layer_id = int(_number(cells[0].strip(), source, lineno, "LayerId", whole=True))
+        values = [_number(cell.strip(), source, lineno, f"layer {layer_id}, {ti}") for (ti, _), cell in
+                  zip(COLUMNS, cells[1:11])]
         tail = [c.strip() for c in cells[11:]]
         while tail and not tail[-1]:
             tail.pop()
@@ -112,12 +113,7 @@ def parse_param_debug(text: str, source: str = "paramDebug.csv") -> tuple[ParamS
             lead += 1
         if len(tail) - lead > _MAX_BINS:
             raise FormatError(source, f"line {lineno}: layer {layer_id}: more than {_MAX_BINS} histogram bins")
-        try:
-            hist = tuple(int(c) for c in tail[lead:])
-        except ValueError:
-            bad = next(c for c in tail[lead:] if not c.lstrip("-").isdigit())
-            raise FormatError(source, f"line {lineno}: layer {layer_id}, Hist: expected whole numbers, found "
-                                      f"{bad[:40]!r}") from None
+        hist = tuple(int(_number(c, source, lineno, f"layer {layer_id}, Hist", whole=True)) for c in tail[lead:])
         rows.append((lineno, layer_id, values, hist))
     out: list[ParamStats] = []
     i = 0

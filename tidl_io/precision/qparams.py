@@ -27,11 +27,14 @@ from typing import Any, ClassVar
 from ..base.atomic import write_bytes_atomic
 from ..base.check import check_path, open_regular, read_limited
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, TensorNotFoundError
+from ..base.numtext import NumberError, read_float, read_int
 from ..base.text import short_repr
 
 __all__ = ["LayerQuantParams", "QuantParams", "TensorQuantParams", "load_quant_params", "parse_quant_params"]
 
-_MAX_BYTES = 1 << 28
+_MAX_BYTES = 1 << 24  # 16 MiB: TI's file of a 122-layer YOLOX is 406 KB (a 1536-layer net: ~5 MB)
+_MAX_LINES = 1 << 18  # that file has 14 533; every line is kept (save() writes it back byte for byte)
+_MAX_VALUES = 1 << 18  # numbers of repeated fields (value, scale, zero_point): 11 600 in that file
 _MAX_DEPTH = 32
 _FLT_MAX = 3.4028234663852886e38
 _INT_MAX = 2**31 - 1  # TI's integer fields are 32-bit
@@ -276,17 +279,13 @@ def _scalar(text: str, kind: str, source: str, lineno: int, key: str) -> Any:
     base = kind.rstrip("*")
     try:
         if base == "float":
-            try:
-                return float(text)
-            except ValueError:
-                if len(text) > 1 and text[-1] in "fF":  # C's 1.5f
-                    return float(text[:-1])
-                raise
+            if len(text) > 1 and text[-1] in "fF" and text[-2:-1] not in ("", "n", "N"):  # C's 1.5f (not "inf")
+                text = text[:-1]
+            return read_float(text, finite=False)  # nan / inf read as written: problems() names them
         if base == "int":
-            return int(text)
-    except ValueError:
-        what = "an integer" if base == "int" else "a number"
-        raise FormatError(source, f"line {lineno}: {key}: expected {what}, found {text[:60]!r}") from None
+            return read_int(text)
+    except NumberError as exc:
+        raise FormatError(source, f"line {lineno}: {key}: {exc.detail}") from None
     if base == "str":
         m = _STRING.match(text)
         if m is None:
@@ -323,7 +322,10 @@ def parse_quant_params(data: bytes, source: str = "quant_params.prototxt") -> Qu
         text = bytes(data).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FormatError(source, f"not UTF-8 text: {exc.reason}", offset=exc.start) from None
+    if text.count("\n") > _MAX_LINES:
+        raise FormatError(source, f"more than {_MAX_LINES} lines; TIDL's file of a 122-layer net has 14 533")
     lines = text.splitlines(keepends=True)
+    repeated = 0
     q = QuantParams(None, None, None, [], source, lines, _Block(-1, ""))
     # the stack: (kind, object or None for an unknown block, its block, 1-based line)
     stack: list[tuple[str, Any, _Block | None, int]] = [("file", q, q._block, 0)]
@@ -372,6 +374,10 @@ def parse_quant_params(data: bytes, source: str = "quant_params.prototxt") -> Qu
         attr = _LAYER_KEYS.get(key, key) if kind == "layer" else key
         block.lines.setdefault(key, []).append(i)
         if ftype[-1] == "*":
+            repeated += 1 + value.count(",")
+            if repeated > _MAX_VALUES:
+                raise FormatError(source, f"line {lineno}: more than {_MAX_VALUES} values of repeated fields (value, "
+                                          f"scale, zero_point); TIDL's files have tens of thousands")
             parsed = [_scalar(v, ftype, source, lineno, key) for v in _values(value)]
             getattr(obj, attr).extend(parsed)
             block.read.setdefault(key, []).extend(parsed)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 from ..base.check import check_int, check_path, require_folder
 from ..base.errors import PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
+from ..base.numtext import natural_key
 from ..base.text import escape, report_repr
 from ..iodesc.tensor import ElementType
 from ..net.layerinfo import read_layer_info
@@ -194,10 +194,6 @@ def find_quant_params(art: Path) -> Path | None:
     return None
 
 
-def _natural(s: str) -> list[Any]:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
-
-
 def load_quant(path: str | os.PathLike[str]) -> QuantReport:
     """Read the quantization results of the compiled model at ``path`` (see the module
     docstring). :class:`~tidl_io.PathNotFoundError` when there is neither a paramDebug.csv nor
@@ -208,7 +204,7 @@ def load_quant(path: str | os.PathLike[str]) -> QuantReport:
     require_folder(given, "a model folder, its artifacts folder or tempDir")
     art = _artifacts(given)
     debugs = sorted({*art.glob(f"tempDir/*{_DEBUG_SUFFIX}"), *art.glob(f"*{_DEBUG_SUFFIX}")},
-                    key=lambda p: _natural(p.name))
+                    key=lambda p: natural_key(p.name))
     proto_path = find_quant_params(art)
     if not debugs and proto_path is None:
         raise PathNotFoundError(str(given), f"no tempDir/*{_DEBUG_SUFFIX} and no model/*qparams*.prototxt: TI's "

@@ -29,16 +29,21 @@ the origin. Text of none of these forms is :attr:`Status.UNKNOWN` (shown verbati
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 
 from ..base.errors import FormatError
+from ..base.numtext import NumberError, read_int
+from ..base.text import short_repr
 
-__all__ = ["GraphNode", "Status", "parse_graphviz", "split_diag", "status_of"]
+__all__ = ["MAX_NODES", "GraphNode", "Status", "parse_graphviz", "split_diag", "status_of"]
 
-_MAX_NODES = 1 << 20
-_LINE = re.compile(r"^(\d+) (.*) (\S+) outputAdjNodes (.*?) inputAdjNodes (.*?)"
-                   r"(?: additionalOutput (.*?))?(?: diagInfo(?: (.*))?)?$")
+MAX_NODES = 1 << 15
+"""Most nodes a graphvizInfo.txt may list (32 768): above what TIDL can offload (TIDL's default
+``max_num_subgraphs`` of 16 × ``TIDL_NUM_MAX_LAYERS`` = 1536 layers per net in 9.0 to 11.0 =
+24 576 nodes) and 120 times the real files seen (51 to 271 nodes); low enough that ``tidl-io
+why --json`` on a file at the cap takes about a second within tens of MB."""
 _STAGE = re.compile(r"^\[([A-Za-z_ ]+)\]\s*")
 _ORIGIN = re.compile(r"\s*--\s*\[([^\[\]]+?),\s*(\d+)\]\s*$")
 
@@ -97,6 +102,7 @@ class GraphNode:
         return split_diag(self.diag)[2]
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of TI's text: most nodes share theirs (empty, mostly)
 def split_diag(diag: str) -> tuple[str | None, str, str | None]:
     """(stage, reason, origin) of a diagInfo text: ``[PARSER] SUPPORTED: x -- [f.cpp, 529]`` is
     ``("PARSER", "SUPPORTED: x", "f.cpp:529")``; ``ALLOWLISTING : x -- file info - f.cpp , g , 7``
@@ -135,56 +141,78 @@ def _adjacency(text: str, source: str, lineno: int, what: str, count: int) -> tu
     tokens = text.split()
     if not tokens:
         raise FormatError(source, f"line {lineno}: {what}: expected a count, found nothing")
+    n = _whole(tokens[0], source, lineno, f"{what}: the count", minimum=0, maximum=len(tokens) - 1)
+    ids = tuple(_whole(tok, source, lineno, f"{what}: a node index", minimum=0, maximum=count - 1)
+                for tok in tokens[1:1 + n])
+    return ids, tuple(tokens[1 + n:])
+
+
+def _whole(text: str, source: str, lineno: int, what: str, minimum: int, maximum: int) -> int:
     try:
-        n = int(tokens[0])
-    except ValueError:
-        raise FormatError(source, f"line {lineno}: {what}: expected a count, found {tokens[0]!r}") from None
-    if not 0 <= n <= len(tokens) - 1:
-        raise FormatError(source, f"line {lineno}: {what}: count {n}, but {len(tokens) - 1} value(s) follow")
-    ids = []
-    for tok in tokens[1:1 + n]:
-        try:
-            v = int(tok)
-        except ValueError:
-            raise FormatError(source, f"line {lineno}: {what}: expected a node index, found {tok!r}") from None
-        if not 0 <= v < count:
-            raise FormatError(source, f"line {lineno}: {what}: node {v} is outside the file's {count} nodes")
-        ids.append(v)
-    return tuple(ids), tuple(tokens[1 + n:])
+        return read_int(text, minimum=minimum, maximum=maximum)
+    except NumberError as exc:
+        raise FormatError(source, f"line {lineno}: {what}: {exc.detail}") from None
+
+
+def _fields(line: str) -> tuple[str, str, str, str, str, str] | None:
+    """(index, name, op, outputs, inputs, diag) of a node line, or None when it is not one;
+    linear time (``str.find`` from left to right, no backtracking): the name is everything
+    between the index and the last word before the first `` outputAdjNodes ``, the inputs end
+    at the first `` additionalOutput `` or `` diagInfo`` after `` inputAdjNodes ``, the diag is
+    the rest after ``diagInfo``."""
+    sp = line.find(" ")
+    at_out = line.find(" outputAdjNodes ", sp)
+    if sp <= 0 or at_out < 0:
+        return None
+    head = line[sp + 1:at_out]
+    cut = head.rfind(" ")
+    op = head[cut + 1:]
+    if cut < 0 or not op or len(op.split()) != 1 or op != op.strip():
+        return None
+    start_out = at_out + len(" outputAdjNodes ")
+    at_in = line.find(" inputAdjNodes ", start_out - 1)
+    if at_in < 0:
+        return None
+    start_in = at_in + len(" inputAdjNodes ")
+    end_in, diag = len(line), ""
+    extra = line.find(" additionalOutput ", start_in - 1)
+    at_diag = line.find(" diagInfo", start_in - 1)
+    while at_diag >= 0 and line[at_diag + 9:at_diag + 10] not in ("", " "):  # "diagInfo" as a word
+        at_diag = line.find(" diagInfo", at_diag + 1)
+    if at_diag >= 0:
+        end_in, diag = at_diag, line[at_diag + 10:]
+    if 0 <= extra < end_in:
+        end_in = extra
+    return line[:sp], head[:cut], op, line[start_out:at_in], line[start_in:end_in], diag
 
 
 def parse_graphviz(text: str, source: str = "graphvizInfo.txt") -> tuple[GraphNode, ...]:
     """Every node line of a graphvizInfo.txt, in file order; a :class:`~tidl_io.FormatError`
-    naming the line for a malformed or cut file (fewer node lines than line 1 says)."""
+    naming the line for a malformed or cut file (fewer node lines than line 1 says), a count
+    past :data:`MAX_NODES`, or a number that is none (the one bounded reader,
+    :mod:`tidl_io.base.numtext`). Linear in the text's length."""
     lines = text.splitlines()
     first = next((i for i, s in enumerate(lines) if s.strip()), None)
     if first is None:
         raise FormatError(source, "empty; expected the node count on line 1")
-    try:
-        count = int(lines[first].strip())
-    except ValueError:
-        raise FormatError(source, f"line {first + 1}: expected the node count, found {lines[first].strip()[:60]!r}") \
-            from None
-    if not 0 <= count <= _MAX_NODES:
-        raise FormatError(source, f"line {first + 1}: node count must be 0..{_MAX_NODES}, found {count}")
+    count = _whole(lines[first].strip(), source, first + 1, "the node count", minimum=0, maximum=MAX_NODES)
     nodes: list[GraphNode] = []
     for i, raw in enumerate(lines[first + 1:], first + 2):
         line = raw.rstrip()
         if not line:
             continue
-        m = _LINE.match(line)
-        if m is None:
+        parts = _fields(line)
+        if parts is None:
             raise FormatError(source, f"line {i}: expected '<index> <name> <op> outputAdjNodes … inputAdjNodes … "
-                                      f"diagInfo …', found {line[:80]!r}")
-        index = int(m.group(1))
+                                      f"diagInfo …', found {short_repr(line)}")
+        index = _whole(parts[0], source, i, "the node index", minimum=0, maximum=MAX_NODES)
         if index != len(nodes):
             raise FormatError(source, f"line {i}: expected node {len(nodes)}, found node {index}")
         if index >= count:
             raise FormatError(source, f"line {i}: node {index}, but line {first + 1} says {count} nodes")
-        outs, out_names = _adjacency(m.group(4), source, i, "outputAdjNodes", count)
-        ins, in_names = _adjacency(m.group(5), source, i, "inputAdjNodes", count)
-        nodes.append(GraphNode(index, m.group(2), m.group(3), outs, ins, out_names, in_names,
-                               (m.group(7) or "").strip(), i))
+        outs, out_names = _adjacency(parts[3], source, i, "outputAdjNodes", count)
+        ins, in_names = _adjacency(parts[4], source, i, "inputAdjNodes", count)
+        nodes.append(GraphNode(index, parts[1], parts[2], outs, ins, out_names, in_names, parts[5].strip(), i))
     if len(nodes) != count:
         raise FormatError(source, f"line {first + 1} says {count} nodes, but the file has {len(nodes)} "
                                   f"(cut short?)")

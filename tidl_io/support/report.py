@@ -26,8 +26,9 @@ from typing import Any
 from ..base.check import check_path, open_regular, read_limited, wrong_kind
 from ..base.errors import FormatError, PathNotFoundError, TensorNotFoundError, TidlIoError
 from ..base.findings import read_text
+from ..base.numtext import MAX_INT_DIGITS
 from ..base.safe_yaml import load_yaml
-from ..base.text import escape, report_repr
+from ..base.text import closest, escape, report_repr, short_repr
 from .advice import DEFAULT_MAX_SUBGRAPHS, advice_for, subgraph_advice
 from .graphviz import GraphNode, Status, parse_graphviz
 from .runlog import CoreSummary, parse_subgraph_summary
@@ -146,8 +147,6 @@ class SupportReport:
         """The node named ``name`` (or, for an int or a string of ASCII digits, the node of that
         index); a :class:`~tidl_io.TensorNotFoundError` (a KeyError) naming the closest names when
         there is none, an :class:`~tidl_io.ArgumentTypeError` for another kind of argument."""
-        import difflib  # start-up
-
         if isinstance(name, bool) or not isinstance(name, (str, int)):
             raise wrong_kind("SupportReport.node", "node", name, "a node name (str) or index (int)")
         if isinstance(name, int):
@@ -157,11 +156,12 @@ class SupportReport:
         for n in self.nodes:
             if n.name == name:
                 return n
-        if name.isascii() and name.isdigit() and int(name) < len(self.nodes):
+        if len(name) <= MAX_INT_DIGITS and name.isascii() and name.isdigit() and int(name) < len(self.nodes):
             return self.nodes[int(name)]
-        close = difflib.get_close_matches(name, [n.name for n in self.nodes], n=3, cutoff=0.5)
+        close = closest(name, (n.name for n in self.nodes), 3, cutoff=0.5)
         hint = f"; closest: {', '.join(repr(c) for c in close)}" if close else ""
-        raise TensorNotFoundError(f"{self.source}: no node named {name!r} among its {len(self.nodes)} nodes{hint}")
+        raise TensorNotFoundError(f"{self.source}: no node named {short_repr(name)} among its {len(self.nodes)} "
+                                  f"nodes{hint}")
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` document (strict JSON: no NaN or infinity can occur)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..base.errors import FormatError
+from ..base.numtext import NumberError, read_int
 
 __all__ = ["CoreSummary", "parse_subgraph_summary"]
 
@@ -56,10 +57,10 @@ def parse_subgraph_summary(text: str, source: str = "run.log") -> tuple[CoreSumm
             header_seen = True
             continue
         try:
-            nodes = int(cells[1])
-            subgraphs = None if cells[2].lower() == "x" else int(cells[2])
-        except ValueError:
-            raise FormatError(source, f"line {i + 1}: expected whole numbers (or x), found {line[:80]!r}") from None
+            nodes = read_int(cells[1])
+            subgraphs = None if cells[2].lower() == "x" else read_int(cells[2])
+        except NumberError as exc:
+            raise FormatError(source, f"line {i + 1}: expected whole numbers (or x): {exc.detail}") from None
         if nodes < 0 or (subgraphs is not None and subgraphs < 0):
             raise FormatError(source, f"line {i + 1}: counts must be >= 0, found {line[:80]!r}")
         rows.append(CoreSummary(cells[0], nodes, subgraphs, i + 1))

@@ -69,7 +69,8 @@ target takes multiples of ``--cli-every``), pairwise disjoint, and never index 1
 tests' descriptor input, which must reach the parse/validate/build core). Every odd residue
 mod 64 except 1 is taken; a new target takes a residue mod 128 that is 1 mod 64 and not 1
 (``net_layerinfo`` has 65 mod 128, ``input_arrays`` 129 mod 256; 1 mod 256 stays free for
-index 1). Even slots that are never 0 mod 4 are free of the cli target too (``artifacts``: 58 mod 64).
+index 1). Even slots that are never 0 mod 4 are free of the cli target too (``artifacts``: 58 mod 64,
+``numbers``: 18 mod 32, ``graphviz``: 42 mod 64).
 """
 
 from __future__ import annotations

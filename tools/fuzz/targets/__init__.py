@@ -11,12 +11,14 @@ from . import (
     emulate,
     formatter,
     golden_npz,
+    graphviz,
     hostile,
     input_arrays,
     means,
     net,
     net_layerinfo,
     net_netlog,
+    numbers,
     perf_board,
     perf_bufinfo,
     perf_simulation,
@@ -43,6 +45,8 @@ TARGETS = (
     net_layerinfo,  # raw bytes: a layer_info.txt instead (index % 128 == 65: 1 mod 64, never index 1), net.layerinfo
     input_arrays,  # raw bytes: a mutated --input .npy / picture instead (index % 256 == 129), data.arrays, data.picture
     means,      # raw bytes: a mutated LayerPerChannelMean.bin instead (index % 512 == 257), trace.means
+    numbers,    # raw bytes: number-like text instead (index % 32 == 18), base.numtext and base.tilog's located numbers
+    graphviz,   # raw bytes: a hostile graphvizInfo.txt instead (index % 64 == 42), support.parse_graphviz
     formatter,  # parsed: descriptor_to_dict + JSON, the tables
     buffers,    # parsed: alloc, view, as_buffer, pack, unpack, check_padding
 )
