@@ -49,7 +49,7 @@ def test_help_states_the_model(capsys: pytest.CaptureFixture[str]) -> None:
     (["--traces", "T", "--golden-npz", "g.npz", "--input", "x.npy"], "--input goes with --golden MODEL"),
     (["--compare", "missing.json"], "missing.json"),
     (["--compare", "bad.json"], "bad.json: line 1, column 2: not JSON"),
-    (["--compare", "compare.json", "--subgraph", "7"], "no subgraph 7"),
+    (["--compare", "compare.json", "--subgraph", "7"], "no subgraph '7'"),
     (["--compare", "compare.json", "--budget-ms", "1", "--no-perf"], "budget_ms needs the performance simulation"),
 ])
 def test_cannot_do_the_job(tmp_path: Path, argv: list[str], message: str) -> None:

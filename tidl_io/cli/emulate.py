@@ -52,9 +52,9 @@ def _usage(err: TextIO, message: str) -> int:
 def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:
     """(net file, io file or None, TIDL's subgraph number for the trace names) of ART and
     --subgraph: a folder's subgraph by TIDL's number or name, as ``tidl-io compare`` picks it
-    (:func:`tidl_io.trace.api.pick_subgraph`)."""
+    (:func:`tidl_io.artifacts.subgraphs.pick_subgraph`, the one resolver)."""
     from ..artifacts.folder import find_artifacts  # start-up
-    from ..trace.api import pick_subgraph, subgraphs  # start-up
+    from ..artifacts.subgraphs import pick_subgraph, subgraphs  # start-up
 
     art = Path(args.artifacts)
     sg = args.subgraph
@@ -67,8 +67,8 @@ def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:
     if not art.exists():
         raise PathNotFoundError(str(art), "expected an artifacts folder or a *_tidl_net.bin")
     subs = subgraphs(find_artifacts(art))
-    sub = pick_subgraph(subs, sg, where=str(art))
-    if sub.net_file is None:
+    sub = pick_subgraph(subs, sg, where=str(art), purpose="to emulate")
+    if sub.net_file is None or sub.io_file is None:
         raise FormatError(str(sub.io_file), "no *_tidl_net.bin beside this io file: the emulator needs the net")
     number = sub.number if sub.number is not None else subs.index(sub)  # no onnxrtMetaData.txt: the position
     return sub.net_file, sub.io_file, number
