@@ -46,11 +46,12 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_MIN_SNR_DB", "NEGLIGIBLE_SHARE", "CalibrationReference", "CompareReport", "Found",
            "GoldenReference", "Histogram", "Reference", "Row", "Status", "Target", "TracesReference",
            "calibration_golden", "compare_calibration", "compare_traces", "fit_reference", "golden_lookup", "orient",
-           "quiet_channels", "traces_lookup"]
+           "output_step", "quiet_channels", "traces_lookup"]
 
 DEFAULT_MIN_SNR_DB = 20.0
 NEGLIGIBLE_SHARE = 1e-9  # a channel's share of the layer's reference energy that cannot matter (-90 dB)
 _BINS = 64
+_CONVERT = "TIDL_DataConvertLayer"
 
 
 # ---- the reference protocol ------------------------------------------------------------
@@ -246,6 +247,25 @@ def _step(dtype: np.dtype | None, scale: float) -> float | None:
     return 1.0 / scale
 
 
+def output_step(net: Network | None, data_id: int | None) -> float | None:
+    """One quantization step of buffer ``data_id`` of ``net``: the step of the layer writing it,
+    or, when that is a float DataConvert (TIDL dequantizing its integer result for the user), the
+    step of the integer layer it converts (the float values are that layer's codes over its scale).
+    None without a net, for a buffer no layer writes, or for a float of no integer layer."""
+    if net is None or data_id is None:
+        return None
+    try:
+        layer = net.layer_by_data_id(data_id)
+        for _ in range(len(net.layers)):  # through chained converts, never round a cycle
+            if layer.dtype is None or np.dtype(layer.dtype).kind != "f" or layer.type != _CONVERT \
+                    or len(layer.inputs) != 1:
+                break
+            layer = net.layer_by_data_id(layer.inputs[0])
+    except (KeyError, LookupError, ValueError):
+        return None
+    return _step(layer.dtype, float(layer.scale))
+
+
 def quiet_channels(metrics: Metrics, min_snr_db: float, step: float | None,
                    channel_max: Mapping[int, float]) -> tuple[int, ...]:
     """The channels under ``min_snr_db`` that do not make a layer bad: those whose reference
@@ -433,7 +453,9 @@ def compare_calibration(calib: Calibration, reference: Reference, *, min_snr_db:
         missing: Found | None = None
         first: tuple[np.ndarray, np.ndarray] | None = None
         element = t.element
-        step = _step(None if element is None else element.dtype, float(t.scale))
+        # an integer dump has its tensor's step; a float one (TIDL dequantized it) the step of the
+        # net's layer whose codes it holds
+        step = _step(None if element is None else element.dtype, float(t.scale)) or output_step(net, data_id)
         peak = np.zeros(shape[axis])  # max |reference| per channel (only needed with a step)
         for k, test in enumerate(frames):
             found = reference.get(Target(t.name, data_id, shape, i, k))
