@@ -142,3 +142,37 @@ def test_output_to_a_missing_folder_names_the_users_path(tmp_path: Path) -> None
         save_golden(target, GoldenRun("m.onnx", "NCHW", {"a": np.zeros(2)}, ()))
     assert str(info.value).startswith(f"{target}: cannot write it: the folder") and ".tmp" not in str(info.value)
     assert info.value.filename == str(target)
+
+
+def test_an_unusable_reference_trace_is_reported_as_a_tested_one(realdata: Path, tmp_path: Path) -> None:
+    """Issue 32 item 8: a trace file of the --ref folder that cannot be used (a wrong size) is a
+    warning and exit 2, as the same file in the tested folder is (was dropped: "no trace of dataId
+    2", exit 0)."""
+    art = realdata / ZERO_DCE / "artifacts"
+    net = tidl_io.load_net(art / "74_tidl_net.bin")
+    names = {}
+    for d in (2, 3):
+        layer = net.layer_by_data_id(d)
+        n, c, h, w = layer.shape
+        names[d] = f"tidl_trace_subgraph_0_{d:04d}_{n:04d}_0001_00001_{c:05d}_{w:06d}x{h:05d}.y"
+        for folder in ("good", "cut"):
+            (tmp_path / folder).mkdir(exist_ok=True)
+            np.zeros(layer.shape, np.int8).tofile(tmp_path / folder / names[d])
+    (tmp_path / "cut" / names[2]).write_bytes(b"\0" * 10)  # 10 bytes: no size of layer 2's trace
+    rc, out, err = _run("compare", str(tmp_path / "good"), "--artifacts", str(art), "--ref", str(tmp_path / "good"))
+    assert rc == 0, err
+    says = {}
+    for tested, ref in (("cut", "good"), ("good", "cut")):
+        rc, out, err = _run("compare", str(tmp_path / tested), "--artifacts", str(art), "--ref", str(tmp_path / ref),
+                            "--json")
+        doc = json.loads(out)
+        assert rc == 2 and "1 trace file(s) could not be used (see the warnings)" in err and err.count("\n") == 1
+        (warning,) = doc["warnings"]
+        assert names[2] in warning and "10 bytes" in warning, warning
+        says[tested] = warning
+        if tested == "good":
+            (row,) = [r for r in doc["layers"] if r["data_id"] == 2]
+            assert row["status"] == "no reference" and "could not be used" in row["note"], row
+    assert says["good"] == f"reference {says['cut']}"
+    text = _run("compare", str(tmp_path / "good"), "--artifacts", str(art), "--ref", str(tmp_path / "cut"))[1]
+    assert "could not be used (see the warnings)" in text and f"warning: reference {names[2]}" in text

@@ -35,6 +35,7 @@ from .. import native as _native
 from ..base import layouts as _layouts
 from .load import ReadBuffer
 from .metrics import Accumulator, Metrics, Quantized, Source
+from .names import parse_trace_name
 from .npz import NpzArrays
 from .report import CompareReport, Histogram, Row, Status
 
@@ -197,9 +198,23 @@ class TracesReference:
         self.traces = traces
         self.describe = describe
         self._buffer = ReadBuffer()  # one layer at a time: each read reuses it
+        self._unusable: dict[int, str] = {}  # dataId -> a file of it that could not be used
+        for name in traces.problems:
+            tn = parse_trace_name(name)
+            if tn is not None:
+                self._unusable.setdefault(tn.data_id, name)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The reference folder's unusable trace files, as the tested folder's are reported."""
+        return [f"reference {name}: {msg}" for name, msg in self.traces.problems.items()]
 
     def get(self, target: Target) -> Found:
         if target.data_id not in self.traces.files:
+            bad = self._unusable.get(target.data_id) if target.data_id is not None else None
+            if bad is not None:
+                return Found(None, Status.NO_REFERENCE, f"no reference: the trace of dataId {target.data_id} in "
+                             f"{self.traces.folder} ({bad}) could not be used (see the warnings)")
             return Found(None, Status.NO_REFERENCE,
                          f"no reference: no trace of dataId {target.data_id} in {self.traces.folder}")
         return Found(self.traces.quantized(target.data_id, self._buffer), Status.COMPARED)
@@ -369,6 +384,13 @@ def compare_traces(traces: Traces, reference: Reference, *, min_snr_db: float = 
     if traces.ignored:
         report.notes.append(f"{len(traces.ignored)} file(s) with no trace name ignored: "
                             f"{', '.join(traces.ignored[:6])}{' ...' if len(traces.ignored) > 6 else ''}")
+    if isinstance(reference, TracesReference):  # the reference folder's problems are reported alike
+        other = reference.traces
+        report.warnings.extend(reference.warnings)
+        report.notes.extend(f"reference {n}" for n in other.notes)
+        if other.ignored:
+            report.notes.append(f"reference: {len(other.ignored)} file(s) with no trace name ignored: "
+                                f"{', '.join(other.ignored[:6])}{' ...' if len(other.ignored) > 6 else ''}")
     buffer = ReadBuffer()
     for data_id in traces:
         entry = traces.entry(data_id)
