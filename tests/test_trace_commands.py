@@ -176,3 +176,15 @@ def test_an_unusable_reference_trace_is_reported_as_a_tested_one(realdata: Path,
     assert says["good"] == f"reference {says['cut']}"
     text = _run("compare", str(tmp_path / "good"), "--artifacts", str(art), "--ref", str(tmp_path / "cut"))[1]
     assert "could not be used (see the warnings)" in text and f"warning: reference {names[2]}" in text
+
+
+def test_calibration_golden_without_the_output_says_which_and_what_it_holds(realdata: Path, tmp_path: Path) -> None:
+    """Issue 32 item 17: an .npz with no array for the output is one line naming the output and
+    what the .npz holds (was "no layer could be compared (see the rows' notes)"), --json or not."""
+    np.savez(tmp_path / "g.npz", other=np.zeros(3), more=np.zeros(2))
+    for json_flag in ((), ("--json",)):
+        rc, _, err = _run("compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "g.npz"),
+                          *json_flag)
+        assert rc == 2 and err.count("\n") == 1, err
+        assert ("layer 5 (dataId 5) '625': no reference: no golden tensor named '625' (g.npz holds 2 array(s): "
+                "'other', 'more')") in err, err

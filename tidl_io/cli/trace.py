@@ -150,7 +150,7 @@ def _emit(report: CompareReport, args: argparse.Namespace, out: TextIO, err: Tex
     if args.html:
         write_bytes_atomic(args.html, report.to_html().encode("utf-8"))
     if not report.compared:
-        print("tidl-io compare: error: no layer could be compared (see the rows' notes)", file=err)
+        print(f"tidl-io compare: error: {escape(report.why_nothing_compared)}", file=err)
         return EXIT_USAGE
     if report.warnings:
         print(f"tidl-io compare: error: {len(report.warnings)} trace file(s) could not be used (see the warnings)",

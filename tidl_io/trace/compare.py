@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import native as _native
 from ..base import layouts as _layouts
+from ..base.text import short_repr
 from .load import ReadBuffer
 from .metrics import Accumulator, Metrics, Quantized, Source
 from .names import parse_trace_name
@@ -53,6 +54,7 @@ DEFAULT_MIN_SNR_DB = 20.0
 NEGLIGIBLE_SHARE = 1e-9  # a channel's share of the layer's reference energy that cannot matter (-90 dB)
 _BINS = 64
 _CONVERT = "TIDL_DataConvertLayer"
+_SHOWN = 5  # golden array names a note lists
 
 
 # ---- the reference protocol ------------------------------------------------------------
@@ -167,7 +169,8 @@ class GoldenReference:
         if name is None:
             return Found(None, Status.NO_REFERENCE, "no reference: the layer has no name (layer_info.txt missing?)")
         if name not in self._keys:
-            return Found(None, Status.NO_REFERENCE, f"no reference: no golden tensor named {name!r}")
+            holds = "" if self.frames is None else f" ({self._holds()})"  # an output: say what there is
+            return Found(None, Status.NO_REFERENCE, f"no reference: no golden tensor named {name!r}{holds}")
         if isinstance(self.tensors, NpzArrays):  # the shape from the header first: no data read for a mismatch
             have = self.tensors.shape(name)
             if self.frames is not None and (not have or have[0] != self.frames):
@@ -184,6 +187,13 @@ class GoldenReference:
         if arr.ndim == 0 or arr.shape[0] != self.frames:
             return self._no_frames(name, tuple(arr.shape))
         return fit_reference(arr[target.frame], target.shape, self.layout)
+
+    def _holds(self) -> str:
+        """What the golden arrays are: "NAME holds 2 array(s): 'a', 'b'" (the first few names)."""
+        keys = list(getattr(self.tensors, "files", None) or self.tensors.keys())
+        shown = ", ".join(short_repr(k) for k in keys[:_SHOWN])
+        return (f"{self.describe or 'the golden'} holds {len(keys)} array(s)" + (f": {shown}" if keys else "")
+                + (" ..." if len(keys) > _SHOWN else ""))
 
     def _no_frames(self, name: str, have: tuple[int, ...]) -> Found:
         return Found(None, Status.SHAPE_MISMATCH, f"shape mismatch: golden {name!r} has shape {have}, "
