@@ -188,3 +188,22 @@ def test_calibration_golden_without_the_output_says_which_and_what_it_holds(real
         assert rc == 2 and err.count("\n") == 1, err
         assert ("layer 5 (dataId 5) '625': no reference: no golden tensor named '625' (g.npz holds 2 array(s): "
                 "'other', 'more')") in err, err
+
+
+def test_json_failures_are_json(realdata: Path, tmp_path: Path) -> None:
+    """Issue 32 item 15: compare --json that cannot compare prints a JSON document naming what
+    failed (``errors``: path and message, as inspect --json), besides its one line and exit 2."""
+    art = str(realdata / ZERO_DCE / "artifacts")
+    missing = str(tmp_path / "missing.npz")
+    (tmp_path / "t").mkdir()
+    net = tidl_io.load_net(realdata / ZERO_DCE / "artifacts" / "74_tidl_net.bin")
+    np.zeros(net.layer_by_data_id(2).shape, np.int8).tofile(
+        tmp_path / "t" / "tidl_trace_subgraph_0_0002_0001_0001_00001_00003_000600x00400.y")
+    for argv, path in [(["compare", str(tmp_path / "t"), "--artifacts", art, "--golden", missing], missing),
+                       (["compare", "--calibration", str(realdata / EAST), "--golden", missing], missing),
+                       (["compare", str(tmp_path / "t"), "--artifacts", art], None)]:
+        rc, out, err = _run(*argv, "--json")
+        doc = json.loads(out)
+        assert rc == 2 and err.count("\n") == 1 and doc["schema_version"] == 1, (argv, err)
+        assert doc["errors"] == [{"path": path, "message": err.removeprefix("tidl-io compare: error: ").rstrip()}]
+        assert _run(*argv)[1] == ""  # without --json: nothing on stdout

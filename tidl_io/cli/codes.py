@@ -8,8 +8,9 @@ import argparse
 from collections.abc import Callable
 from typing import TextIO
 
-from ..base.errors import TidlIoError
+from ..base.errors import FormatError, TidlIoError
 from ..base.text import escape
+from ..iodesc.format import SCHEMA_VERSION, dumps_json
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 EXIT_FINDING = EXIT_INVALID  # a finding: an invalid file, a bad layer, a doctor error
@@ -17,18 +18,42 @@ EXIT_FINDING = EXIT_INVALID  # a finding: an invalid file, a bad layer, a doctor
 Body = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
-def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def failure_path(exc: BaseException) -> str | None:
+    """The file a failure names (a reader's source, an OS error's file name), else None."""
+    if isinstance(exc, FormatError):
+        return str(exc.source)
+    name = getattr(exc, "filename", None) if isinstance(exc, OSError) else None
+    return None if name is None else str(name)
+
+
+def failure_document(message: str, path: str | None = None) -> str:
+    """The ``--json`` document of a command that could not do its job, as ``inspect --json``
+    lists what failed: ``{"schema_version": 1, "errors": [{"path", "message"}]}``."""
+    return dumps_json({"schema_version": SCHEMA_VERSION, "errors": [{"path": path, "message": message}]})
+
+
+def report_failure(command: str, message: str, path: str | None, out: TextIO, err: TextIO, as_json: bool) -> int:
+    """``tidl-io COMMAND: error: MESSAGE`` on ``err`` (escaped), with ``as_json`` the failure
+    document on ``out`` too; exit 2."""
+    if as_json:
+        out.write(failure_document(message, path) + "\n")
+    print(f"tidl-io {command}: error: {escape(message)}", file=err)
+    return EXIT_USAGE
+
+
+def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: TextIO, err: TextIO,
+                      *, as_json: bool = False) -> int:
     """``body(args, out, err)``; a library error or an OS error (a file that cannot be read or
-    written) becomes ``tidl-io COMMAND: error: ...`` on ``err`` (escaped) and exit 2."""
+    written) becomes ``tidl-io COMMAND: error: ...`` on ``err`` (escaped) and exit 2; with
+    ``as_json``, also the failure document (:func:`failure_document`) on ``out``."""
     try:
         return body(args, out, err)
     except TidlIoError as exc:
-        message = str(exc)
+        message, path = str(exc), failure_path(exc)
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        message = f"{where}{exc.strerror or exc}"
-    print(f"tidl-io {command}: error: {escape(message)}", file=err)
-    return EXIT_USAGE
+        message, path = f"{where}{exc.strerror or exc}", failure_path(exc)
+    return report_failure(command, message, path, out, err, as_json)
 
 
 def _whole(text: str, least: int, hint: str) -> int:
