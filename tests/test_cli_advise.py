@@ -49,7 +49,7 @@ def test_help_states_the_model(capsys: pytest.CaptureFixture[str]) -> None:
     (["--traces", "T", "--golden-npz", "g.npz", "--input", "x.npy"], "--input goes with --golden MODEL"),
     (["--compare", "missing.json"], "missing.json"),
     (["--compare", "bad.json"], "bad.json: line 1, column 2: not JSON"),
-    (["--compare", "compare.json", "--subgraph", "7"], "no subgraph 7"),
+    (["--compare", "compare.json", "--subgraph", "7"], "no subgraph '7'"),
     (["--compare", "compare.json", "--budget-ms", "1", "--no-perf"], "budget_ms needs the performance simulation"),
 ])
 def test_cannot_do_the_job(tmp_path: Path, argv: list[str], message: str) -> None:
@@ -59,6 +59,14 @@ def test_cannot_do_the_job(tmp_path: Path, argv: list[str], message: str) -> Non
     rc, out, err = _run(str(art), *argv)
     assert rc == 2 and out == "" and message in err and "Traceback" not in err
     assert err.startswith("tidl-io advise: error:") and err.count("\n") == 1
+    # issue 32 item 15: with --json the failure is a JSON document too (stdout was empty)
+    rc, out, err2 = _run(str(art), *argv, "--json")
+    doc = json.loads(out)
+    assert rc == 2 and err2 == err and set(doc) == {"schema_version", "errors"}
+    (error,) = doc["errors"]
+    assert error["message"] == err.removeprefix("tidl-io advise: error: ").rstrip("\n")
+    if argv and "json" in argv[-1]:  # a report that cannot be read: the file named
+        assert error["path"] == argv[-1], error
 
 
 @pytest.mark.parametrize("argv", [["--budget-ms", "-1"], ["--budget-ms", "nan"], ["--factor", "0.5"], ["--top", "-1"],

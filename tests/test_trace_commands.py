@@ -24,7 +24,7 @@ def _run(*argv: str) -> tuple[int, str, str]:
 
 def test_calibration_against_a_model(golden_extra: None, realdata: Path, tmp_path: Path) -> None:
     """The EAST subgraph is a channel concat of its two inputs: as an ONNX model, run on the
-    calibration inputs, channel 4 of the output is destroyed (0 dB) in TIDL's."""
+    calibration inputs, channel 4 of the output is all zeros (0 dB) in TIDL's: under one step."""
     import onnx
     from onnx import TensorProto, helper
 
@@ -37,10 +37,11 @@ def test_calibration_against_a_model(golden_extra: None, realdata: Path, tmp_pat
     model.ir_version = 8
     onnx.save(model, str(tmp_path / "east.onnx"))
     rc, out, err = _run("compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.onnx"),
-                        "--json", "--html", str(tmp_path / "r.html"))
-    assert rc == 1, err
+                        "--json", "--html", str(tmp_path / "r.html"), "--min-snr", "40")
+    assert rc == 1, err  # the layer's 37 dB; channel 4 is under one step (2.0): not counted (issue 32 item 7)
     (row,) = json.loads(out)["layers"]
     assert row["worst_channel"] == 4 and row["channel_snr_db"][4] == 0.0 and row["snr_db"] > 30
+    assert row["channels_below_one_step"] == [4]
     assert "run on the calibration inputs" in json.loads(out)["reference"]
     assert (tmp_path / "r.html").read_text().count("<svg") == 3
 
@@ -141,3 +142,68 @@ def test_output_to_a_missing_folder_names_the_users_path(tmp_path: Path) -> None
         save_golden(target, GoldenRun("m.onnx", "NCHW", {"a": np.zeros(2)}, ()))
     assert str(info.value).startswith(f"{target}: cannot write it: the folder") and ".tmp" not in str(info.value)
     assert info.value.filename == str(target)
+
+
+def test_an_unusable_reference_trace_is_reported_as_a_tested_one(realdata: Path, tmp_path: Path) -> None:
+    """Issue 32 item 8: a trace file of the --ref folder that cannot be used (a wrong size) is a
+    warning and exit 2, as the same file in the tested folder is (was dropped: "no trace of dataId
+    2", exit 0)."""
+    art = realdata / ZERO_DCE / "artifacts"
+    net = tidl_io.load_net(art / "74_tidl_net.bin")
+    names = {}
+    for d in (2, 3):
+        layer = net.layer_by_data_id(d)
+        n, c, h, w = layer.shape
+        names[d] = f"tidl_trace_subgraph_0_{d:04d}_{n:04d}_0001_00001_{c:05d}_{w:06d}x{h:05d}.y"
+        for folder in ("good", "cut"):
+            (tmp_path / folder).mkdir(exist_ok=True)
+            np.zeros(layer.shape, np.int8).tofile(tmp_path / folder / names[d])
+    (tmp_path / "cut" / names[2]).write_bytes(b"\0" * 10)  # 10 bytes: no size of layer 2's trace
+    rc, out, err = _run("compare", str(tmp_path / "good"), "--artifacts", str(art), "--ref", str(tmp_path / "good"))
+    assert rc == 0, err
+    says = {}
+    for tested, ref in (("cut", "good"), ("good", "cut")):
+        rc, out, err = _run("compare", str(tmp_path / tested), "--artifacts", str(art), "--ref", str(tmp_path / ref),
+                            "--json")
+        doc = json.loads(out)
+        assert rc == 2 and "1 trace file(s) could not be used (see the warnings)" in err and err.count("\n") == 1
+        (warning,) = doc["warnings"]
+        assert names[2] in warning and "10 bytes" in warning, warning
+        says[tested] = warning
+        if tested == "good":
+            (row,) = [r for r in doc["layers"] if r["data_id"] == 2]
+            assert row["status"] == "no reference" and "could not be used" in row["note"], row
+    assert says["good"] == f"reference {says['cut']}"
+    text = _run("compare", str(tmp_path / "good"), "--artifacts", str(art), "--ref", str(tmp_path / "cut"))[1]
+    assert "could not be used (see the warnings)" in text and f"warning: reference {names[2]}" in text
+
+
+def test_calibration_golden_without_the_output_says_which_and_what_it_holds(realdata: Path, tmp_path: Path) -> None:
+    """Issue 32 item 17: an .npz with no array for the output is one line naming the output and
+    what the .npz holds (was "no layer could be compared (see the rows' notes)"), --json or not."""
+    np.savez(tmp_path / "g.npz", other=np.zeros(3), more=np.zeros(2))
+    for json_flag in ((), ("--json",)):
+        rc, _, err = _run("compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "g.npz"),
+                          *json_flag)
+        assert rc == 2 and err.count("\n") == 1, err
+        assert ("layer 5 (dataId 5) '625': no reference: no golden tensor named '625' (g.npz holds 2 array(s): "
+                "'other', 'more')") in err, err
+
+
+def test_json_failures_are_json(realdata: Path, tmp_path: Path) -> None:
+    """Issue 32 item 15: compare --json that cannot compare prints a JSON document naming what
+    failed (``errors``: path and message, as inspect --json), besides its one line and exit 2."""
+    art = str(realdata / ZERO_DCE / "artifacts")
+    missing = str(tmp_path / "missing.npz")
+    (tmp_path / "t").mkdir()
+    net = tidl_io.load_net(realdata / ZERO_DCE / "artifacts" / "74_tidl_net.bin")
+    np.zeros(net.layer_by_data_id(2).shape, np.int8).tofile(
+        tmp_path / "t" / "tidl_trace_subgraph_0_0002_0001_0001_00001_00003_000600x00400.y")
+    for argv, path in [(["compare", str(tmp_path / "t"), "--artifacts", art, "--golden", missing], missing),
+                       (["compare", "--calibration", str(realdata / EAST), "--golden", missing], missing),
+                       (["compare", str(tmp_path / "t"), "--artifacts", art], None)]:
+        rc, out, err = _run(*argv, "--json")
+        doc = json.loads(out)
+        assert rc == 2 and err.count("\n") == 1 and doc["schema_version"] == 1, (argv, err)
+        assert doc["errors"] == [{"path": path, "message": err.removeprefix("tidl-io compare: error: ").rstrip()}]
+        assert _run(*argv)[1] == ""  # without --json: nothing on stdout

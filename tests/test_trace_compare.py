@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -191,14 +192,18 @@ def _east_reference(realdata: Path, path: Path) -> np.ndarray:
 
 
 def test_east_calibration_channel_4_destroyed(realdata: Path, tmp_path: Path) -> None:
+    """Channel 4 (the second input, |x| < 0.77) is all zeros at the concat's scale 0.5: 0 dB, but its
+    reference never reaches one step (2.0, from the net: the float output converts the concat's int8
+    codes), so it does not count and the output is not bad (issue 32 item 7: it was, as a float
+    output had no step); at --min-snr 40 the layer's own 37 dB is."""
     ref = _east_reference(realdata, tmp_path / "east.npz")
     out = io.StringIO()
     rc = main(["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz"), "--json"],
               out=out, err=io.StringIO())
     doc = json.loads(out.getvalue())
-    # netLog: 625 is buffer 5, written by layer 5 (the row's index is the net's layer, as in trace reports)
-    assert rc == 1 and doc["first_bad"] == {"index": 5, "data_id": 5, "name": "625"}
+    assert rc == 0 and doc["first_bad"] is None
     (row,) = doc["layers"]
+    assert row["channels_below_one_step"] == [4] and row["worst_counted_channel"] != 4
     assert row["worst_channel"] == 4 and row["worst_channel_snr_db"] == 0.0 and row["channel_snr_db"][4] == 0.0
     # channels 0-3: what TIDL's rounding at tensorScale 0.5 gives, exactly
     calib = tidl_io.load_calibration(realdata / EAST)
@@ -210,8 +215,41 @@ def test_east_calibration_channel_4_destroyed(realdata: Path, tmp_path: Path) ->
         assert row["channel_snr_db"][ch] == pytest.approx(want, abs=1e-3)
     want = 10 * np.log10(np.sum(r ** 2) / np.sum((r - test) ** 2))
     assert row["snr_db"] == pytest.approx(want, abs=1e-3) and row["snr_db"] > 30  # the layer SNR looks fine
+    out = io.StringIO()
     assert main(["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz"),
-                 "--min-snr", "-1"], out=io.StringIO(), err=io.StringIO()) == 0
+                 "--min-snr", "40", "--json"], out=out, err=io.StringIO()) == 1
+    # netLog: 625 is buffer 5, written by layer 5 (the row's index is the net's layer, as in trace reports)
+    assert json.loads(out.getvalue())["first_bad"] == {"index": 5, "data_id": 5, "name": "625"}
+
+
+def _east_copy(realdata: Path, folder: Path, channel: int, value: float) -> np.ndarray:
+    """EAST's artifacts copied to ``folder`` with channel ``channel`` of every output frame set to
+    ``value``; the outputs (frames, C, H, W)."""
+    shutil.copytree(realdata / EAST, folder)
+    dump = folder / "tempDir" / "625_tidl_io__stats_tool_out.bin"
+    frames = np.fromfile(dump, "<f4").reshape(-1, 5, 176, 320)
+    frames[:, channel] = value
+    frames.tofile(dump)
+    return frames
+
+
+def test_calibration_channel_one_code_off_is_not_bad(realdata: Path, tmp_path: Path) -> None:
+    """Issue 32 item 7: a channel holding one value, one code (2.0: the concat's scale 0.5 the net
+    gives) from the reference, is TIDL's rounding at that scale, not a bad output (was BAD at 6 dB:
+    a float dump had no step); two codes off it counts."""
+    art = tmp_path / "east"
+    frames = _east_copy(realdata, art, 3, 2.0)
+    for off, bad in ((2.0, False), (4.0, True)):
+        golden = frames.copy()
+        golden[:, 3] = 2.0 + off
+        np.savez(tmp_path / "g.npz", **{"625": golden[:, None]})
+        out = io.StringIO()
+        rc = main(["compare", "--calibration", str(art), "--golden", str(tmp_path / "g.npz"), "--json"],
+                  out=out, err=io.StringIO())
+        (row,) = json.loads(out.getvalue())["layers"]
+        want = 10 * np.log10((2.0 + off) ** 2 / off ** 2)  # one value against another: the channel's SNR
+        assert row["channel_snr_db"][3] == pytest.approx(want, abs=1e-4) and want < 20
+        assert (rc, row["below_min_snr"], 3 in row["channels_below_one_step"]) == (int(bad), bad, not bad), off
 
 
 def test_second_trace_set_by_data_id(realdata: Path, tmp_path: Path) -> None:
@@ -359,7 +397,7 @@ def test_east_calibration_type_is_ti_layer_type(realdata: Path, tmp_path: Path) 
     writers = [f[1].strip() for f in (line.split("|") for line in log) if len(f) > 8 and f[0].strip().isdigit()
                and f[5].strip() != "-1" and f[7].split()[:1] == [str(row["data_id"])]]
     assert writers == [row["type"]] == ["TIDL_DataConvertLayer"]
-    assert row["channels_below_one_step"] == []  # a float output has no step; channel 4's energy is not negligible
+    assert row["channels_below_one_step"] == [4]  # the float output has the step of the int8 concat it converts
 
 
 def test_east_calibration_row_is_the_nets_layer_index(realdata: Path, tmp_path: Path) -> None:
@@ -367,7 +405,8 @@ def test_east_calibration_row_is_the_nets_layer_index(realdata: Path, tmp_path: 
     the net of the layer writing the output's dataId, as in trace reports (was the output's
     position, 0): the netLog's ``Num`` of the row whose ``Outbuf Id`` is the dataId."""
     _east_reference(realdata, tmp_path / "east.npz")
-    argv = ["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz")]
+    argv = ["compare", "--calibration", str(realdata / EAST), "--golden", str(tmp_path / "east.npz"),
+            "--min-snr", "40"]
     out = io.StringIO()
     main([*argv, "--json"], out=out, err=io.StringIO())
     doc = json.loads(out.getvalue())
@@ -381,7 +420,7 @@ def test_east_calibration_row_is_the_nets_layer_index(realdata: Path, tmp_path: 
     lines = out.getvalue().splitlines()
     head = next(i for i, line in enumerate(lines) if line.startswith("#"))
     assert lines[head + 1].split()[:2] == ["5", "5"]  # "#" then dataId
-    assert "first bad (SNR or a channel's SNR < 20 dB): layer 5, dataId 5, '625'" in out.getvalue()
+    assert "first bad (SNR or a channel's SNR < 40 dB): layer 5, dataId 5, '625'" in out.getvalue()
 
 
 class _StubTraces:

@@ -14,9 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..base.check import check_int, check_path, require_folder
+from ..artifacts.subgraphs import NET_SUFFIX, Subgraph, net_subgraphs, pick_subgraph
+from ..base.check import check_int
 from ..base.errors import ArgumentTypeError, FormatError, OptionError, PathNotFoundError
-from ..base.numtext import natural_key
 from .model import (
     MIN_SHARE,
     cost_factor,
@@ -59,43 +59,17 @@ def accepted_names(art: Path, subgraph: str) -> tuple[set[str], str | None]:
     return set(), None
 
 
-_NET = "_tidl_net.bin"
-
-
-def _nets(path: PathLike) -> tuple[Path, list[tuple[str, Path]]]:
-    """(artifacts folder, [(subgraph name, net file)] in natural order) of a net file, an
-    artifacts folder or a model folder holding ``artifacts/``."""
-
-    p = Path(check_path(path, "advise", "artifacts"))
-    if p.is_file() and p.name.endswith(_NET):
-        return p.parent, [(p.name[:-len(_NET)], p)]
-    require_folder(p, "the model's artifacts folder (with its *_tidl_net.bin), the model folder holding "
-                      "artifacts/, or a *_tidl_net.bin")
-    for art in (p, p / "artifacts", p.parent if p.name == "tempDir" else p):
-        found = sorted((f for f in art.glob(f"*{_NET}") if f.is_file()) if art.is_dir() else [],
-                       key=lambda f: natural_key(f.name))
-        if found:
-            return art, [(f.name[:-len(_NET)], f) for f in found]
-    raise PathNotFoundError(str(p), f"no *{_NET} here or in artifacts/: the advisor needs the compiled net "
-                                    "(scales, graph, names)")
-
-
-def _subgraph(names: list[str], subgraph: int | str | None, doc: Mapping[str, Any] | None, where: str) -> int:
-    """The position of the subgraph to advise on."""
-    if subgraph is None:
-        if len(names) == 1:
-            return 0
+def _subgraph(subs: list[Subgraph], subgraph: int | str | None, doc: Mapping[str, Any] | None,
+              where: str) -> Subgraph:
+    """The subgraph to advise on: by TIDL's number or name as every command takes
+    ``--subgraph`` (:mod:`tidl_io.artifacts.subgraphs`); without one, the only subgraph, or
+    the one whose net the compare report names."""
+    if subgraph is None and len(subs) > 1:
         test = str(doc.get("test", "")) if doc is not None else ""
-        hits = [k for k, n in enumerate(names) if f"(net {n}{_NET})" in test]
+        hits = [s for s in subs if f"(net {s.name}{NET_SUFFIX})" in test]
         if len(hits) == 1:
             return hits[0]
-        raise OptionError(f"{where}: {len(names)} subgraphs ({', '.join(names)}): say which one with subgraph= "
-                          "(--subgraph: its name, or its position from 0)")
-    if isinstance(subgraph, str) and subgraph in names:
-        return names.index(subgraph)
-    if isinstance(subgraph, int) and not isinstance(subgraph, bool) and 0 <= subgraph < len(names):
-        return subgraph
-    raise OptionError(f"{where}: no subgraph {subgraph!r}; subgraphs: {', '.join(names)}")
+    return pick_subgraph(subs, subgraph, where=where, purpose="to advise on")
 
 
 def _check_number(value: Any, name: str, minimum: float, strict: bool) -> float | None:
@@ -158,7 +132,8 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
 
     ``budget_ms``: the extra time the picked layers may cost together; ``top``: at most that
     many (default 10 without a budget; 0: no limit, every layer worth its time); ``factor``: a flat time factor at 16 bits instead of
-    the cycle model. ``subgraph``: its name or position, when ``artifacts`` has several.
+    the cycle model. ``subgraph``: TIDL's number (its index in ``onnxrtMetaData.txt``, as
+    ``compare`` and ``emulate`` take it) or its name, when ``artifacts`` has several.
     Raises :class:`~tidl_io.OptionError` for arguments that do not fit, the readers' errors
     (:class:`~tidl_io.PathError`, :class:`~tidl_io.FormatError`) for inputs that cannot be used."""
     from ..net import load_net  # start-up
@@ -172,7 +147,7 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
     flat = _check_number(factor, "factor", 1.0, False)
     if top is not None:
         top = check_int(top, "advise", "top", 0)
-    art, nets = _nets(artifacts)
+    art, subs = net_subgraphs(artifacts, "advise")
     doc = None
     if compare is not None:
         if isinstance(compare, (str, os.PathLike)):
@@ -184,9 +159,10 @@ def advise(artifacts: PathLike, *, compare: Any = None, traces: PathLike | None 
             if not isinstance(doc, Mapping):
                 raise ArgumentTypeError(f"advise: compare: expected a path, a compare document or report, found "
                                         f"{type(compare).__name__}")
-    k = _subgraph([n for n, _ in nets], subgraph, doc, str(artifacts))
-    name, net_file = nets[k]
-    net = load_net(net_file)
+    sub = _subgraph(subs, subgraph, doc, str(artifacts))
+    name = sub.name
+    assert sub.net_file is not None  # net_subgraphs lists nets
+    net = load_net(sub.net_file)
     if doc is None:
         assert traces is not None
         doc = compare_document(traces, net, golden=golden, inputs=inputs, params=params, golden_layout=golden_layout,
@@ -211,7 +187,7 @@ def _performance(perf: Any, art: Path, net: Any, notes: list[str]) -> tuple[Any,
     from ..perf import Performance, load_perf  # start-up
     from ..perf.match import net_simulation  # start-up
 
-    name = Path(str(net.source)).name.removesuffix(_NET)
+    name = Path(str(net.source)).name.removesuffix(NET_SUFFIX)
     if perf is False:
         return None, None
     if perf is None:

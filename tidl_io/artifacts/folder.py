@@ -6,7 +6,8 @@ Where a model's files are and what its text sidecars say, with no runtime involv
   (or of its ``artifacts/`` subfolder), what ``tidl-io inspect`` and :class:`~tidl_io.Session` open;
 - :func:`find_artifacts`: io files in run order, the ``*_tidl_net.bin`` beside each,
   ``onnxrtMetaData.txt`` and ``param.yaml`` (:class:`Artifacts`);
-- :func:`parse_onnxrt_metadata` / :func:`parse_param_yaml`: those two sidecars.
+- :func:`parse_onnxrt_metadata` / :func:`parse_param_yaml`: those two sidecars
+  (:func:`load_onnxrt_metadata` reads the first, bounded).
 
 (All still importable from :mod:`tidl_io.run.session`; the io-file finders also from
 :mod:`tidl_io.iodesc.descriptor`.)
@@ -41,6 +42,7 @@ __all__ = [
     "check_one_model",
     "find_artifacts",
     "find_io_files",
+    "load_onnxrt_metadata",
     "load_param_yaml",
     "locate_io_files",
     "order_io_files",
@@ -191,6 +193,12 @@ def parse_onnxrt_metadata(text: str, source: str = METADATA_FILE) -> OnnxrtMetad
         idx = tuple(_int(v, source, 0, f"{k}:inputIdx") for v in f.get("inputIdx", "").split(",") if v.strip())
         subs.append(SubgraphInfo(k, f.get("subGraphName", str(k)), names("inDataNames"), names("outDataNames"), idx))
     return OnnxrtMetadata(nodes, tuple(subs))
+
+
+def load_onnxrt_metadata(path: str | os.PathLike[str]) -> OnnxrtMetadata:
+    """``onnxrtMetaData.txt`` at ``path`` read (at most 1 MiB: TI's is a few hundred bytes) and
+    parsed; a PathError when it cannot be read, a FormatError naming the line when malformed."""
+    return parse_onnxrt_metadata(_read_text(Path(path)), str(path))
 
 
 def _read_text(path: Path, limit: int = 1 << 20) -> str:

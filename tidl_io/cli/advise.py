@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..base.errors import OptionError
 from ..base.numtext import NumberError, read_float
 from ..iodesc.format import dumps_json
-from .codes import EXIT_OK, EXIT_USAGE, one_line_failures, top
+from .codes import EXIT_OK, one_line_failures, report_failure, top
 
 _DESCRIPTION = (
     "Rank the layers of a compiled model where 16 bits would buy the most accuracy per microsecond, and print a "
@@ -80,16 +81,12 @@ def add_commands(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """The advice; a failure is one line on stderr, exit 2, and with --json also a JSON document
+    naming what failed (``errors``, as ``inspect --json``), so stdout is never empty."""
     try:
-        return one_line_failures("advise", _advise, args, out, err)
-    except ValueError as exc:  # np.load of a file that is no array, a model the runtime refuses
-        print(f"tidl-io advise: error: {' '.join(str(exc).split())[:300]}", file=err)
-    return EXIT_USAGE
-
-
-def _usage(err: TextIO, message: str) -> int:
-    print(f"tidl-io advise: error: {message}", file=err)
-    return EXIT_USAGE
+        return one_line_failures("advise", _advise, args, out, err, as_json=args.json)
+    except ValueError as exc:  # a model the runtime refuses
+        return report_failure("advise", " ".join(str(exc).split())[:300], None, out, err, args.json)
 
 
 def _advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -97,13 +94,13 @@ def _advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     golden = args.golden if args.golden is not None else args.golden_npz
     if args.compare is None and args.traces is None:
-        return _usage(err, "give the measurements: --compare REPORT_JSON, or --traces DIR with --golden/--golden-npz")
+        raise OptionError("give the measurements: --compare REPORT_JSON, or --traces DIR with --golden/--golden-npz")
     if args.traces is not None and golden is None:
-        return _usage(err, "--traces needs --golden MODEL --input X, or --golden-npz NPZ")
+        raise OptionError("--traces needs --golden MODEL --input X, or --golden-npz NPZ")
     if args.compare is not None and (golden is not None or args.input):
-        return _usage(err, "--golden/--golden-npz/--input go with --traces, not with --compare")
+        raise OptionError("--golden/--golden-npz/--input go with --traces, not with --compare")
     if args.golden_npz is not None and args.input:
-        return _usage(err, "--input goes with --golden MODEL, not with --golden-npz")
+        raise OptionError("--input goes with --golden MODEL, not with --golden-npz")
     advice = advise(args.artifacts, compare=args.compare, traces=args.traces, golden=golden, inputs=args.input,
                     params=args.params, golden_layout=args.golden_layout, subgraph=args.subgraph,
                     perf=False if args.no_perf else None, budget_ms=args.budget_ms, top=args.top, factor=args.factor)

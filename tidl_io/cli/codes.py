@@ -20,18 +20,25 @@ EXIT_FINDING = EXIT_INVALID  # a finding: an invalid file, a bad layer, a doctor
 Body = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
-def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def report_failure(command: str, message: str, path: str | None, out: TextIO, err: TextIO, as_json: bool) -> int:
+    """:func:`fail` with the command's ``--json`` flag: ``tidl-io COMMAND: error: MESSAGE`` on
+    ``err``, with ``as_json`` the failure document on ``out`` too; exit 2."""
+    return fail(command, message, err, out if as_json else None, path)
+
+
+def one_line_failures(command: str, body: Body, args: argparse.Namespace, out: TextIO, err: TextIO,
+                      *, as_json: bool = False) -> int:
     """``body(args, out, err)``; a library error or an OS error (a file that cannot be read or
-    written) becomes ``tidl-io COMMAND: error: ...`` on ``err`` (escaped) and exit 2."""
+    written) becomes ``tidl-io COMMAND: error: ...`` on ``err`` (escaped) and exit 2; with
+    ``as_json``, also the failure document (:func:`failure_document`) on ``out``."""
     try:
         return body(args, out, err)
     except TidlIoError as exc:
-        message = str(exc)
+        message, path = str(exc), failure_path(exc)
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        message = f"{where}{exc.strerror or exc}"
-    print(f"tidl-io {command}: error: {escape(message)}", file=err)
-    return EXIT_USAGE
+        message, path = f"{where}{exc.strerror or exc}", failure_path(exc)
+    return report_failure(command, message, path, out, err, as_json)
 
 
 def failure_document(message: str, path: str | None = None) -> dict[str, Any]:

@@ -58,9 +58,9 @@ def add_check_argument(e: argparse.ArgumentParser) -> None:
 def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:
     """(net file, io file or None, TIDL's subgraph number for the trace names) of ART and
     --subgraph: a folder's subgraph by TIDL's number or name, as ``tidl-io compare`` picks it
-    (:func:`tidl_io.trace.api.pick_subgraph`)."""
+    (:func:`tidl_io.artifacts.subgraphs.pick_subgraph`, the one resolver)."""
     from ..artifacts.folder import find_artifacts  # start-up
-    from ..trace.api import pick_subgraph, subgraphs  # start-up
+    from ..artifacts.subgraphs import pick_subgraph, subgraphs  # start-up
 
     art = Path(args.artifacts)
     sg = args.subgraph
@@ -73,12 +73,8 @@ def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:
     if not art.exists():
         raise PathNotFoundError(str(art), "expected an artifacts folder or a *_tidl_net.bin")
     subs = subgraphs(find_artifacts(art))
-    if sg is None and len(subs) > 1:  # the emulator runs one subgraph: say so (not compare's words on traces)
-        raise OptionError(f"{art}: {len(subs)} subgraphs ({', '.join(s.name for s in subs)}): say which one to "
-                          f"emulate with --subgraph N (TIDL's number, its index in onnxrtMetaData.txt) or its "
-                          f"name: {', '.join(map(str, subs))}")
-    sub = pick_subgraph(subs, sg, where=str(art))
-    if sub.net_file is None:
+    sub = pick_subgraph(subs, sg, where=str(art), purpose="to emulate")
+    if sub.net_file is None or sub.io_file is None:
         raise FormatError(str(sub.io_file), "no *_tidl_net.bin beside this io file: the emulator needs the net")
     number = sub.number if sub.number is not None else subs.index(sub)  # no onnxrtMetaData.txt: the position
     return sub.net_file, sub.io_file, number

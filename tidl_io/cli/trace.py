@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..base.atomic import write_bytes_atomic
-from ..base.errors import TidlIoError
+from ..base.errors import OptionError
 from ..base.text import escape
 from .codes import EXIT_INVALID as EXIT_BAD
-from .codes import EXIT_OK, EXIT_USAGE
+from .codes import EXIT_OK, EXIT_USAGE, one_line_failures, report_failure
 
 if TYPE_CHECKING:
     from ..trace.report import CompareReport
@@ -74,20 +74,16 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def _guarded(run: Callable[[argparse.Namespace, TextIO, TextIO], int]
              ) -> Callable[[argparse.Namespace, TextIO, TextIO], int]:
     """A command whose errors (a library error, a missing or unreadable file, not an array, a
-    missing extra) end in one line on stderr and exit 2 (could not do the job, as ``diff``),
-    not a traceback: golden and compare alike."""
+    missing extra, usage) end in one line on stderr and exit 2 (could not do the job, as
+    ``diff``), not a traceback: golden and compare alike; with ``--json`` stdout also holds a
+    JSON document naming what failed (``errors``, as ``inspect --json``)."""
 
     def guarded(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+        as_json = bool(getattr(args, "json", False))
         try:
-            return int(run(args, out, err))
-        except TidlIoError as exc:
-            print(f"tidl-io {args.command}: error: {escape(str(exc))}", file=err)
-        except OSError as exc:
-            where = f"{exc.filename}: " if exc.filename else ""
-            print(f"tidl-io {args.command}: error: {escape(f'{where}{exc.strerror or exc}')}", file=err)
-        except ValueError as exc:  # np.load of a file that is no array, a model the runtime refuses
-            print(f"tidl-io {args.command}: error: {escape(str(exc))}", file=err)
-        return EXIT_USAGE
+            return one_line_failures(args.command, run, args, out, err, as_json=as_json)
+        except ValueError as exc:  # a model the runtime refuses
+            return report_failure(args.command, str(exc), None, out, err, as_json)
 
     return guarded
 
@@ -106,37 +102,32 @@ def cmd_golden(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def _usage(err: TextIO, message: str) -> int:
-    print(f"tidl-io compare: error: {escape(message)}", file=err)
-    return EXIT_USAGE
-
-
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..trace.api import MODELS, compare_calibration, compare_traces  # start-up
     from ..trace.compare import DEFAULT_MIN_SNR_DB  # start-up
 
     min_snr = DEFAULT_MIN_SNR_DB if args.min_snr is None else args.min_snr
     if not math.isfinite(min_snr):
-        return _usage(err, f"--min-snr {args.min_snr}: expected a finite number of dB")
+        raise OptionError(f"--min-snr {args.min_snr}: expected a finite number of dB")
     if args.html is not None:
         folder = Path(args.html).parent
         if not folder.is_dir():
-            return _usage(err, f"--html {args.html}: the folder {str(folder)!r} does not exist")
+            raise OptionError(f"--html {args.html}: the folder {str(folder)!r} does not exist")
     if args.calibration is not None:
         if args.traces is not None or args.ref is not None:
-            return _usage(err, "--calibration compares the calibration dumps: no TRACES and no --ref")
+            raise OptionError("--calibration compares the calibration dumps: no TRACES and no --ref")
         if args.golden is None:
-            return _usage(err, "--calibration needs --golden (an .npz of output frames, or the model)")
+            raise OptionError("--calibration needs --golden (an .npz of output frames, or the model)")
         report = compare_calibration(args.calibration, golden=args.golden, subgraph=args.subgraph,
                                      golden_layout=args.golden_layout, min_snr_db=min_snr,
                                      histograms=args.html is not None)
     else:
         if args.traces is None or args.artifacts is None:
-            return _usage(err, "give TRACES and --artifacts ART (or --calibration ART)")
+            raise OptionError("give TRACES and --artifacts ART (or --calibration ART)")
         if args.golden is None and args.ref is None:
-            return _usage(err, "give a reference: --golden golden.npz, --golden MODEL --input X, or --ref TRACES2")
+            raise OptionError("give a reference: --golden golden.npz, --golden MODEL --input X, or --ref TRACES2")
         if args.golden is not None and Path(args.golden).suffix.lower() in MODELS and not args.input:
-            return _usage(err, "--golden MODEL needs --input X")
+            raise OptionError("--golden MODEL needs --input X")
         report = compare_traces(args.traces, artifacts=args.artifacts, golden=args.golden, ref=args.ref,
                                 inputs=args.input or (), params=args.params, golden_layout=args.golden_layout,
                                 subgraph=args.subgraph, core=args.core, min_snr_db=min_snr,
@@ -146,11 +137,11 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _emit(report: CompareReport, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
-    out.write((report.to_json() if args.json else report.to_text()) + "\n")
-    if args.html:
+    if args.html:  # first: a page that cannot be written fails before stdout holds the report
         write_bytes_atomic(args.html, report.to_html().encode("utf-8"))
+    out.write((report.to_json() if args.json else report.to_text()) + "\n")
     if not report.compared:
-        print("tidl-io compare: error: no layer could be compared (see the rows' notes)", file=err)
+        print(f"tidl-io compare: error: {escape(report.why_nothing_compared)}", file=err)
         return EXIT_USAGE
     if report.warnings:
         print(f"tidl-io compare: error: {len(report.warnings)} trace file(s) could not be used (see the warnings)",

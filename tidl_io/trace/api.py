@@ -8,7 +8,9 @@ paths a user has, as a :class:`~tidl_io.trace.report.CompareReport` (``to_dict()
 
 Subgraphs are named TIDL's way: the number is the subgraph's index in ``onnxrtMetaData.txt``
 (the ``<N>`` of ``tidl_trace_subgraph_<N>_...``; without that file, the position in the
-folder's order by name), or the subgraph's name (``625`` for ``625_tidl_io_1.bin``).
+folder's order by name), or the subgraph's name (``625`` for ``625_tidl_io_1.bin``): the one
+resolver of :mod:`tidl_io.artifacts.subgraphs` (``Subgraph``, ``subgraphs``, ``pick_subgraph``,
+re-exported here).
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..artifacts.folder import Artifacts, find_artifacts, parse_onnxrt_metadata
+from ..artifacts.folder import find_artifacts
+from ..artifacts.subgraphs import Subgraph, pick_subgraph, subgraphs
 from ..base.check import check_flag, check_int, check_path, wrong_kind
 from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
 from ..net import Network
@@ -50,68 +52,6 @@ __all__ = ["ModelRunReference", "Subgraph", "compare_calibration", "compare_trac
 
 MODELS = (".onnx", ".tflite")
 PathLike = str | os.PathLike[str]
-
-
-# ---- subgraphs, TIDL's way ---------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Subgraph:
-    """One subgraph of an artifacts folder: TIDL's ``number`` (its index in
-    ``onnxrtMetaData.txt``, None when that file does not list it), its ``name``, its io file
-    and net file (None when missing)."""
-
-    number: int | None
-    name: str
-    io_file: Path
-    net_file: Path | None
-
-    def __str__(self) -> str:
-        return f"{self.number if self.number is not None else '?'} ({self.name})"
-
-
-def subgraphs(arts: Artifacts) -> list[Subgraph]:
-    """The subgraphs of ``arts`` with TIDL's numbers: from ``onnxrtMetaData.txt`` when there
-    is one (a subgraph whose io file was not copied keeps its number free), else the
-    position in the folder's order."""
-    numbers: dict[str, int] | None = None
-    if arts.metadata_file is not None:
-        meta = parse_onnxrt_metadata(arts.metadata_file.read_text(errors="replace"), str(arts.metadata_file))
-        numbers = {s.name: s.index for s in meta.subgraphs}
-    return [Subgraph(k if numbers is None else numbers.get(name), name, io, net)
-            for k, (io, net, name) in enumerate(zip(arts.io_files, arts.net_files, arts.subgraph_names))]
-
-
-def pick_subgraph(subs: Sequence[Subgraph], value: int | str | None, seen: Sequence[int] = (),
-                  where: str = "") -> Subgraph:
-    """The subgraph ``value`` names (TIDL's number, or the name; a number wins over a name
-    only when they are the same subgraph), or, with ``value`` None, the only one, else the
-    one whose number is the only one in ``seen`` (the traces' names). An OptionError says
-    which subgraphs there are."""
-    listing = ", ".join(map(str, subs))
-    if value is None:
-        if len(subs) == 1:
-            return subs[0]
-        if len(set(seen)) == 1:
-            number = next(iter(seen))
-            hit = [s for s in subs if s.number == number]
-            if hit:
-                return hit[0]
-            raise OptionError(f"{where}: the traces are of subgraph {number}, which is none of these "
-                              f"{len(subs)} subgraphs: {listing}")
-        raise OptionError(f"{where}: {len(subs)} subgraphs ({', '.join(s.name for s in subs)}): say which one "
-                          f"the traces are of with --subgraph N (TIDL's number, the N of tidl_trace_subgraph_N_..., "
-                          f"or the name): {listing}")
-    text = str(value)
-    by_number = [s for s in subs if s.number is not None and text.isascii() and text.isdigit()
-                 and len(text) < 10 and s.number == int(text)]
-    by_name = [s for s in subs if s.name == text]
-    hits = {id(s): s for s in by_number + by_name}
-    if len(hits) > 1:
-        raise OptionError(f"{where}: --subgraph {text!r} is subgraph {by_number[0]} by number and {by_name[0]} by "
-                          "name: give the other one's name or number")
-    if not hits:
-        raise OptionError(f"{where}: no subgraph {text!r} (by TIDL's number or name); subgraphs: {listing}")
-    return next(iter(hits.values()))
 
 
 def _subgraph_value(value: object, func: str) -> int | str | None:
@@ -179,8 +119,8 @@ def _net_of(arts_path: PathLike, subgraph: int | str | None, traces: Path) -> tu
     seen = _trace_subgraphs(traces)
     sub = pick_subgraph(subs, subgraph, seen, str(arts_path))
     if sub.net_file is None:
-        raise FormatError(str(sub.io_file), f"no net file beside {sub.io_file.name} (subgraph {sub}): traces "
-                          "need the net")
+        io = Path(sub.io_file or arts_path)
+        raise FormatError(str(io), f"no net file beside {io.name} (subgraph {sub}): traces need the net")
     pick = sub.number if subgraph is not None else None  # else the folder must hold the traces of one run
     return load_net(sub.net_file), pick
 

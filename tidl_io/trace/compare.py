@@ -33,21 +33,25 @@ import numpy as np
 
 from .. import native as _native
 from ..base import layouts as _layouts
+from ..base.text import short_repr
 from ..net import Layer, Network
 from .calibration import Calibration
 from .load import ReadBuffer, Traces
 from .metrics import Accumulator, Metrics, Quantized, Source
+from .names import parse_trace_name
 from .npz import NpzArrays
 from .report import CompareReport, Histogram, Row, Status
 
 __all__ = ["DEFAULT_MIN_SNR_DB", "NEGLIGIBLE_SHARE", "CalibrationReference", "CompareReport", "Found",
            "GoldenReference", "Histogram", "Reference", "Row", "Status", "Target", "TracesReference",
            "calibration_golden", "compare_calibration", "compare_traces", "fit_reference", "golden_lookup", "orient",
-           "quiet_channels", "traces_lookup"]
+           "output_step", "quiet_channels", "traces_lookup"]
 
 DEFAULT_MIN_SNR_DB = 20.0
 NEGLIGIBLE_SHARE = 1e-9  # a channel's share of the layer's reference energy that cannot matter (-90 dB)
 _BINS = 64
+_CONVERT = "TIDL_DataConvertLayer"
+_SHOWN = 5  # golden array names a note lists
 
 
 # ---- the reference protocol ------------------------------------------------------------
@@ -162,7 +166,8 @@ class GoldenReference:
         if name is None:
             return Found(None, Status.NO_REFERENCE, "no reference: the layer has no name (layer_info.txt missing?)")
         if name not in self._keys:
-            return Found(None, Status.NO_REFERENCE, f"no reference: no golden tensor named {name!r}")
+            holds = "" if self.frames is None else f" ({self._holds()})"  # an output: say what there is
+            return Found(None, Status.NO_REFERENCE, f"no reference: no golden tensor named {name!r}{holds}")
         if isinstance(self.tensors, NpzArrays):  # the shape from the header first: no data read for a mismatch
             have = self.tensors.shape(name)
             if self.frames is not None and (not have or have[0] != self.frames):
@@ -180,6 +185,13 @@ class GoldenReference:
             return self._no_frames(name, tuple(arr.shape))
         return fit_reference(arr[target.frame], target.shape, self.layout)
 
+    def _holds(self) -> str:
+        """What the golden arrays are: "NAME holds 2 array(s): 'a', 'b'" (the first few names)."""
+        keys = list(getattr(self.tensors, "files", None) or self.tensors.keys())
+        shown = ", ".join(short_repr(k) for k in keys[:_SHOWN])
+        return (f"{self.describe or 'the golden'} holds {len(keys)} array(s)" + (f": {shown}" if keys else "")
+                + (" ..." if len(keys) > _SHOWN else ""))
+
     def _no_frames(self, name: str, have: tuple[int, ...]) -> Found:
         return Found(None, Status.SHAPE_MISMATCH, f"shape mismatch: golden {name!r} has shape {have}, "
                      f"expected the {self.frames} calibration frames on its leading axis")
@@ -193,9 +205,23 @@ class TracesReference:
         self.traces = traces
         self.describe = describe
         self._buffer = ReadBuffer()  # one layer at a time: each read reuses it
+        self._unusable: dict[int, str] = {}  # dataId -> a file of it that could not be used
+        for name in traces.problems:
+            tn = parse_trace_name(name)
+            if tn is not None:
+                self._unusable.setdefault(tn.data_id, name)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The reference folder's unusable trace files, as the tested folder's are reported."""
+        return [f"reference {name}: {msg}" for name, msg in self.traces.problems.items()]
 
     def get(self, target: Target) -> Found:
         if target.data_id not in self.traces.files:
+            bad = self._unusable.get(target.data_id) if target.data_id is not None else None
+            if bad is not None:
+                return Found(None, Status.NO_REFERENCE, f"no reference: the trace of dataId {target.data_id} in "
+                             f"{self.traces.folder} ({bad}) could not be used (see the warnings)")
             return Found(None, Status.NO_REFERENCE,
                          f"no reference: no trace of dataId {target.data_id} in {self.traces.folder}")
         return Found(self.traces.quantized(target.data_id, self._buffer), Status.COMPARED)
@@ -241,6 +267,25 @@ def _step(dtype: np.dtype | None, scale: float) -> float | None:
     if dtype is None or np.dtype(dtype).kind not in "iu" or not 0 < scale < math.inf:
         return None
     return 1.0 / scale
+
+
+def output_step(net: Network | None, data_id: int | None) -> float | None:
+    """One quantization step of buffer ``data_id`` of ``net``: the step of the layer writing it,
+    or, when that is a float DataConvert (TIDL dequantizing its integer result for the user), the
+    step of the integer layer it converts (the float values are that layer's codes over its scale).
+    None without a net, for a buffer no layer writes, or for a float of no integer layer."""
+    if net is None or data_id is None:
+        return None
+    try:
+        layer = net.layer_by_data_id(data_id)
+        for _ in range(len(net.layers)):  # through chained converts, never round a cycle
+            if layer.dtype is None or np.dtype(layer.dtype).kind != "f" or layer.type != _CONVERT \
+                    or len(layer.inputs) != 1:
+                break
+            layer = net.layer_by_data_id(layer.inputs[0])
+    except (KeyError, LookupError, ValueError):
+        return None
+    return _step(layer.dtype, float(layer.scale))
 
 
 def quiet_channels(metrics: Metrics, min_snr_db: float, step: float | None,
@@ -346,6 +391,13 @@ def compare_traces(traces: Traces, reference: Reference, *, min_snr_db: float = 
     if traces.ignored:
         report.notes.append(f"{len(traces.ignored)} file(s) with no trace name ignored: "
                             f"{', '.join(traces.ignored[:6])}{' ...' if len(traces.ignored) > 6 else ''}")
+    if isinstance(reference, TracesReference):  # the reference folder's problems are reported alike
+        other = reference.traces
+        report.warnings.extend(reference.warnings)
+        report.notes.extend(f"reference {n}" for n in other.notes)
+        if other.ignored:
+            report.notes.append(f"reference: {len(other.ignored)} file(s) with no trace name ignored: "
+                                f"{', '.join(other.ignored[:6])}{' ...' if len(other.ignored) > 6 else ''}")
     buffer = ReadBuffer()
     for data_id in traces:
         entry = traces.entry(data_id)
@@ -430,7 +482,9 @@ def compare_calibration(calib: Calibration, reference: Reference, *, min_snr_db:
         missing: Found | None = None
         first: tuple[np.ndarray, np.ndarray] | None = None
         element = t.element
-        step = _step(None if element is None else element.dtype, float(t.scale))
+        # an integer dump has its tensor's step; a float one (TIDL dequantized it) the step of the
+        # net's layer whose codes it holds
+        step = _step(None if element is None else element.dtype, float(t.scale)) or output_step(net, data_id)
         peak = np.zeros(shape[axis])  # max |reference| per channel (only needed with a step)
         for k, test in enumerate(frames):
             found = reference.get(Target(t.name, data_id, shape, i, k))

@@ -123,6 +123,17 @@ class CompareReport:
         return next((r for r in self.rows if r.bad), None)
 
     @property
+    def why_nothing_compared(self) -> str:
+        """One line saying why no row was compared: the first row not compared and its note
+        (which layer or output, what the reference lacks), and how many more there are."""
+        rest = self.unmatched
+        if not rest:
+            return "no layer could be compared: nothing to compare"
+        r = rest[0]
+        more = f" (and {len(rest) - 1} more: see the rows' notes)" if len(rest) > 1 else ""
+        return f"no layer could be compared: {_layer(r)} (dataId {r.data_id}) {r.name!r}: {r.note}{more}"
+
+    @property
     def ok(self) -> bool:
         """Something was compared, no row is bad and no trace file was unusable."""
         return bool(self.compared) and self.first_bad is None and not self.warnings
