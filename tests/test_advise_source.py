@@ -115,3 +115,38 @@ def test_measured_rows_refuses_an_int_no_float_holds() -> None:
     doc = {"layers": [{"index": 0, "status": "compared", "snr_db": 10 ** 400}]}
     with pytest.raises(FormatError, match=r"layers\[0\]: snr_db: expected a finite number"):
         measured_rows(doc)
+
+
+def _bounded(fn: Any) -> tuple[BaseException | None, int]:
+    """(what ``fn()`` raised, the tracemalloc peak in bytes)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        raised = None
+    except Exception as exc:  # noqa: BLE001 - the test looks at it
+        raised = exc
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return raised, peak
+
+
+def test_read_compare_is_bounded_before_it_reads(tmp_path: Path) -> None:
+    """Issue 32 item 13: a 256 MiB report is refused from its size alone (it was read whole, ~1 GB
+    with the decode and the parse); one under the size cap with more values than a report of a
+    very large net holds is refused from a count of its bytes, before the parse allocates them."""
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(256 << 20)  # sparse: no disk used
+    raised, peak = _bounded(lambda: read_compare(big))
+    assert isinstance(raised, FormatError) and "268435456 bytes: a compare report is at most 32 MiB" in str(raised)
+    assert peak < 1 << 20
+    many = tmp_path / "many.json"
+    many.write_text('{"layers": [' + ",".join(["{}"] * 300_000) + "]}")
+    raised, peak = _bounded(lambda: read_compare(many))
+    assert isinstance(raised, FormatError) and str(many) in str(raised) and "arrays/objects" in str(raised)
+    assert peak < 8 << 20  # the file's bytes, never its objects
+    fine = tmp_path / "fine.json"
+    fine.write_text('{"layers": [' + ",".join(['{"index": 1, "channel_snr_db": [1.5, 2.5]}'] * 100_000) + "]}")
+    assert len(read_compare(fine)["layers"]) == 100_000  # 100 000 layers of a real shape still read

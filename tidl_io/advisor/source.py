@@ -29,7 +29,11 @@ from ..base.text import short_repr
 
 __all__ = ["Measured", "compare_document", "measured_rows", "read_compare"]
 
-_MAX_JSON = 1 << 28  # a compare report of a very large net is a few MB
+# a compare report of a very large net is a few MB (500 layers of 1000 channels: about 10 MB and
+# 600 000 values); the bounds hold a parse of the worst text within them under 200 MB
+_MAX_JSON = 32 << 20  # bytes
+_MAX_VALUES = 1_000_000  # commas: the values and members of all arrays and objects, at most
+_MAX_CONTAINERS = 250_000  # '[' and '{': arrays and objects, at most
 
 
 @dataclass(frozen=True)
@@ -55,9 +59,20 @@ def read_compare(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The document of a saved ``tidl-io compare --json``; a FormatError naming the file,
     line and column for JSON that does not parse."""
     p = str(path)
+    limit = f"a compare report is at most {_MAX_JSON >> 20} MiB"
     with open_regular(p, "a tidl-io compare --json report") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > _MAX_JSON:  # before reading: refused at once, not after holding it whole
+            raise FormatError(p, f"{size} bytes: {limit}")
         raw = read_limited(fh, _MAX_JSON)
+    if len(raw) > _MAX_JSON:  # a file that grew, or one fstat does not size
+        raise FormatError(p, f"more than {_MAX_JSON} bytes: {limit}")
+    values, containers = raw.count(b","), raw.count(b"[") + raw.count(b"{")
+    if values > _MAX_VALUES or containers > _MAX_CONTAINERS:  # bounded before the parse allocates them
+        raise FormatError(p, f"{values} commas and {containers} arrays/objects: a compare report has at most "
+                             f"{_MAX_VALUES} and {_MAX_CONTAINERS}")
     text = raw.decode("utf-8", errors="replace")
+    del raw
     try:  # every number through the one bounded reader (a 5000-digit one hit Python's digit limit)
         doc = json.loads(text, parse_int=read_int, parse_float=read_float)
     except json.JSONDecodeError as exc:

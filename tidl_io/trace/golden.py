@@ -19,6 +19,7 @@ import contextlib
 import errno
 import importlib
 import json
+import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -233,6 +234,10 @@ def load_model_inputs(model: str | os.PathLike[str], inputs: Sequence[str], *,
                 if key not in by_name:
                     raise BufferMismatchError(f"{f}: array {key!r} is not a model input; inputs: "
                                               f"{', '.join(by_name)}")
+                have = z.shape(key)  # from the header: a member of another size is refused before it is read
+                if math.prod(have) != math.prod(by_name[key].shape):
+                    raise BufferMismatchError(f"{f}[{key}]: shape {have} fits neither the model input {key!r} "
+                                              f"{by_name[key].shape} nor its NCHW/NHWC transpose")
                 x = check_no_nan(z.read(key, INPUT_KINDS), f"{f}[{key}]")
                 feeds[key] = fit_input(x, by_name[key], layout, f"{f}[{key}]", notes)
             continue
