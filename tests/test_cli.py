@@ -572,3 +572,24 @@ def test_every_json_is_strict_json_and_a_failure_is_a_document(tmp_path: Path) -
             elif code == 2:
                 assert doc["errors"] and all(e["message"] for e in doc["errors"]), (argv, doc)
                 assert all(e["message"] in err for e in doc["errors"] if "\x1b" not in e["message"]), (argv, err)
+
+
+@pytest.mark.parametrize("command", ["doctor", "why", "quant", "perf", "advise"])
+def test_a_folder_of_model_folders_or_a_net_file_is_refused_alike(command: str, tmp_path: Path) -> None:
+    """Issue 32 item 17: why/quant/perf/advise said 'no graphvizInfo.txt' (or 'not UTF-8' for why on a net
+    file) where doctor says what the path is; all say it now, exit 2 in one line naming what to give."""
+    import shutil
+
+    for name in ("m1", "m2"):
+        shutil.copytree(EXAMPLES, tmp_path / "models" / name)
+    extra = ["--compare", str(tmp_path / "r.json")] if command == "advise" else []
+    code, _, err = run(command, str(tmp_path / "models"), *extra)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "a folder of model folders" in err and f"tidl-io {command} {tmp_path / 'models' / 'm1'}" in err, err
+    if command == "advise":  # advise takes a net file for its model
+        return
+    net = tmp_path / "models" / "m1" / "detector_tidl_net.bin"
+    code, _, err = run(command, str(net))
+    assert code == 2 and err.count("\n") == 1, err
+    assert ("a network file" in err and "not an artifacts folder" in err) if command == "doctor" else \
+        (f"a network file, not a model folder: tidl-io {command} reads" in err), err

@@ -45,6 +45,7 @@ __all__ = [
     "load_onnxrt_metadata",
     "load_param_yaml",
     "locate_io_files",
+    "one_model_problem",
     "order_io_files",
     "param_file_of",
     "parse_allowed_nodes",
@@ -122,6 +123,36 @@ def artifact_subfolders(folder: Path) -> list[Path]:
             except OSError:
                 break
     return out
+
+
+def one_model_problem(path: str | os.PathLike[str], command: str) -> PathError | None:
+    """Why ``path``, which exists, is not one model for ``tidl-io COMMAND`` (the error to raise),
+    or None: a network file (the command reads the folder holding it: say which), or a folder
+    that holds no model itself (no io file, net, ``tempDir/`` or ``artifacts/``) but model
+    folders one level down (say to give one). doctor, why, quant, perf and advise say it alike."""
+    import shlex  # start-up
+
+    p = Path(path)
+    try:
+        if p.is_file():
+            from ..net.parse import looks_like_net  # start-up
+
+            if not looks_like_net(p):
+                return None
+            return PathError(str(p), f"a network file, not a model folder: tidl-io {command} reads the model's "
+                                     f"folder (its artifacts folder, with tempDir/): tidl-io {command} "
+                                     f"{shlex.quote(str(p.parent))}", errno.EISDIR)
+        if not p.is_dir() or find_io_files(p) or any(p.glob("*tidl_net*.bin")) or \
+                (p / "tempDir").is_dir() or (p / "artifacts").is_dir():
+            return None
+        below = artifact_subfolders(p)
+    except (OSError, PathError):
+        return None
+    if not below:
+        return None
+    names = ", ".join(str(b) for b in below[:8]) + (" ..." if len(below) > 8 else "")
+    return PathError(str(p), f"a folder of model folders: give one model's folder; found {len(below)}: {names} "
+                             f"(tidl-io {command} {shlex.quote(str(below[0]))})", errno.EISDIR)
 
 
 METADATA_FILE = "onnxrtMetaData.txt"

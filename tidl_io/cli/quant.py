@@ -30,9 +30,13 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..artifacts.folder import one_model_problem  # start-up
     from ..precision.report import load_quant  # start-up
 
     try:
+        refusal = one_model_problem(args.path, "quant")  # a net file, a folder of model folders: say so
+        if refusal is not None:
+            raise refusal
         report = load_quant(args.path)
     except (TidlIoError, OSError) as exc:
         return fail("quant", str(exc), err, out if args.json else None, failure_path(exc))

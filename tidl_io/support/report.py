@@ -260,9 +260,16 @@ def load_support(path: str | os.PathLike[str]) -> SupportReport:
     :class:`~tidl_io.FormatError` (naming file and line) for a malformed graphvizInfo.txt,
     allowedNode.txt, onnxrtMetaData.txt or run.log summary.
     """
-    from ..artifacts.folder import parse_allowed_nodes, parse_onnxrt_metadata  # start-up
+    from ..artifacts.folder import (  # start-up
+        one_model_problem,  # start-up
+        parse_allowed_nodes,
+        parse_onnxrt_metadata,
+    )
 
     given = Path(check_path(path, "load_support", "path"))
+    refusal = one_model_problem(given, "why")  # a net file, a folder of model folders: say so
+    if refusal is not None:
+        raise refusal
     gv, art = _locate(given)
     files = {"graphviz": str(gv)}
     nodes = parse_graphviz(_read_ti_text(gv, "TI's graphvizInfo.txt"), str(gv))
