@@ -204,3 +204,38 @@ def test_repr_is_short() -> None:
     text = repr(tidl_io.load_quant(OD))
     assert len(text) <= 300 and text.startswith(f"QuantReport({str(OD)!r}")
     assert f"layers={layers}," in text and "problems=0" in text and "ok=True" in text
+
+
+def test_another_compiles_prototxt_is_one_summary_line_and_every_detail_in_json(tmp_path: Path) -> None:
+    """Issue 32 item 17: the YOLOX prototxt beside the Zero-DCE net printed 134 error lines; the text says it
+    in one line (counts by kind, the first, the likely cause), to_dict keeps every one."""
+    zero = NET / "real-time-llve-zero-dce-10.0"
+    if not zero.is_dir() or not OD.is_dir():
+        pytest.skip("../shared/realdata not present")
+    model = tmp_path / "m"
+    shutil.copytree(zero, model)
+    (model / "model").mkdir(exist_ok=True)
+    shutil.copy(OD / "model" / "model_qparams.prototxt", model / "model")
+    report = tidl_io.load_quant(model)
+    text = report.to_text()
+    errors = [line for line in text.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and len(report.problems) > 100
+    names = sum(1 for p in report.problems if "but the net names layer" in p)
+    assert names == 55  # the net's 55 layers: every name differs (counted from the messages, not the summary)
+    assert f"{len(report.problems)} disagreement(s) between the files ({names} layer name(s), " \
+           f"{len(report.problems) - names} scale(s)); {names} of the net's 55 layer names differ: the files of " \
+           f"another compile?" in errors[0]
+    assert report.to_dict()["problems"] == list(report.problems)
+
+
+def test_a_prototxt_alone_does_not_claim_weights(tmp_path: Path) -> None:
+    if not OD.is_dir():
+        pytest.skip("../shared/realdata not present")
+    (tmp_path / "model").mkdir()
+    shutil.copy(OD / "model" / "model_qparams.prototxt", tmp_path / "model")
+    report = tidl_io.load_quant(tmp_path)
+    assert all(lay.weights is None for lay in report.layers)
+    first = report.to_text().splitlines()[0]
+    assert "worst weights" not in first and "no weight statistics" in first
+    with_weights = tidl_io.load_quant(OD).to_text().splitlines()[0]
+    assert with_weights.endswith("worst weights (maxRelDifference) first")

@@ -161,13 +161,32 @@ class QuantReport:
                          "-" if a is None else f"{_g(a.min)}..{_g(a.max)}", "-" if a is None else _g(a.scale)])
         rows = [[r[0], *r[2:]] if not any(x[1] for x in rows[1:]) else r for r in rows]
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = [f"{escape(self.path)}: {len(self.layers)} layer(s); worst weights (maxRelDifference) first"]
+        weighed = any(lay.weights is not None for lay in self.layers)
+        order = ("worst weights (maxRelDifference) first" if weighed else
+                 "by layer index (no weight statistics: no paramDebug.csv rows were read)")
+        lines = [f"{escape(self.path)}: {len(self.layers)} layer(s); {order}"]
         lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         if top is not None and len(self.layers) > top:
             lines.append(f"  … {len(self.layers) - top} more (--top 0 shows all, --json gives every row)")
-        lines += [f"error: {escape(p)}" for p in self.problems]
+        lines += [f"error: {escape(p)}" for p in self.problems] if len(self.problems) <= _SHOWN_PROBLEMS else \
+            [f"error: {escape(self.problems_summary())}"]
         lines += [f"note: {escape(n)}" for n in self.notes]
         return "\n".join(lines)
+
+    def problems_summary(self) -> str:
+        """The disagreements in one line: how many of each kind, the first, and whether most layer
+        names disagree (the files of two compiles)."""
+        names = sum(1 for p in self.problems if _NAME_MISMATCH in p)
+        scales = len(self.problems) - names
+        in_net = max(names, sum(1 for lay in self.layers if lay.data_id is not None), 1)  # the net's layers
+        other = (f"; {names} of the net's {in_net} layer names differ: the files of another compile?"
+                 if names * 2 > in_net else "")
+        return (f"{len(self.problems)} disagreement(s) between the files ({names} layer name(s), {scales} "
+                f"scale(s)){other}; the first: {self.problems[0]}; --json lists every one")
+
+
+_SHOWN_PROBLEMS = 5  # more disagreements than this are one summary line in the text (all in to_dict)
+_NAME_MISMATCH = ", but the net names layer "
 
 
 def _g(x: float | None) -> str:
@@ -281,8 +300,8 @@ def _subgraph_layers(art: Path, sg: str, rows: tuple[ParamStats, ...], proto: Qu
         act = None
         if pq is not None:
             if name is not None and pq.name is not None and pq.name != name:
-                mine.append(f"{proto.source if proto else ''}: line {pq.line}: layer {index} is {pq.name!r}, but "
-                            f"the net names layer {index} {name!r}")
+                mine.append(f"{proto.source if proto else ''}: line {pq.line}: layer {index} is {pq.name!r}"
+                            f"{_NAME_MISMATCH}{index} {name!r}")
             name, type_ = name if name is not None else pq.name, type_ if type_ is not None else pq.type
             o = pq.output
             if o is not None:
