@@ -10,7 +10,7 @@ import pytest
 
 from tidl_io import FormatError
 from tidl_io.doctor.checks import diagnose
-from tidl_io.precision.names import check_16bit_names, model_names, split_names
+from tidl_io.precision.names import check_16bit_names, close_layer_names, model_names, split_names
 
 from conftest import REALDATA
 
@@ -177,3 +177,32 @@ def test_doctor_with_a_cut_net_log_notes_it_instead_of_flagging_real_names(tmp_p
     log.write_text(_LOG[:_LOG.index("conv_a") + 3])  # cut inside the row of conv_a
     found = check_16bit_names(tmp_path, art)
     assert [f.level for f in found] == ["note"] and "a cut file?" in found[0].message, found
+
+
+def _zero_dce_names() -> list[str]:
+    info = REALDATA / "net" / "real-time-llve-zero-dce-10.0" / "artifacts" / "tempDir" / "74_tidl_net.bin.layer_info.txt"
+    if not info.is_file():
+        pytest.skip("../shared/realdata not present")
+    return [line.split(" ", 2)[2].strip() for line in info.read_text().splitlines() if line.strip()]
+
+
+def test_a_tensor_of_a_fused_layer_names_the_layer_that_holds_it() -> None:
+    """Issue 32 item 17: a converter's tensor name ('.../conv2d_3_1/add') that TIDL fused into a layer named
+    'Relu;add;convolution' is mapped to that layer (read from layer_info.txt here, with a literal check)."""
+    names = _zero_dce_names()
+    entry = "zero_dce_1/functional_1/conv2d_3_1/add"
+    holders = [n for n in names if entry in n.split(";")]
+    assert len(holders) == 1 and holders[0].startswith("zero_dce_1/functional_1/conv2d_3_1/Relu;")
+    close, held = close_layer_names(entry, names, 3)
+    assert held == holders[0] and close[0] == holders[0]
+
+
+def test_close_names_share_the_names_parts() -> None:
+    """Ranked by shared parts (letters / digits runs), then difflib: a typo in the block number finds the
+    same block's layers, not a layer of similar spelling elsewhere."""
+    names = _zero_dce_names()
+    close, held = close_layer_names("zero_dce_1/functional_1/conv2d_5/relu", names, 3)
+    assert held is None
+    literal = [n for n in names if "/conv2d_5_1/" in n]  # the one layer of that block (a literal search)
+    assert len(literal) == 1 and close[0] == literal[0], close  # difflib alone put three other blocks first
+    assert all(c.startswith("zero_dce_1/functional_1/conv2d_") for c in close)

@@ -14,6 +14,8 @@ the first file, naming the other.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +24,20 @@ from typing import Any
 from ..base.errors import TidlIoError
 from ..base.findings import ERROR, NOTE, DoctorFinding, read_text, reason
 from ..base.safe_yaml import load_yaml
-from ..base.text import closest, short_repr
+from ..base.text import CLOSE_CHARS, CLOSE_NAMES, closest, short_repr
 from ..net.layerinfo import read_layer_info
-from ..net.netlog import load_netlog
+from ..net.netlog import NAME_CUT, load_netlog
 
-__all__ = ["KEYS", "NameLists", "check_16bit_names", "judge_16bit_names", "model_names", "read_name_lists",
-           "split_names"]
+__all__ = [
+    "KEYS",
+    "NameLists",
+    "check_16bit_names",
+    "close_layer_names",
+    "judge_16bit_names",
+    "model_names",
+    "read_name_lists",
+    "split_names",
+]
 
 KEYS = ("output_feature_16bit_names_list", "params_16bit_names_list")
 _CHECK = "16bit-names"
@@ -228,13 +238,44 @@ def judge_16bit_names(lists: NameLists) -> list[DoctorFinding]:
     return out
 
 
+_PARTS = re.compile(r"[A-Za-z]+|[0-9]+")  # a name's parts: runs of letters, runs of digits (case folded)
+
+
+def _parts(name: str) -> Counter[str]:
+    return Counter(p.lower() for p in _PARTS.findall(name[:4 * CLOSE_CHARS]))
+
+
+def close_layer_names(entry: str, names: Sequence[str], n: int = 3) -> tuple[list[str], str | None]:
+    """(the ``n`` layer names most like ``entry``, the TIDL name that holds ``entry`` or None).
+
+    TIDL names a layer by its output tensor, and a converter's fused layer by several tensor
+    names joined with ';' (the netLog keeps the last 50 characters): an entry that is one of
+    those tensor names (or ends with a cut name) is held by that layer, and TIDL accepts only
+    the layer's whole name. Otherwise names are ranked by the parts they share with ``entry``
+    (runs of letters and of digits: ``conv2d_3`` shares conv, d, 3 with ``Conv2D_3/Relu``),
+    then by difflib's ratio (:func:`tidl_io.base.text.closest`). Bounded: the first
+    :data:`~tidl_io.base.text.CLOSE_NAMES` names, each name's first 512 characters."""
+    pool = list(names[:CLOSE_NAMES])
+    held = next((x for x in pool if entry in x.split(";") or (len(x) >= NAME_CUT and entry.endswith(x))), None)
+    mine = _parts(entry)
+    shared = {x: sum((mine & _parts(x)).values()) for x in pool}
+    most = [x for x in sorted(pool, key=lambda x: -shared[x])[:20] if shared[x] > 0]  # sharing the most parts
+    candidates = list(dict.fromkeys([*most, *closest(entry, pool, 20)]))  # and the most alike letter by letter
+    ranked = sorted(closest(entry, candidates, len(candidates)), key=lambda x: -shared[x])  # ties: by ratio
+    if held is not None:
+        ranked = [held, *(x for x in ranked if x != held)]
+    return ranked[:n], held
+
+
 def _finding(f: Path, key: str, i: int, line: int | None, entry: str, names: Sequence[str], used: Sequence[str],
              also: list[str], invalid: int | None) -> DoctorFinding:
-    close = closest(entry, names, 3)
+    close, held = close_layer_names(entry, names, 3)
     where = (f"line {line}",) if line is not None else ()
     kind = "activations" if key.startswith("output") else "parameters"
     what = (f"{short_repr(entry, 120)} names no layer of the compiled model: TIDL ignores it (no layer's {kind} get 16 bits "
             f"from it; every layer keeps tensor_bits)")
+    if held is not None:
+        what += f"; it is one of the tensors of the layer TIDL named {short_repr(held, 120)}: give that name"
     what += f"; closest names TIDL accepts: {', '.join(repr(c) for c in close)}"
     what += f" (all {len(names)}: Out Data Names in {Path(used[0]).name}{' …' if len(used) > 1 else ''})"
     if invalid is not None:
