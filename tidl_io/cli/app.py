@@ -14,11 +14,12 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from ..base.errors import TidlIoError
 from ..base.text import escape
 from ..base.version import __version__
+from ..iodesc.format import dumps_json
 from . import advise as cli_advise
 from . import doctor as cli_doctor
 from . import emulate as cli_emulate
@@ -28,12 +29,24 @@ from . import quant as cli_quant
 from . import run as cli_run
 from . import trace as cli_trace
 from . import why as cli_why
-from .codes import EXIT_OK, EXIT_USAGE
+from .codes import EXIT_OK, EXIT_USAGE, failure_document
+
+
+class _UsageError(Exception):
+    """argparse refused the arguments: (message, usage, prog) for :func:`main` to print."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage error :func:`main` can also give as a ``--json`` document
+    (the sub-parsers of the commands are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message, self.format_usage(), self.prog)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``tidl-io`` parser, every command's options (docs and tests read it)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tidl-io",
         description="Inspect and check TIDL I/O buffer descriptors (*_tidl_io_1.bin).",
     )
@@ -56,10 +69,18 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, err: Text
             reconfigure(errors="backslashreplace")
     err = err or sys.stderr
     parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: 0 for --help/--version, 2 for usage errors
+        args = parser.parse_args(words)
+    except SystemExit as exc:  # argparse: 0 for --help/--version
         return int(exc.code or 0)
+    except _UsageError as exc:  # argparse's usage and line on stderr; a --json reader gets the document too
+        message, usage, prog = exc.args
+        sys.stderr.write(usage)  # where argparse itself writes them (main's err is for the commands)
+        print(f"{prog}: error: {escape(message)}", file=sys.stderr)
+        if "--json" in words:
+            out.write(dumps_json(failure_document(message)) + "\n")
+        return EXIT_USAGE
     try:
         return int(args.run(args, out, err))
     except BrokenPipeError:  # e.g. piped into head: not an error of ours

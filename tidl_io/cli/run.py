@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..base.errors import TidlIoError
-from ..base.text import escape, escape_lines
+from ..base.errors import OptionError
+from ..base.text import escape_lines
 from ..iodesc.format import dumps_json
-from .codes import EXIT_OK, EXIT_USAGE, count
+from .codes import EXIT_OK, count, one_line_failures
 
 
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -19,35 +19,31 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``tidl-io run``: a failure is one line on stderr (and, with --json, the failure document)."""
+    return one_line_failures("run", _run, args, out, err, as_json=args.json)
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..run.runner import format_run, load_inputs, run_model, run_to_dict  # start-up
     from ..run.session import find_artifacts  # start-up
 
     runtime: object = args.runtime
     if args.trace and args.runtime == "mock":
-        print("tidl-io: error: --trace is for TIDL-RT; the mock has no traces", file=err)
-        return EXIT_USAGE
+        raise OptionError("--trace is for TIDL-RT; the mock has no traces")
     if args.trace:
         import functools  # start-up
 
         from ..runtime.tidlrt import TidlRtRuntime  # start-up
 
         runtime = functools.partial(TidlRtRuntime, trace_log_level=2, trace_write_level=1)
-    try:
-        find_artifacts(args.path)
-    except FileNotFoundError as exc:  # nothing to run: could not do the job
-        print(f"tidl-io: error: {escape(str(exc))}", file=err)
-        return EXIT_USAGE
+    find_artifacts(args.path)  # nothing to run: could not do the job (a located PathError)
     names: tuple[str, ...] = ()
     if args.input:
         from ..run.session import Session  # start-up
 
         with Session(args.path, runtime="mock") as probe:  # names only: no device is touched
             names = probe.input_names
-    try:
-        inputs = load_inputs(args.input or [], names)
-    except TidlIoError as exc:  # an input file that cannot be used: could not do the job
-        print(f"tidl-io run: error: {escape(str(exc))}", file=err)
-        return EXIT_USAGE
+    inputs = load_inputs(args.input or [], names)  # an input file that cannot be used: could not do the job
     result = run_model(args.path, runtime=runtime, inputs=inputs, repeat=args.repeat,
                        isolate=True)  # TIDL-RT's first create in a child process: a crash there is an error
     out.write((dumps_json(run_to_dict(result)) if args.json else escape_lines(format_run(result))) + "\n")
