@@ -147,7 +147,7 @@ def test_run_auto_uses_the_mock_with_a_note_and_tidlrt_exits_2(board, art: Path)
     assert f"  note: runtime: the host mock ({board} is TI's board runtime" in out and HEAP in out
     code, out, err = run_cli("run", str(art), "--runtime", "tidlrt", "--repeat", "1")
     assert code == 2 and out == ""  # the run could not be done here: 2, as diff
-    assert err.startswith(f"tidl-io: error: {board} is TI's board runtime and cannot run here") and HEAP in err
+    assert err.startswith(f"tidl-io run: error: {board} is TI's board runtime and cannot run here") and HEAP in err
 
 
 def test_run_turns_a_crash_in_create_into_an_error(board, art: Path, monkeypatch) -> None:
@@ -156,7 +156,7 @@ def test_run_turns_a_crash_in_create_into_an_error(board, art: Path, monkeypatch
     monkeypatch.setenv(ENV_PREFLIGHT, "0")
     code, out, err = run_cli("run", str(art), "--runtime", "tidlrt", "--repeat", "1")
     assert code == 2 and out == ""  # TI's library crashed: the run could not be done
-    assert err.startswith("tidl-io: error: TIDLRT_create (m_tidl_io_1.bin) crashed a trial process with signal "
+    assert err.startswith("tidl-io run: error: TIDLRT_create (m_tidl_io_1.bin) crashed a trial process with signal "
                           "SIGSEGV")
     assert f"MEM: ERROR: Failed to initialize DMA HEAP [{HEAP}] !!!" in err
     assert "Its failed allocation: errno " in err
