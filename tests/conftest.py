@@ -70,6 +70,21 @@ def corpus_params() -> list:
     return params
 
 
+@pytest.fixture
+def readme_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder to run the README's commands in, whose ``tidl_io/examples`` is the bundled example
+    of the package under test: the checkout itself, or (tests of the installed wheel) a copy of
+    the installed example under that name."""
+    import shutil
+
+    where = ROOT
+    if INSTALLED:
+        where = tmp_path / "checkout"
+        shutil.copytree(EXAMPLES, where / "tidl_io" / "examples")
+    monkeypatch.chdir(where)
+    return where
+
+
 @pytest.fixture(scope="session")
 def realdata() -> Path:
     if not REALDATA.is_dir():

@@ -397,7 +397,7 @@ def _perf_args(tmp_path: Path) -> list[str]:
     return ["perf", str(write_tiny(tmp_path / "perf"))]
 
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "tidl_io" / "examples"
+from conftest import EXAMPLES
 
 # (id, the command line before the output path, its output option, the exit code of a good run)
 CLI_FILE_WRITERS = [

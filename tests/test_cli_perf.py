@@ -133,12 +133,11 @@ def test_od8220() -> None:
     assert (code, err) == (0, "") and "367.46284 ms" in out and "subgraph_0: 122 layers" in out
 
 
-def test_readme_shows_the_example_output(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_readme_shows_the_example_output(readme_cwd: Path) -> None:
     import shlex
 
     from conftest import ROOT
 
-    monkeypatch.chdir(ROOT)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     marker = "<!-- readme-perf: "
     start = readme.index(marker)

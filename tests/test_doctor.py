@@ -403,7 +403,7 @@ def test_usage_errors_exit_2(argv: tuple[str, ...]) -> None:
 
 # ---- the bundled example and the README ------------------------------------------------------
 
-def test_bundled_example_agrees_and_readme_shows_its_output(monkeypatch) -> None:
+def test_bundled_example_agrees_and_readme_shows_its_output(monkeypatch, readme_cwd: Path) -> None:
     import shlex
 
     from tidl_io import TidlRtError
@@ -413,7 +413,6 @@ def test_bundled_example_agrees_and_readme_shows_its_output(monkeypatch) -> None
 
     monkeypatch.delenv("TIDL_IO_TIDLRT_LIBRARY", raising=False)
     monkeypatch.delenv("TIDL_TOOLS_PATH", raising=False)
-    monkeypatch.chdir(ROOT)
     try:
         load_library()
         pytest.skip("a TIDL-RT library is installed here: the README shows the output without one")

@@ -11,9 +11,9 @@ from pathlib import Path
 import tidl_io.emulator.ops as ops_pkg
 from tidl_io.emulator.ops import OPS, Op, OpType, markdown_table
 
-from conftest import ROOT
+from conftest import PACKAGE, ROOT
 
-EMULATOR = ROOT / "tidl_io" / "emulator"
+EMULATOR = PACKAGE / "emulator"
 
 
 def _type_modules() -> list[str]:

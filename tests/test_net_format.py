@@ -171,7 +171,7 @@ def test_control_characters_in_names_reach_no_terminal(tmp_path: Path) -> None:
     assert "\\x1b[31mred\\x07" in rows[3] and "a\\tb" in rows[4]
 
 
-def test_readme_shows_the_example_as_inspect_prints_it() -> None:
+def test_readme_shows_the_example_as_inspect_prints_it(readme_cwd: Path) -> None:
     from conftest import ROOT
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
