@@ -9,14 +9,16 @@
   (a 25 MB YAML value must not become a 25 MB error line);
 - :func:`report_repr`: the ``repr()`` of a report object: its class, its source and a few
   counts and headline numbers, never longer than :data:`REPR_LIMIT` characters (a report's
-  dataclass repr would print every row: hundreds of kilobytes).
+  dataclass repr would print every row: hundreds of kilobytes);
+- :func:`layer_anchor`: the HTML id of one layer's row in one section of a page, so that the
+  sections of ``tidl-io report`` link a layer across them.
 """
 
 from __future__ import annotations
 
 import reprlib
 
-__all__ = ["REPR_LIMIT", "escape", "escape_lines", "report_repr", "short", "short_repr"]
+__all__ = ["REPR_LIMIT", "escape", "escape_lines", "layer_anchor", "report_repr", "short", "short_repr"]
 
 REPR_LIMIT = 300
 """The longest :func:`report_repr`."""
@@ -74,3 +76,11 @@ def report_repr(obj: object, source: object, **fields: object) -> str:
     parts = [repr(text)] + [f"{key}={short_repr(value)}" for key, value in fields.items()]
     out = f"{type(obj).__name__}({', '.join(parts)})"
     return out if len(out) <= REPR_LIMIT else out[: REPR_LIMIT - 2] + "…)"
+
+
+def layer_anchor(section: str, subgraph: str, index: int) -> str:
+    """The HTML id of layer ``index`` (the net's layer index) of ``subgraph`` in ``section``:
+    ``"perf-subgraph_0-12"``; characters other than ASCII letters, digits, ``_`` and ``.`` in the
+    subgraph's name become ``_`` (an id has no spaces; a name from a file can hold anything)."""
+    clean = "".join(c if c.isascii() and (c.isalnum() or c in "_.") else "_" for c in subgraph)
+    return f"{section}-{clean}-{index}"
