@@ -16,9 +16,10 @@
 
 from __future__ import annotations
 
+import html
 import reprlib
 
-__all__ = ["REPR_LIMIT", "escape", "escape_lines", "layer_anchor", "report_repr", "short", "short_repr"]
+__all__ = ["PAGE_HEAD", "REPR_LIMIT", "escape", "escape_lines", "html_page", "html_table", "layer_anchor", "report_repr", "short", "short_repr"]
 
 REPR_LIMIT = 300
 """The longest :func:`report_repr`."""
@@ -84,3 +85,25 @@ def layer_anchor(section: str, subgraph: str, index: int) -> str:
     subgraph's name become ``_`` (an id has no spaces; a name from a file can hold anything)."""
     clean = "".join(c if c.isascii() and (c.isalnum() or c in "_.") else "_" for c in subgraph)
     return f"{section}-{clean}-{index}"
+
+
+PAGE_HEAD = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+"""The head every page of tidl-io starts with: nothing fetched, no script (``default-src 'none'``)."""
+
+
+def html_page(title: str, css: str, body: str, h1: str | None = None) -> str:
+    """One self-contained HTML page: :data:`PAGE_HEAD`, ``title`` (escaped), the inline ``css``,
+    an ``<h1>`` (``h1``, escaped; default ``title``) and ``body`` (HTML, used as it is)."""
+    return (f"{PAGE_HEAD}<title>{html.escape(escape(title))}</title><style>{css}</style></head><body>"
+            f"<h1>{html.escape(escape(title if h1 is None else h1))}</h1>{body}</body></html>\n")
+
+
+def html_table(head: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """A table: ``head`` (plain text, escaped) and ``rows``, each ``(attributes, cells)`` where
+    ``attributes`` is the ``<tr>``'s attribute text (HTML, e.g. ``' id="x"'``, or "") and each
+    cell is HTML (the caller escaped what came from a file)."""
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join(f"<tr{attrs}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>" for attrs, cells in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
