@@ -30,8 +30,8 @@ def _e(text: str) -> str:
 def advice_body(a: Advice, anchor: str = "") -> str:
     """The page's content without its head, styled by :data:`ADVICE_CSS`. ``anchor``: a prefix;
     each candidate's row then gets the id ``base.text.layer_anchor(anchor, subgraph, index)``."""
-    parts = [f'<p class="note">measured: {_e(a.compare)} · time: '
-             f"{_e(a.perf) if a.perf else 'no performance simulation (ranked by gain only)'}</p>"]
+    parts = [(f'<p class="note">measured: {_e(a.compare)} · time: '
+             f"{_e(a.perf) if a.perf else 'no performance simulation (ranked by gain only)'}</p>")]
     if a.picked:
         parts.append(f"<p>put these {len(a.picked)} layer(s) in 16 bits (session.runtime_options in param.yaml):</p>"
                      f"<p><code>{_e(a.option_line)}</code></p>")

@@ -30,8 +30,8 @@ def support_body(r: SupportReport) -> str:
         f"{len(r.subgraphs)} subgraph(s) (TIDL's limit: {r.max_subgraphs})"
     verdict = "every node on TIDL" if r.ok else "a finding: some node is not on TIDL, or the files disagree"
     parts = [f'<p class="{"ok" if r.ok else "bad"}">{_e(verdict)}</p>',
-             f"<p>{c['total']} node(s): {c['supported']} supported, {c['unsupported']} unsupported, "
-             f"{c['unknown']} unknown; {_e(subs)}</p>"]
+             (f"<p>{c['total']} node(s): {c['supported']} supported, {c['unsupported']} unsupported, "
+             f"{c['unknown']} unknown; {_e(subs)}</p>")]
     parts += [f'<p class="bad">error: {_e(p)}</p>' for p in r.problems]
     groups = [g for g in r.groups if g.status.value != "supported" or (r.subgraphs is not None and g.on_arm)]
     if groups:
