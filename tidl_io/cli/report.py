@@ -41,7 +41,7 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..report import report  # start-up
+    from ..overview import report  # start-up
 
     json_out = out if args.json else None
     for what, value in (("MODEL", args.path), ("-o", args.output)):

@@ -15,7 +15,7 @@ QUANT_CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a202c;background:#fff}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.5em}
 table{border-collapse:collapse;font-size:12px}th,td{border:1px solid #e2e8f0;padding:2px 6px;text-align:right}
-th{background:#edf2f7}td:nth-child(3),td:nth-child(4){text-align:left}tr.problem td{background:#fed7d7}
+th{background:#edf2f7}td{white-space:nowrap}td:nth-child(3),td:nth-child(4){text-align:left}tr.problem td{background:#fed7d7}
 tr.bits16 td:nth-child(9){background:#c6f6d5}.note{color:#4a5568}.bad{color:#c53030;font-weight:bold}
 .ok{color:#276749;font-weight:bold}.bar{display:inline-block;height:9px;background:#dd6b20;vertical-align:middle}
 """

@@ -1,0 +1,172 @@
+"""tidl_io.report on every real model folder: each section's document EQUALS its command's own
+``--json`` on the same folder (the commands run here through the CLI, the oracle); a part that
+cannot be made says which file is missing, exactly as its command's one error line says it; the
+accuracy sections with traces written by this test (Zero-DCE, each layer quantized with the
+net's own scale, one layer spoiled) and a golden .npz made by hand (no golden extra needed)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tidl_io
+from tidl_io.cli.app import main
+
+from conftest import ZERO_DCE
+
+FOLDERS = ["bbai64-deeplabv3-mnv2-8.2", "edgeai-tidl-east-9.0", "edgeai-tidl-fcnn-cnn5-9.0", "od-8220-yolox-10.0",
+           "real-time-llve-zero-dce-10.0"]
+
+
+def run(*argv: str) -> tuple[int, Any, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out=out, err=err)
+    text = out.getvalue()
+    return code, (json.loads(text) if text.strip().startswith("{") else text), err.getvalue()
+
+
+def command_of(key: str, path: str, art: str) -> list[str]:
+    return {"doctor": ["doctor", path, "--json"], "model": ["inspect", path, "--json"],
+            "perf": ["perf", path, "--json"], "support": ["why", path, "--json"], "quant": ["quant", path, "--json"],
+            "emulation": ["emulate", art, "--check", "--json"]}[key]
+
+
+@pytest.fixture(scope="module", params=FOLDERS)
+def folder(request: pytest.FixtureRequest, realdata: Path) -> tuple[str, Any, int]:
+    path = str(realdata / "net" / request.param)
+    code, doc, err = run("report", path, "--json")
+    assert code in (0, 1), err
+    return path, doc, code
+
+
+def test_every_section_equals_its_command(folder: tuple[str, Any, int]) -> None:
+    path, doc, _ = folder
+    art = str(tidl_io.report(path).section("emulation").command.split()[2])
+    for key in ("doctor", "model", "perf", "support", "quant", "emulation"):
+        section = doc["sections"][key]
+        code, own, err = run(*command_of(key, path, art))
+        if section["document"] is None:  # the command could not either: its one line is the section's "missing"
+            assert code == 2, (key, err)
+            assert err.strip().endswith(section["missing"]), (key, err, section["missing"])
+        else:
+            if key == "emulation":  # its run's wall time, the one field two runs cannot share
+                assert isinstance(section["document"].pop("seconds"), float) and isinstance(own.pop("seconds"), float)
+            assert section["document"] == own, key
+            assert section["finding"] == (code == 1), key
+
+
+def test_exit_like_doctor(folder: tuple[str, Any, int]) -> None:
+    path, doc, code = folder
+    findings = [k for k, s in doc["sections"].items() if s["finding"]]
+    assert code == (1 if findings else 0)
+    doctor_code, _, _ = run("doctor", path, "--json")
+    assert doc["sections"]["doctor"]["finding"] == (doctor_code == 1)
+    assert list(doc["sections"])[0] == "doctor"
+    json.dumps(doc, allow_nan=False)
+
+
+def test_page_is_written(folder: tuple[str, Any, int], tmp_path: Path) -> None:
+    path, _, code = folder
+    dest = tmp_path / "r.html"
+    got, text, err = run("report", path, "-o", str(dest))
+    assert got == code, err
+    page = dest.read_text(encoding="utf-8")
+    assert page.count('<section id="') == 8 and "<script" not in page and "http://" not in page.replace(
+        "http://www.w3.org/2000/svg", "")
+
+
+def test_could_not(tmp_path: Path) -> None:
+    code, doc, err = run("report", str(tmp_path / "nothing"), "--json")
+    assert code == 2 and doc["errors"][0]["path"] == str(tmp_path / "nothing")
+    assert err.startswith("tidl-io report: error: ") and err.count("\n") == 1
+    code, _, err = run("report", str(tmp_path), "-o", str(tmp_path / "no" / "r.html"))
+    assert code == 2 and "does not exist" in err
+
+
+def _kinds(realdata: Path, tmp_path: Path) -> dict[str, Path]:
+    """Folders of kinds no real one is: a compile with only graphvizInfo and paramDebug (and the
+    io and net files), and a net-only folder."""
+    east = realdata / "net" / "edgeai-tidl-east-9.0"
+    a = tmp_path / "gv_pd"
+    (a / "tempDir").mkdir(parents=True)
+    for name in ("625_tidl_io_1.bin", "625_tidl_net.bin"):
+        shutil.copy(east / name, a / name)
+    for name in ("graphvizInfo.txt", "625_tidl_net.bin_paramDebug.csv"):
+        shutil.copy(east / "tempDir" / name, a / "tempDir" / name)
+    b = tmp_path / "net_only"
+    b.mkdir()
+    shutil.copy(east / "625_tidl_net.bin", b / "625_tidl_net.bin")
+    return {"gv_pd": a, "net_only": b}
+
+
+def test_unseen_kinds_say_what_is_missing(realdata: Path, tmp_path: Path) -> None:
+    kinds = _kinds(realdata, tmp_path)
+    r = tidl_io.report(kinds["gv_pd"], check_library=False)
+    assert r.section("support").document is not None and r.section("quant").document is not None
+    assert "simulation" in (r.section("perf").missing or "") or r.section("perf").document is not None
+    emu = r.section("emulation")
+    assert emu.document is None and "calib_raw_data" in (emu.missing or "")
+    page = r.to_html()
+    for s in r.sections:
+        if s.document is None:
+            assert f'<section id="{s.key}" class="part missing"' in page
+    code, doc, err = run("report", str(kinds["net_only"]), "--json", "--no-library")
+    assert code in (0, 1, 2), err
+    if code != 2:
+        for key in ("support", "quant", "emulation"):
+            assert doc["sections"][key]["document"] is None and doc["sections"][key]["missing"], key
+
+
+# --- the accuracy sections -------------------------------------------------------------------------
+
+TRACED = (0, 1, 2, 3, 4, 5, 6, 7, 9, 11, 13, 14, 15, 16)
+SPOILED = 9
+
+
+@pytest.fixture(scope="module")
+def accuracy(realdata: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    art = realdata / ZERO_DCE / "artifacts"
+    net = tidl_io.load_net(art / "74_tidl_net.bin")
+    tmp = tmp_path_factory.mktemp("report")
+    rng = np.random.default_rng(5)
+    golden, traces = {}, tmp / "traces"
+    traces.mkdir()
+    for d in TRACED:
+        layer = net.layer_by_data_id(d)
+        n, c, h, w = layer.shape
+        ref = (rng.random((n, c, h, w)) * 0.5).astype(np.float32)
+        golden[layer.name] = ref
+        if layer.dtype.kind == "f":
+            codes = ref.astype(layer.dtype)
+        else:
+            info = np.iinfo(layer.dtype)
+            codes = np.clip(np.round(ref * layer.scale) + layer.zero_point, info.min, info.max).astype(layer.dtype)
+        if d == SPOILED:
+            codes[:, 0] = layer.zero_point
+        name = f"tidl_trace_subgraph_0_{d:04d}_{n:04d}_0001_00001_{c:05d}_{w:06d}x{h:05d}.y"
+        (codes.transpose(0, 2, 3, 1) if layer.layout == "NHWC" else codes).tofile(traces / name)
+    np.savez(tmp / "golden.npz", **golden)
+    return {"model": str(realdata / ZERO_DCE), "art": str(art), "traces": str(traces), "golden": str(tmp / "golden.npz")}
+
+
+def test_compare_and_advise_equal_their_commands(accuracy: dict[str, Any], tmp_path: Path) -> None:
+    c = accuracy
+    code, doc, err = run("report", c["model"], "--traces", c["traces"], "--golden", c["golden"], "--json")
+    assert code == 1, err
+    compare = doc["sections"]["compare"]
+    own_code, own, own_err = run("compare", c["traces"], "--artifacts", c["art"], "--golden", c["golden"], "--json")
+    assert compare["document"] == own, own_err
+    assert compare["finding"] == (own_code == 1) and compare["finding"]
+    assert own["first_bad"]["data_id"] == SPOILED
+    advise_code, advice, advise_err = run("advise", c["art"], "--traces", c["traces"], "--golden-npz", c["golden"],
+                                          "--json")
+    assert advise_code == 0, advise_err
+    assert doc["sections"]["advise"]["document"] == advice
+    page = tidl_io.report(c["model"], traces=c["traces"], golden=c["golden"]).to_html()
+    assert 'id="compare--9"' in page or 'id="compare-' in page
