@@ -79,7 +79,7 @@ def _model_section(folder: ArtifactsFolder, path: str, links: list[tuple[str, st
             bodies.append(f"<h3>{esc(sub.name)}: net</h3>"
                           + net_body(sub.net, str(sub.net_path), sub.name, "model", links))
         else:
-            bodies.append(f'<p class="missing">{esc(sub.name)}: no net: {esc(sub.net_expected.name)} is not '
+            bodies.append(f'<p class="absent">{esc(sub.name)}: no net: {esc(sub.net_expected.name)} is not '
                           "there (TIDL's import writes it beside the io descriptor): no layers, no graph</p>")
     doc = document(descs)
     doc["nets"] = nets

@@ -116,7 +116,7 @@ _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a202c;background:#fff}
 h1{font-size:1.5em;word-break:break-all}section.part{border-top:3px solid #2b6cb0;margin-top:2em}
 section.part>h2{font-size:1.3em}section.missing{border-top-color:#a0aec0}section.finding{border-top-color:#c53030}
-p.missing{color:#4a5568;font-style:italic}p.read,p.note{color:#4a5568;font-size:12px;word-break:break-all}
+p.missing,p.absent{color:#4a5568;font-style:italic}p.read,p.note{color:#4a5568;font-size:12px;word-break:break-all}
 .toc a{margin-right:.3em}.toc a.missing{color:#718096}.toc a.finding{color:#c53030;font-weight:bold}
 .verdict.ok{color:#276749;font-weight:bold}.verdict.finding{color:#c53030;font-weight:bold}
 :target{outline:2px solid #d69e2e}tr:target td{background:#fefcbf}
