@@ -7,9 +7,9 @@ import io
 import json
 from pathlib import Path
 
-from tidl_io.cli.app import main
-
 from advise_fixtures import write_model
+
+from tidl_io.cli.app import main
 
 
 def test_page_marks_the_picked_layers(tmp_path: Path) -> None:

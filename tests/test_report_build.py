@@ -67,14 +67,14 @@ def test_exit_like_doctor(folder: tuple[str, Any, int]) -> None:
     assert code == (1 if findings else 0)
     doctor_code, _, _ = run("doctor", path, "--json")
     assert doc["sections"]["doctor"]["finding"] == (doctor_code == 1)
-    assert list(doc["sections"])[0] == "doctor"
+    assert next(iter(doc["sections"])) == "doctor"
     json.dumps(doc, allow_nan=False)
 
 
 def test_page_is_written(folder: tuple[str, Any, int], tmp_path: Path) -> None:
     path, _, code = folder
     dest = tmp_path / "r.html"
-    got, text, err = run("report", path, "-o", str(dest))
+    got, _text, err = run("report", path, "-o", str(dest))
     assert got == code, err
     page = dest.read_text(encoding="utf-8")
     assert page.count('<section id="') == 8 and "<script" not in page and "http://" not in page.replace(
