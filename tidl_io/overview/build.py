@@ -13,7 +13,7 @@ from typing import Any
 from ..advisor import advise
 from ..advisor.page import ADVICE_CSS, advice_body
 from ..artifacts.reader import ArtifactsFolder, read_artifacts_folder
-from ..base.check import check_path
+from ..base.check import check_flag, check_path, wrong_kind
 from ..base.errors import TidlIoError
 from ..doctor.checks import diagnose
 from ..doctor.report import DOCTOR_CSS, diagnosis_body
@@ -105,12 +105,16 @@ def report(path: PathLike, *, traces: PathLike | None = None, golden: PathLike |
     command's ``--json``. Raises what :func:`tidl_io.diagnose` raises for a path it cannot
     check (a located :class:`~tidl_io.PathError`); a part that cannot be made is a section
     saying what is missing."""
-    given = check_path(path, "report", "path")
-    p = os.fspath(given)
+    p = check_path(path, "report", "path")
+    t = None if traces is None else check_path(traces, "report", "traces")
+    g = None if golden is None else check_path(golden, "report", "golden")
+    if not isinstance(board, (list, tuple)):
+        raise wrong_kind("report", "board", board, "a list of board logs (paths)")
+    boards = [check_path(b, "report", "board") for b in board]
+    check_library = check_flag(check_library, "report", "check_library")
     diagnosis = diagnose(p, check_library=check_library)
     folder = read_artifacts_folder(p, "report")
     art = str(folder.folder)
-    boards = [os.fspath(b) for b in board]
     sections: list[Section] = [Section(
         "doctor", "Doctor: do the files agree?", f"tidl-io doctor {p} --json", diagnosis.to_dict(),
         _flat([s.io_file for s in diagnosis.subgraphs] + [s.net_file for s in diagnosis.subgraphs if s.net_file]),
@@ -141,7 +145,7 @@ def report(path: PathLike, *, traces: PathLike | None = None, golden: PathLike |
     links = _links(perf_s, quant_s)
     sections.append(_model_section(folder, p, links))
     sections += [perf_s, support_s, quant_s]
-    sections += _accuracy(art, traces, golden)
+    sections += _accuracy(art, t, g)
     sections.append(_attempt(lambda: _emulation(art), "emulation", "The emulator against TI's own run",
                              f"tidl-io emulate {art} --check --json"))
     return ModelReport(p, tuple(sections))
@@ -166,7 +170,7 @@ def _emulation(art: str) -> Section:
                    body=lambda: f"<pre>{esc(text)}</pre>")
 
 
-def _accuracy(art: str, traces: PathLike | None, golden: PathLike | None) -> list[Section]:
+def _accuracy(art: str, traces: str | None, golden: str | None) -> list[Section]:
     """compare and advise: with traces and a golden run; compare alone with the calibration
     dumps and a golden run; else two sections saying what would fill them."""
     c_title, a_title = "Accuracy: which layer loses it", "Accuracy: what 16 bits would buy"
@@ -175,14 +179,14 @@ def _accuracy(art: str, traces: PathLike | None, golden: PathLike | None) -> lis
                "model's tensors, tidl-io golden) fills it; --golden G alone compares the calibration dumps")
         return [Section("compare", c_title, "tidl-io compare ... --json", None, missing=why),
                 Section("advise", a_title, "tidl-io advise ... --json", None, missing=why)]
-    g = os.fspath(golden)
+    g = golden
     if traces is None:
         cmd = f"tidl-io compare --calibration {art} --golden {g} --json"
         compare = _attempt(lambda: _compare(cmd, compare_calibration(art, golden=g, histograms=True), art),
                            "compare", c_title, cmd)
         return [compare, Section("advise", a_title, "tidl-io advise ... --json", None,
                                  missing="no --traces DIR: the advice needs TIDL's layer traces beside the golden run")]
-    t = os.fspath(traces)
+    t = traces
     cmd = f"tidl-io compare {t} --artifacts {art} --golden {g} --json"
     compare = _attempt(lambda: _compare(cmd, compare_traces(t, artifacts=art, golden=g, histograms=True), art),
                        "compare", c_title, cmd)
