@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import html
 import reprlib
 
 __all__ = ["PAGE_HEAD", "REPR_LIMIT", "escape", "escape_lines", "html_page", "html_table", "layer_anchor", "report_repr", "short", "short_repr"]
@@ -96,6 +95,8 @@ PAGE_HEAD = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 def html_page(title: str, css: str, body: str, h1: str | None = None) -> str:
     """One self-contained HTML page: :data:`PAGE_HEAD`, ``title`` (escaped), the inline ``css``,
     an ``<h1>`` (``h1``, escaped; default ``title``) and ``body`` (HTML, used as it is)."""
+    import html  # start-up: plain inspect loads this module, never a page
+
     return (f"{PAGE_HEAD}<title>{html.escape(escape(title))}</title><style>{css}</style></head><body>"
             f"<h1>{html.escape(escape(title if h1 is None else h1))}</h1>{body}</body></html>\n")
 
@@ -104,6 +105,8 @@ def html_table(head: list[str], rows: list[tuple[str, list[str]]]) -> str:
     """A table: ``head`` (plain text, escaped) and ``rows``, each ``(attributes, cells)`` where
     ``attributes`` is the ``<tr>``'s attribute text (HTML, e.g. ``' id="x"'``, or "") and each
     cell is HTML (the caller escaped what came from a file)."""
+    import html  # start-up: plain inspect loads this module, never a page
+
     th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
     body = "".join(f"<tr{attrs}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>" for attrs, cells in rows)
     return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
