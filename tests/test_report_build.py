@@ -171,4 +171,5 @@ def test_compare_and_advise_equal_their_commands(accuracy: dict[str, Any], tmp_p
     assert advise_code == 0, advise_err
     assert doc["sections"]["advise"]["document"] == advice
     page = tidl_io.report(c["model"], traces=c["traces"], golden=c["golden"]).to_html()
-    assert page.count('id="compare--') >= own["compared"] and 'id="advise-' in page
+    assert page.count('id="compare-74-') >= own["compared"] and 'id="advise-' in page
+    assert 'href="#compare-74-' in page and 'href="#advise-74-' in page  # the model table links them

@@ -22,10 +22,10 @@ td a{margin-right:.4em}
 
 
 def net_body(net: Network, path: str, subgraph: str, anchor: str = "",
-             links: Sequence[tuple[str, str, Collection[int]]] = ()) -> str:
+             links: Sequence[tuple[str, str, Collection[str]]] = ()) -> str:
     """``net``'s header, graph and table. ``anchor``: a prefix for each row's id
     (``base.text.layer_anchor(anchor, subgraph, index)``); ``links``: (label, section prefix,
-    the layer indices that section has a row of): each row links to those rows."""
+    the ids of that section's rows): each row links to its layer's row there, when there is one."""
     rows = net_rows(net)
     head, body = rows[0], rows[1:]
     out = []
@@ -33,7 +33,8 @@ def net_body(net: Network, path: str, subgraph: str, anchor: str = "",
         html_cells = [esc(escape(c)) for c in cells]
         if links:
             html_cells.append(" ".join(f'<a href="#{esc(layer_anchor(prefix, subgraph, la.index))}">{esc(label)}</a>'
-                                       for label, prefix, have in links if la.index in have) or "-")
+                                       for label, prefix, have in links
+                                       if layer_anchor(prefix, subgraph, la.index) in have) or "-")
         ident = f' id="{esc(layer_anchor(anchor, subgraph, la.index))}"' if anchor else ""
         out.append((ident, html_cells))
     return (f"<p>{esc(escape(net_header_line(net, path)))}</p>"

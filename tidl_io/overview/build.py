@@ -15,6 +15,7 @@ from ..advisor.page import ADVICE_CSS, advice_body
 from ..artifacts.reader import ArtifactsFolder, read_artifacts_folder
 from ..base.check import check_flag, check_path, wrong_kind
 from ..base.errors import TidlIoError
+from ..base.text import layer_anchor
 from ..doctor.checks import diagnose
 from ..doctor.report import DOCTOR_CSS, diagnosis_body
 from ..iodesc.format import descriptor_to_dict, document, format_descriptor
@@ -62,7 +63,7 @@ def _flat(files: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _model_section(folder: ArtifactsFolder, path: str, links: list[tuple[str, str, set[int]]]) -> Section:
+def _model_section(folder: ArtifactsFolder, path: str, links: list[tuple[str, str, set[str]]]) -> Section:
     """``tidl-io inspect PATH --json``'s document: the io descriptors and the nets beside them."""
     descs, nets, errors, files, bodies = [], [], [], [], []
     for sub in folder.subgraphs:
@@ -135,30 +136,46 @@ def report(path: PathLike, *, traces: PathLike | None = None, golden: PathLike |
 
     def quant() -> Section:
         r = load_quant(p)
+        names = [f for f in diagnosis.findings if f.check == "16bit-names" and f.level == "error"]
+        note = ((f"the 16-bit name lists, checked against the net by doctor: {len(names)} name(s) that no layer has "
+                "(see the doctor section)"),) if names else ()
         return Section("quant", "Quantization: weight error, activation ranges", f"tidl-io quant {p} --json",
-                       r.to_dict(), _flat(r.files), finding=not r.ok, body=lambda: quant_body(r, "quant"),
+                       r.to_dict(), _flat(r.files), finding=not r.ok, notes=note, body=lambda: quant_body(r, "quant"),
                        css=QUANT_CSS)
 
-    perf_s = _attempt(perf, "perf", "Where the time goes", f"tidl-io perf {p} --json")
-    support_s = _attempt(support, "support", "Support: what was split and why", f"tidl-io why {p} --json")
-    quant_s = _attempt(quant, "quant", "Quantization: weight error, activation ranges", f"tidl-io quant {p} --json")
-    links = _links(perf_s, quant_s)
-    sections.append(_model_section(folder, p, links))
-    sections += [perf_s, support_s, quant_s]
-    sections += _accuracy(art, t, g)
+    first = folder.subgraphs[0].name if len(folder.subgraphs) == 1 else ""
+    parts = [_attempt(perf, "perf", "Where the time goes", f"tidl-io perf {p} --json"),
+             _attempt(support, "support", "Support: what was split and why", f"tidl-io why {p} --json"),
+             _attempt(quant, "quant", "Quantization: weight error, activation ranges", f"tidl-io quant {p} --json"),
+             *_accuracy(art, t, g, first)]
+    sections.append(_model_section(folder, p, _links(parts, first)))
+    sections += parts
     sections.append(_attempt(lambda: _emulation(art), "emulation", "The emulator against TI's own run",
                              f"tidl-io emulate {art} --check --json"))
     return ModelReport(p, tuple(sections))
 
 
-def _links(perf: Section, quant: Section) -> list[tuple[str, str, set[int]]]:
-    """(label, section, layer indices with a row there) for the model table's links."""
+def _links(sections: Sequence[Section], subgraph: str) -> list[tuple[str, str, set[str]]]:
+    """(label, section, the ids of its layer rows) for the model table's links: a layer's time,
+    weight error, SNR and 16-bit rank, each where its own part put it."""
     out = []
-    if perf.document is not None:
-        out.append(("time", "perf", {lay["index"] for s in perf.document["subgraphs"] for lay in s["layers"]
-                                     if isinstance(lay.get("index"), int)}))
-    if quant.document is not None:
-        out.append(("quant", "quant", {lay["index"] for lay in quant.document["layers"]}))
+    for s in sections:
+        d = s.document
+        if d is None:
+            continue
+        if s.key == "perf":
+            ids = {layer_anchor("perf", g["name"], lay["index"]) for g in d["subgraphs"] for lay in g["layers"]
+                   if isinstance(lay.get("index"), int)}
+        elif s.key == "quant":
+            ids = {layer_anchor("quant", lay["subgraph"], lay["index"]) for lay in d["layers"]}
+        elif s.key == "compare":
+            ids = {layer_anchor("compare", subgraph, lay["index"]) for lay in d["layers"]
+                   if isinstance(lay.get("index"), int)}
+        elif s.key == "advise":
+            ids = {layer_anchor("advise", d["subgraph"], lay["index"]) for lay in d["layers"]}
+        else:
+            continue
+        out.append(({"perf": "time", "compare": "SNR", "advise": "16-bit"}.get(s.key, s.key), s.key, ids))
     return out
 
 
@@ -170,7 +187,7 @@ def _emulation(art: str) -> Section:
                    body=lambda: f"<pre>{esc(text)}</pre>")
 
 
-def _accuracy(art: str, traces: str | None, golden: str | None) -> list[Section]:
+def _accuracy(art: str, traces: str | None, golden: str | None, subgraph: str) -> list[Section]:
     """compare and advise: with traces and a golden run; compare alone with the calibration
     dumps and a golden run; else two sections saying what would fill them."""
     c_title, a_title = "Accuracy: which layer loses it", "Accuracy: what 16 bits would buy"
@@ -182,13 +199,13 @@ def _accuracy(art: str, traces: str | None, golden: str | None) -> list[Section]
     g = golden
     if traces is None:
         cmd = f"tidl-io compare --calibration {art} --golden {g} --json"
-        compare = _attempt(lambda: _compare(cmd, compare_calibration(art, golden=g, histograms=True), art),
+        compare = _attempt(lambda: _compare(cmd, compare_calibration(art, golden=g, histograms=True), subgraph),
                            "compare", c_title, cmd)
         return [compare, Section("advise", a_title, "tidl-io advise ... --json", None,
                                  missing="no --traces DIR: the advice needs TIDL's layer traces beside the golden run")]
     t = traces
     cmd = f"tidl-io compare {t} --artifacts {art} --golden {g} --json"
-    compare = _attempt(lambda: _compare(cmd, compare_traces(t, artifacts=art, golden=g, histograms=True), art),
+    compare = _attempt(lambda: _compare(cmd, compare_traces(t, artifacts=art, golden=g, histograms=True), subgraph),
                        "compare", c_title, cmd)
     acmd = f"tidl-io advise {art} --traces {t} --golden {g} --json"
 
@@ -200,8 +217,9 @@ def _accuracy(art: str, traces: str | None, golden: str | None) -> list[Section]
     return [compare, _attempt(advice, "advise", a_title, acmd)]
 
 
-def _compare(cmd: str, r: Any, art: str) -> Section:
+def _compare(cmd: str, r: Any, subgraph: str) -> Section:
     return Section("compare", "Accuracy: which layer loses it", cmd, r.to_dict(), (r.test, r.reference),
-                   finding=r.first_bad is not None, body=lambda: compare_body(r, "compare"), css=COMPARE_CSS)
+                   finding=r.first_bad is not None, body=lambda: compare_body(r, "compare", subgraph),
+                   css=COMPARE_CSS)
 
 
