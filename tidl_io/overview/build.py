@@ -125,7 +125,7 @@ def report(path: PathLike, *, traces: PathLike | None = None, golden: PathLike |
         data = load_perf(p, board=boards)
         cmd = f"tidl-io perf {p}" + "".join(f" --board {b}" for b in boards) + " --json"
         return Section("perf", "Where the time goes", cmd, {**data.to_dict(), "errors": []},
-                       _flat([data.source, *boards]), notes=(
+                       _flat([str(v) for sg in data.subgraphs for v in sg.sources.values()] + boards), notes=(
                            "times are TI's compile-time simulation; a board log (--board) is the truth",),
                        body=lambda: perf_body(data, "perf"), css=PERF_CSS)
 
