@@ -18,7 +18,8 @@ import pytest
 import tidl_io
 from tidl_io.cli.app import main
 
-from conftest import ZERO_DCE
+from conftest import EXAMPLES, ZERO_DCE
+from perf_fixtures import board_text
 
 FOLDERS = ["bbai64-deeplabv3-mnv2-8.2", "edgeai-tidl-east-9.0", "edgeai-tidl-fcnn-cnn5-9.0", "od-8220-yolox-10.0",
            "real-time-llve-zero-dce-10.0"]
@@ -173,3 +174,21 @@ def test_compare_and_advise_equal_their_commands(accuracy: dict[str, Any], tmp_p
     page = tidl_io.report(c["model"], traces=c["traces"], golden=c["golden"]).to_html()
     assert page.count('id="compare-74-') >= own["compared"] and 'id="advise-' in page
     assert 'href="#compare-74-' in page and 'href="#advise-74-' in page  # the model table links them
+
+
+def test_board_log_beside_the_simulation(tmp_path: Path) -> None:
+    """--board: the perf section equals ``perf --board``'s document, and the page shows the board
+    columns (perf's own table)."""
+    perf = tidl_io.load_perf(EXAMPLES)
+    rows = [(lay.position, 1000 * (k + 1), 500, 600, 100, 50, 1024, 512)
+            for k, lay in enumerate(perf.subgraphs[0].layers) if lay.type != "TIDL_DataLayer"]
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    board.write_text(board_text(rows))
+    code, doc, err = run("report", str(EXAMPLES), "--board", str(board), "--json", "--no-library")
+    assert code == 0, err
+    own_code, own, own_err = run("perf", str(EXAMPLES), "--board", str(board), "--json")
+    assert own_code == 0 and doc["sections"]["perf"]["document"] == own, own_err
+    assert any(lay["board"] for lay in own["subgraphs"][0]["layers"])
+    assert str(board) in doc["sections"]["perf"]["files"]
+    page = tidl_io.report(EXAMPLES, board=[board], check_library=False).to_html()
+    assert "board/sim" in page
