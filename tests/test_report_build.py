@@ -93,13 +93,11 @@ def test_could_not(tmp_path: Path, realdata: Path) -> None:
 
 
 def _kinds(realdata: Path, tmp_path: Path) -> dict[str, Path]:
-    """Folders of kinds no real one is: a compile with only graphvizInfo and paramDebug (and the
-    io and net files), and a net-only folder."""
+    """Folders of kinds no real one is: a compile that left only graphvizInfo.txt and paramDebug
+    (no io descriptor, no net), and a folder holding only a net."""
     east = realdata / "net" / "edgeai-tidl-east-9.0"
     a = tmp_path / "gv_pd"
     (a / "tempDir").mkdir(parents=True)
-    for name in ("625_tidl_io_1.bin", "625_tidl_net.bin"):
-        shutil.copy(east / name, a / name)
     for name in ("graphvizInfo.txt", "625_tidl_net.bin_paramDebug.csv"):
         shutil.copy(east / "tempDir" / name, a / "tempDir" / name)
     b = tmp_path / "net_only"
@@ -110,20 +108,27 @@ def _kinds(realdata: Path, tmp_path: Path) -> dict[str, Path]:
 
 def test_unseen_kinds_say_what_is_missing(realdata: Path, tmp_path: Path) -> None:
     kinds = _kinds(realdata, tmp_path)
-    r = tidl_io.report(kinds["gv_pd"], check_library=False)
-    assert r.section("support").document is not None and r.section("quant").document is not None
-    assert "simulation" in (r.section("perf").missing or "") or r.section("perf").document is not None
-    emu = r.section("emulation")
-    assert emu.document is None and "calib_raw_data" in (emu.missing or "")
-    page = r.to_html()
+    page = tmp_path / "gv_pd.html"
+    code, _text, err = run("report", str(kinds["gv_pd"]), "-o", str(page))
+    assert code == 1, err  # doctor cannot check a folder without io descriptor or net: a finding, and a page
+    r = tidl_io.report(kinds["gv_pd"])
+    assert r.section("support").document == run("why", str(kinds["gv_pd"]), "--json")[1]
+    assert r.section("quant").document == run("quant", str(kinds["gv_pd"]), "--json")[1]
+    doctor_code, _, doctor_err = run("doctor", str(kinds["gv_pd"]))
+    assert doctor_code == 2 and doctor_err.strip().endswith(r.section("doctor").missing or "?")
+    assert "_tidl_io_1.bin" in (r.section("model").missing or "")
+    html = page.read_text(encoding="utf-8")
     for s in r.sections:
-        if s.document is None:
-            assert f'<section id="{s.key}" class="part missing"' in page
+        if s.document is None:  # the missing file named, and no table of nothing
+            start = html.index(f'<section id="{s.key}" class="part missing"')
+            body = html[start:html.index("</section>", start)]
+            assert "nothing to show: " in body and "<table" not in body, s.key
     code, doc, err = run("report", str(kinds["net_only"]), "--json", "--no-library")
-    assert code in (0, 1, 2), err
-    if code != 2:
-        for key in ("support", "quant", "emulation"):
-            assert doc["sections"][key]["document"] is None and doc["sections"][key]["missing"], key
+    assert code == 1, err
+    assert doc["sections"]["model"]["document"]["nets"][0]["layers"]
+    for key in ("perf", "support", "quant", "emulation"):
+        assert doc["sections"][key]["document"] is None and doc["sections"][key]["missing"], key
+    assert "graphvizInfo.txt" in doc["sections"]["support"]["missing"]
 
 
 # --- the accuracy sections -------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from ..artifacts.reader import ArtifactsFolder, read_artifacts_folder
 from ..base.check import check_flag, check_path, wrong_kind
 from ..base.errors import TidlIoError
 from ..base.text import layer_anchor
-from ..doctor.checks import diagnose
+from ..doctor.checks import Diagnosis, diagnose
 from ..doctor.report import DOCTOR_CSS, diagnosis_body
 from ..iodesc.format import descriptor_to_dict, document, format_descriptor
 from ..iodesc.picture import esc
@@ -105,7 +105,9 @@ def report(path: PathLike, *, traces: PathLike | None = None, golden: PathLike |
     (:func:`tidl_io.check_emulation` against TI's dumps). Each section's ``document`` equals its
     command's ``--json``. Raises what :func:`tidl_io.diagnose` raises for a path it cannot
     check (a located :class:`~tidl_io.PathError`); a part that cannot be made is a section
-    saying what is missing."""
+    saying what is missing. A folder holding TI's logs but no io descriptor and no net (which
+    doctor cannot check) still gives the parts that can be made, its doctor section saying what
+    is missing and counted as a finding; with no part at all, doctor's error is raised."""
     p = check_path(path, "report", "path")
     t = None if traces is None else check_path(traces, "report", "traces")
     g = None if golden is None else check_path(golden, "report", "golden")
@@ -113,13 +115,27 @@ def report(path: PathLike, *, traces: PathLike | None = None, golden: PathLike |
         raise wrong_kind("report", "board", board, "a list of board logs (paths)")
     boards = [check_path(b, "report", "board") for b in board]
     check_library = check_flag(check_library, "report", "check_library")
-    diagnosis = diagnose(p, check_library=check_library)
     folder = read_artifacts_folder(p, "report")
     art = str(folder.folder)
-    sections: list[Section] = [Section(
-        "doctor", "Doctor: do the files agree?", f"tidl-io doctor {p} --json", diagnosis.to_dict(),
-        _flat([s.io_file for s in diagnosis.subgraphs] + [s.net_file for s in diagnosis.subgraphs if s.net_file]),
-        finding=not diagnosis.ok, body=lambda: diagnosis_body(diagnosis), css=DOCTOR_CSS)]
+    doctor_title, doctor_cmd = "Doctor: do the files agree?", f"tidl-io doctor {p} --json"
+    try:
+        diagnosis: Diagnosis | None = diagnose(p, check_library=check_library)
+    except TidlIoError as exc:
+        # a folder with TI's logs but no io descriptor and no net: the other parts may still say
+        # something; anything else doctor cannot check (a missing path, a folder of model folders,
+        # a file of another kind) is the report's failure too
+        if folder.subfolders or not os.path.isdir(p):
+            raise
+        diagnosis, refused = None, exc
+    if diagnosis is None:
+        doctor = Section("doctor", doctor_title, doctor_cmd, None, missing=_failure(refused), finding=True)
+    else:
+        found = diagnosis
+        doctor = Section("doctor", doctor_title, doctor_cmd, found.to_dict(),
+                         _flat([s.io_file for s in found.subgraphs] + [s.net_file for s in found.subgraphs
+                                                                         if s.net_file]),
+                         finding=not found.ok, body=lambda: diagnosis_body(found), css=DOCTOR_CSS)
+    sections: list[Section] = [doctor]
 
     def perf() -> Section:
         data = load_perf(p, board=boards)
@@ -136,7 +152,7 @@ def report(path: PathLike, *, traces: PathLike | None = None, golden: PathLike |
 
     def quant() -> Section:
         r = load_quant(p)
-        names = [f for f in diagnosis.findings if f.check == "16bit-names" and f.level == "error"]
+        names = [f for f in (diagnosis.findings if diagnosis else ()) if f.check == "16bit-names" and f.level == "error"]
         note = ((f"the 16-bit name lists, checked against the net by doctor: {len(names)} name(s) that no layer has "
                 "(see the doctor section)"),) if names else ()
         return Section("quant", "Quantization: weight error, activation ranges", f"tidl-io quant {p} --json",
@@ -150,6 +166,8 @@ def report(path: PathLike, *, traces: PathLike | None = None, golden: PathLike |
              *_accuracy(art, t, g, first)]
     sections.append(_model_section(folder, p, _links(parts, first)))
     sections += parts
+    if diagnosis is None and all(x.document is None for x in sections):
+        raise refused  # nothing at all to show: could not do the job, as doctor could not
     sections.append(_attempt(lambda: _emulation(art), "emulation", "The emulator against TI's own run",
                              f"tidl-io emulate {art} --check --json"))
     return ModelReport(p, tuple(sections))
