@@ -2,8 +2,8 @@
 its text / JSON to stdout). Registered by :mod:`tidl_io.cli.app`; no logic lives here.
 
 Exit codes like ``doctor``: 0 no section found a problem, 1 a finding in any section, 2 could
-not do the job (a PATH doctor cannot check, an -o file that cannot be written; with
-``--json`` also the failure document).
+not do the job (a MODEL nothing can read, a folder of model folders, an -o file that cannot be
+written; with ``--json`` also the failure document).
 """
 
 from __future__ import annotations
