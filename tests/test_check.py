@@ -186,6 +186,8 @@ CASES: dict[str, tuple[Any, dict[str, Any], dict[str, tuple[str, tuple[str, ...]
     "advise": (tidl_io.advise, {"artifacts": EXAMPLES, "compare": EXAMPLE_COMPARE, "perf": False},
                {"artifacts": ("path", ("artifacts",))}),
     "load_perf": (tidl_io.load_perf, {"path": EXAMPLES}, {"path": ("path", ("path",))}),
+    "report": (tidl_io.report, {"path": EXAMPLES, "check_library": False},
+               {"path": ("path", ("path",)), "check_library": ("flag", ("check_library",))}),
     "load_quant": (tidl_io.load_quant, {"path": FIXTURES / "quant" / "model"}, {"path": ("path", ("path",))}),
     "load_quant_params": (tidl_io.load_quant_params, {"path": FIXTURES / "quant" / "model" / "model_qparams.prototxt"},
                           {"path": ("path", ("path",))}),
@@ -292,6 +294,7 @@ EXCLUDED = {
     "EmulationCheck": "the report check_emulation returns",
     "check_emulation": "needs TI's dumps with a net; its wrong kinds are checked in tests/test_trace_emucheck.py",
     "CompareReport": "the report compare_traces / compare_calibration return",
+    "ModelReport": "the report report returns",
 }
 
 

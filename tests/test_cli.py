@@ -550,6 +550,7 @@ def _json_cases(tmp: Path) -> dict[str, list[list[str]]]:
                     [str(EXAMPLES), "--input", str(tmp / "x.npy")], [missing, "--input", str(tmp / "x.npy")]],
         "compare": [[missing, "--artifacts", str(EXAMPLES), "--ref", missing]],
         "advise": [["--compare", missing]],
+        "report": [[str(f), "--no-library"] for f in (*folders, nan_scale, tiny)] + [[missing]],
     }
 
 

@@ -138,6 +138,9 @@ def test_every_command_runs_on_the_bundled_example(tmp_path: Path) -> None:
     assert "10.0" in run("emulate", str(ex), "--input", str(work / "in.npy"), code=2).stderr
     assert "graphvizInfo" in run("why", str(ex), code=2).stderr
     assert "paramDebug" in run("quant", str(ex), code=2).stderr
+    # one page of what there is, each empty section naming the file that would fill it
+    assert "missing: " in run("report", str(ex), "-o", str(work / "r.html")).stdout
+    assert "graphvizInfo" in (work / "r.html").read_text(encoding="utf-8")
     run("golden", str(ex / "no_such_model.onnx"), "--input", str(work / "in.npy"), "-o", str(work / "g.npz"), code=2)
     assert not (work / "g.npz").exists()
     assert seen == set(_commands()), sorted(set(_commands()) - seen)

@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # the lazily loaded names' real types, for mypy and editors (
     from .doctor.checks import Diagnosis, diagnose
     from .emulator import Emulation, emulate
     from .net import Layer, Network, load_net, parse_net
+    from .overview import ModelReport, report
     from .perf import Performance, load_perf
     from .precision import QuantParams, QuantReport, load_quant, load_quant_params
     from .run.session import Session
@@ -91,6 +92,7 @@ __all__ = [
     "Layer",
     "LibraryNotFoundError",
     "MockC7xRuntime",
+    "ModelReport",
     "Network",
     "OptionError",
     "PaddingReport",
@@ -149,6 +151,7 @@ __all__ = [
     "quantize",
     "reorg",
     "reorg_inverse",
+    "report",
     "rows_from_outputs",
     "unpack",
     "validate",
@@ -179,6 +182,7 @@ _LAZY = {
     "Emulation": "emulator", "emulate": "emulator",
     "EmulationCheck": "trace.emucheck", "check_emulation": "trace.emucheck",
     "Advice": "advisor", "advise": "advisor",
+    "ModelReport": "overview", "report": "overview",
 }
 
 

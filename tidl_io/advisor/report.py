@@ -162,6 +162,12 @@ class Advice:
             "notes": list(self.notes),
         }
 
+    def to_html(self) -> str:
+        """One self-contained page (``tidl-io advise --html``; :func:`tidl_io.advisor.page.render_html`)."""
+        from .page import render_html  # start-up: the page's module loads for --html only
+
+        return render_html(self)
+
     def to_text(self, top: int | None = 20) -> str:
         lines = [f"{escape(self.artifacts)} (subgraph {escape(self.subgraph)}): which layers to put in 16 bits",
                  f"  measured: {escape(self.compare)}",

@@ -11,7 +11,9 @@
   work (difflib's ratio is quadratic in the length: a 500 000-character name took seconds);
 - :func:`report_repr`: the ``repr()`` of a report object: its class, its source and a few
   counts and headline numbers, never longer than :data:`REPR_LIMIT` characters (a report's
-  dataclass repr would print every row: hundreds of kilobytes).
+  dataclass repr would print every row: hundreds of kilobytes);
+- :func:`layer_anchor`: the HTML id of one layer's row in one section of a page, so that the
+  sections of ``tidl-io report`` link a layer across them.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Iterable
 
-__all__ = ["CLOSE_CHARS", "CLOSE_NAMES", "REPR_LIMIT", "closest", "escape", "escape_lines", "report_repr", "short",
-           "short_repr"]
+__all__ = ["CLOSE_CHARS", "CLOSE_NAMES", "PAGE_HEAD", "REPR_LIMIT", "closest", "escape", "escape_lines", "html_page",
+           "html_table", "layer_anchor", "report_repr", "short", "short_repr"]
 
 CLOSE_CHARS = 128
 """Characters of a name :func:`closest` compares: its first and last 64 (ONNX names are tens of
@@ -118,3 +120,37 @@ def report_repr(obj: object, source: object, **fields: object) -> str:
     parts = [repr(text)] + [f"{key}={short_repr(value)}" for key, value in fields.items()]
     out = f"{type(obj).__name__}({', '.join(parts)})"
     return out if len(out) <= REPR_LIMIT else out[: REPR_LIMIT - 2] + "…)"
+
+
+def layer_anchor(section: str, subgraph: str, index: int) -> str:
+    """The HTML id of layer ``index`` (the net's layer index) of ``subgraph`` in ``section``:
+    ``"perf-subgraph_0-12"``; characters other than ASCII letters, digits, ``_`` and ``.`` in the
+    subgraph's name become ``_`` (an id has no spaces; a name from a file can hold anything)."""
+    clean = "".join(c if c.isascii() and (c.isalnum() or c in "_.") else "_" for c in subgraph)
+    return f"{section}-{clean}-{index}"
+
+
+PAGE_HEAD = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+"""The head every page of tidl-io starts with: nothing fetched, no script (``default-src 'none'``)."""
+
+
+def html_page(title: str, css: str, body: str, h1: str | None = None) -> str:
+    """One self-contained HTML page: :data:`PAGE_HEAD`, ``title`` (escaped), the inline ``css``,
+    an ``<h1>`` (``h1``, escaped; default ``title``) and ``body`` (HTML, used as it is)."""
+    import html  # start-up: plain inspect loads this module, never a page
+
+    return (f"{PAGE_HEAD}<title>{html.escape(escape(title))}</title><style>{css}</style></head><body>"
+            f"<h1>{html.escape(escape(title if h1 is None else h1))}</h1>{body}</body></html>\n")
+
+
+def html_table(head: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """A table: ``head`` (plain text, escaped) and ``rows``, each ``(attributes, cells)`` where
+    ``attributes`` is the ``<tr>``'s attribute text (HTML, e.g. ``' id="x"'``, or "") and each
+    cell is HTML (the caller escaped what came from a file)."""
+    import html  # start-up: plain inspect loads this module, never a page
+
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join(f"<tr{attrs}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>" for attrs, cells in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import OptionError
 from ..base.numtext import NumberError, read_float
 from ..iodesc.format import dumps_json
@@ -78,6 +79,7 @@ def add_commands(sub: Any) -> None:
                                                                     "every layer (instead of the cycle model)")
     p.add_argument("--no-perf", action="store_true", help="ignore the performance simulation (rank by gain alone)")
     p.add_argument("--json", action="store_true", help="machine-readable advice")
+    p.add_argument("--html", metavar="FILE", help="also write the advice as one self-contained HTML page (atomically)")
     p.set_defaults(run=_run)
 
 
@@ -109,5 +111,10 @@ def _advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     advice = advise(args.artifacts, compare=args.compare, traces=args.traces, golden=golden, inputs=args.input,
                     params=args.params, golden_layout=args.golden_layout, subgraph=args.subgraph,
                     perf=False if args.no_perf else None, budget_ms=args.budget_ms, top=args.top, factor=args.factor)
+    if args.html:  # before the advice: a page that cannot be written is one line and exit 2
+        try:
+            write_bytes_atomic(args.html, advice.to_html().encode("utf-8"))
+        except OSError as exc:
+            return report_failure("advise", write_failure(exc, args.html), args.html, out, err, args.json)
     out.write((dumps_json(advice.to_dict()) if args.json else advice.to_text()) + "\n")
     return EXIT_OK

@@ -1,7 +1,7 @@
 """``tidl-io`` command line: the parser and :func:`main`. Each command family lives in a module
 of its own (:mod:`.inspect`: inspect, validate; :mod:`.run`: demo, run, info; :mod:`.doctor`;
 :mod:`.trace`: golden, compare; :mod:`.perf`; :mod:`.why`; :mod:`.quant`; :mod:`.emulate`;
-:mod:`.advise`), each with ``add_commands(sub)``. No logic lives here.
+:mod:`.advise`; :mod:`.report`), each with ``add_commands(sub)``. No logic lives here.
 
 Exit codes, as ``diff``'s (:mod:`.codes`; the README's "Exit codes"): 0 ok, 1 a finding, 2 could
 not do the job. A library error or an OS error a command lets through means the job could not be
@@ -26,6 +26,7 @@ from . import emulate as cli_emulate
 from . import inspect as cli_inspect
 from . import perf as cli_perf
 from . import quant as cli_quant
+from . import report as cli_report
 from . import run as cli_run
 from . import trace as cli_trace
 from . import why as cli_why
@@ -54,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    for family in (cli_inspect, cli_run, cli_doctor, cli_trace, cli_why, cli_quant, cli_emulate, cli_perf, cli_advise):
+    for family in (cli_inspect, cli_run, cli_doctor, cli_trace, cli_why, cli_quant, cli_emulate, cli_perf, cli_advise,
+                   cli_report):
         family.add_commands(sub)  # each imports what its commands need when they run
     return parser
 

@@ -1,5 +1,5 @@
 """The ``tidl-io quant`` command: arguments to :func:`tidl_io.precision.report.load_quant`, its
-report to text or JSON. Registered by :mod:`tidl_io.cli.app`; no logic lives here.
+report to text, JSON or a page (``--html``). Registered by :mod:`tidl_io.cli.app`; no logic lives here.
 
 Exit codes: 0 the files agree, 1 a finding (a scale or name that disagrees between the net,
 paramDebug and the prototxt), 2 could not read the files.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
 from .codes import EXIT_INVALID as EXIT_FINDING
@@ -26,6 +27,7 @@ def add_commands(sub: Any) -> None:
     q.add_argument("path", metavar="PATH", help="a model folder, its artifacts folder, or tempDir")
     q.add_argument("--top", type=top, default=20, metavar="N", help="layers in the text table (0: all; default 20)")
     q.add_argument("--json", action="store_true", help="machine-readable report (strict JSON), every layer")
+    q.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page (atomically)")
     q.set_defaults(run=cmd_quant)
 
 
@@ -40,6 +42,13 @@ def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report = load_quant(args.path)
     except (TidlIoError, OSError) as exc:
         return fail("quant", str(exc), err, out if args.json else None, failure_path(exc))
+    if args.html:  # before the report: a page that cannot be written is one line and exit 2
+        try:
+            write_bytes_atomic(args.html, report.to_html().encode("utf-8"))
+        except OSError as exc:
+            return fail("quant", write_failure(exc, args.html), err, out if args.json else None, args.html)
+        except TidlIoError as exc:
+            return fail("quant", str(exc), err, out if args.json else None, args.html)
     if args.json:
         out.write(dumps_json(report.to_dict()) + "\n")
     else:

@@ -1,5 +1,5 @@
 """The ``tidl-io why`` command: arguments to :func:`tidl_io.support.load_support`, its report to
-text or JSON. Registered by :mod:`tidl_io.cli.app`; no logic lives here.
+text, JSON or a page (``--html``). Registered by :mod:`tidl_io.cli.app`; no logic lives here.
 
 Exit codes: 0 every node on TIDL (and no disagreement), 1 a finding (a node unsupported or on
 the ARM, more subgraphs than TIDL's limit, run.log disagreeing), 2 could not read the files.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
 from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path
@@ -26,6 +27,7 @@ def add_commands(sub: Any) -> None:
     w.add_argument("path", metavar="PATH", help="a model folder, its artifacts folder, tempDir, or graphvizInfo.txt")
     w.add_argument("--node", metavar="NAME", help="show one node (its name, or its index in graphvizInfo.txt)")
     w.add_argument("--json", action="store_true", help="machine-readable report (strict JSON)")
+    w.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page (atomically)")
     w.set_defaults(run=cmd_why)
 
 
@@ -39,6 +41,13 @@ def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             node = report.node(args.node).to_dict()
     except (TidlIoError, OSError) as exc:
         return fail("why", str(exc), err, out if args.json else None, failure_path(exc))
+    if args.html:  # before the report: a page that cannot be written is one line and exit 2
+        try:
+            write_bytes_atomic(args.html, report.to_html().encode("utf-8"))
+        except OSError as exc:
+            return fail("why", write_failure(exc, args.html), err, out if args.json else None, args.html)
+        except TidlIoError as exc:
+            return fail("why", str(exc), err, out if args.json else None, args.html)
     if args.json:
         doc = report.to_dict() if args.node is None else {"schema_version": 1, "source": report.source,
                                                            "node": node}

@@ -114,7 +114,7 @@ def diagnosis_to_dict(d: Diagnosis) -> dict[str, Any]:
     }
 
 
-_DOCTOR_CSS = """
+DOCTOR_CSS = """
 body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 24px; color: #1a202c; }
 h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 24px; border-bottom: 2px solid #2b6cb0; }
 table { border-collapse: collapse; font-size: 12px; } th { background: #edf2f7; }
@@ -125,10 +125,10 @@ font-weight: bold; }
 """
 
 
-def diagnosis_to_html(d: Diagnosis) -> str:
-    """``tidl-io doctor --html`` (:meth:`Diagnosis.to_html`): one small self-contained page
-    (no script, nothing fetched: ``default-src 'none'``) with the subgraphs, each finding and
-    the verdict; every name and message is HTML-escaped."""
+def diagnosis_body(d: Diagnosis) -> str:
+    """The page's content without its head (the verdict, the subgraphs, each finding): what
+    :func:`diagnosis_to_html` wraps, and what ``tidl-io report`` puts in its doctor section
+    (styled by :data:`DOCTOR_CSS`); every name and message is HTML-escaped."""
     def esc(text: str) -> str:  # control characters as Python escapes, then HTML's
         return html_escape(escape(text))
 
@@ -147,10 +147,6 @@ def diagnosis_to_html(d: Diagnosis) -> str:
     errors, notes = len(d.errors), len(d.findings) - len(d.errors)
     verdict = "all files agree" if d.ok else f"{errors} problem(s)"
     parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>tidl-io doctor: {esc(d.folder)}</title><style>{_DOCTOR_CSS}</style></head><body>",
-        f"<h1>tidl-io doctor: {esc(d.folder)}</h1>",
         f"<p>TIDL {esc(releases_text(d.releases, 'unknown'))}; TIDL-RT: {esc(d.library or 'no library identified')}</p>",
         f'<p class="{"ok" if d.ok else "bad"}">{esc(verdict)} ({errors} error(s), {notes} note(s))</p>',
     ]
@@ -161,5 +157,19 @@ def diagnosis_to_html(d: Diagnosis) -> str:
     if finds:
         head = "".join(f"<th>{h}</th>" for h in ("level", "check", "where", "message"))
         parts.append(f"<h2>Findings</h2><table><thead><tr>{head}</tr></thead><tbody>{''.join(finds)}</tbody></table>")
-    parts.append(f"<p><small>tidl-io {esc(__version__)}</small></p></body></html>")
+    return "\n".join(parts)
+
+
+def diagnosis_to_html(d: Diagnosis) -> str:
+    """``tidl-io doctor --html`` (:meth:`Diagnosis.to_html`): one small self-contained page
+    (no script, nothing fetched: ``default-src 'none'``) with the subgraphs, each finding and
+    the verdict (:func:`diagnosis_body`)."""
+    folder = html_escape(escape(d.folder))
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>tidl-io doctor: {folder}</title><style>{DOCTOR_CSS}</style></head><body>",
+        f"<h1>tidl-io doctor: {folder}</h1>", diagnosis_body(d),
+        f"<p><small>tidl-io {html_escape(__version__)}</small></p></body></html>",
+    ]
     return "\n".join(parts) + "\n"

@@ -5,12 +5,13 @@ buffer's memory (L2, MSMC, DDR) coloured."""
 
 from __future__ import annotations
 
+from ..base.text import layer_anchor
 from ..base.version import __version__
 from ..iodesc.picture import esc
 from .model import LayerPerf, PerformanceData, SubgraphPerf
 from .report import config_line, fmt, kcycles, short_type, totals_line
 
-__all__ = ["CYCLE_KINDS", "render_html"]
+__all__ = ["CYCLE_KINDS", "PERF_CSS", "perf_body", "render_html"]
 
 # (class, label, colour): the parts of TI's LayerCycles, in the order they are stacked
 CYCLE_KINDS = (("kernel", "kernel", "#3182ce"), ("wait", "core loop waiting for data", "#ed8936"),
@@ -19,7 +20,7 @@ _READ, _WRITE = "#38a169", "#e53e3e"
 _MEMORY = {"L2": "#c6f6d5", "MSMC": "#fefcbf", "DDR": "#fed7d7", "DDR_PERSIST": "#fbb6ce"}
 _ROW, _LABEL, _PLOT = 12, 220, 640
 
-_CSS = """
+PERF_CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1a202c;background:#fff}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em}
 table{border-collapse:collapse;font-size:12px}th,td{border:1px solid #e2e8f0;padding:2px 6px;text-align:right}
@@ -93,7 +94,7 @@ def _mem_cell(space: str | None) -> str:
     return f'<td class="t mem"{style}>{esc(space or "-")}</td>'
 
 
-def _table(s: SubgraphPerf) -> str:
+def _table(s: SubgraphPerf, anchor: str = "") -> str:
     board = any(lay.board is not None for lay in s.layers)
     head = ["exec", "layer", "type", "name", "time µs", "share", "kernel", "core loop", "setup", "DMA", "bound",
             "DDR R MB", "DDR W MB", "in from", "in to", "out from", "out to", "weights from", "weights to"]
@@ -113,7 +114,8 @@ def _table(s: SubgraphPerf) -> str:
             b = lay.board
             cells += [f"<td>{esc(kcycles(b.cycles if b else None))}</td>",
                       f"<td>{esc(fmt(b.ratio if b else None))}</td>"]
-        rows.append(f'<tr data-index="{lay.index}">{"".join(cells)}</tr>')
+        ident = f' id="{esc(layer_anchor(anchor, s.name, lay.index))}"' if anchor else ""
+        rows.append(f'<tr data-index="{lay.index}"{ident}>{"".join(cells)}</tr>')
     return (f"<table><thead><tr>{''.join(f'<th>{esc(h)}</th>' for h in head)}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 
@@ -125,7 +127,7 @@ def _legend() -> tuple[str, str, str]:
     return kinds, ddr, mem
 
 
-def _section(s: SubgraphPerf) -> str:
+def _section(s: SubgraphPerf, anchor: str = "") -> str:
     kinds, ddr, mem = _legend()
     timed = any(lay.cycles is not None for lay in s.layers)
     has_ddr = any(lay.ddr_read_mb is not None for lay in s.layers)
@@ -138,19 +140,27 @@ def _section(s: SubgraphPerf) -> str:
         parts.append('<p class="note">no simulation: no times (the placement below is the bufinfolog\'s)</p>')
     if has_ddr:
         parts.append(f'<h3>DDR traffic per layer</h3><p class="legend">{ddr}</p>{_ddr_svg(s)}')
-    parts.append(f'<h3>Layers and where their buffers live</h3><p class="legend">{mem}</p>{_table(s)}</section>')
+    parts.append(f'<h3>Layers and where their buffers live</h3><p class="legend">{mem}</p>{_table(s, anchor)}</section>')
     return "".join(parts)
+
+
+def perf_body(perf: PerformanceData, anchor: str = "") -> str:
+    """The page's content without its head (each subgraph's bars, DDR and table, the notes),
+    styled by :data:`PERF_CSS`: what :func:`render_html` wraps and ``tidl-io report`` shows.
+    ``anchor``: a prefix; each layer's row then gets the id ``base.text.layer_anchor(anchor,
+    subgraph, index)``."""
+    notes = "".join(f'<p class="note">note: {esc(n)}</p>' for n in perf.notes)
+    return "".join(_section(s, anchor) for s in perf.subgraphs) + notes
 
 
 def render_html(perf: PerformanceData) -> str:
     """The page (a str); every name from a file is escaped."""
     count = sum(len(s.layers) for s in perf.subgraphs)
-    notes = "".join(f'<p class="note">note: {esc(n)}</p>' for n in perf.notes)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>tidl-io perf</title><style>{_CSS}</style></head>"
+            f"<title>tidl-io perf</title><style>{PERF_CSS}</style></head>"
             f'<body data-tidl-io-perf="{count}"><h1>Where does the time go?</h1>'
             f'<p class="note">tidl-io {esc(__version__)} · {esc(perf.source)} · the times are TI\'s compile-time '
             "simulation at the configuration shown; a board run is the truth</p>"
-            + "".join(_section(s) for s in perf.subgraphs) + f"{notes}</body></html>\n")
+            + perf_body(perf) + "</body></html>\n")

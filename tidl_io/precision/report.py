@@ -142,6 +142,12 @@ class QuantReport:
         return {"schema_version": SCHEMA_VERSION, "path": self.path, "layers": [x.to_dict() for x in self.layers],
                 "files": dict(self.files), "problems": list(self.problems), "notes": list(self.notes)}
 
+    def to_html(self) -> str:
+        """One self-contained page (``tidl-io quant --html``; :func:`tidl_io.precision.page.render_html`)."""
+        from .page import render_html  # start-up: the page's module loads for --html only
+
+        return render_html(self)
+
     def to_text(self, top: int | None = 20) -> str:
         """The table, worst weights first: the first ``top`` layers (None or 0: all)."""
         if top is not None:

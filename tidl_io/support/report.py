@@ -177,6 +177,12 @@ class SupportReport:
             "files": dict(self.files), "problems": list(self.problems), "notes": list(self.notes),
         }
 
+    def to_html(self) -> str:
+        """One self-contained page (``tidl-io why --html``; :func:`tidl_io.support.page.render_html`)."""
+        from .page import render_html  # start-up: the page's module loads for --html only
+
+        return render_html(self)
+
     def to_text(self, node: str | int | None = None) -> str:
         """The report for people; with ``node``, that node's line only."""
         return node_text(self, self.node(node)) if node is not None else report_text(self)

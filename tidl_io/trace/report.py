@@ -18,13 +18,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.text import escape, report_repr, short
+from ..base.text import escape, layer_anchor, report_repr, short
 from ..base.version import __version__
 from ..iodesc.format import document, dumps_json
 from ..iodesc.picture import esc
 from .metrics import Metrics
 
-__all__ = ["CompareReport", "Histogram", "Row", "Status", "format_report", "render_html", "report_to_dict"]
+__all__ = ["COMPARE_CSS", "CompareReport", "Histogram", "Row", "Status", "compare_body", "format_report", "render_html",
+           "report_to_dict"]
 
 
 class Status(str, enum.Enum):
@@ -295,7 +296,7 @@ def format_report(report: CompareReport) -> str:
 
 # ---- HTML -------------------------------------------------------------------------------
 
-_CSS = """
+COMPARE_CSS = """
 body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 24px; color: #1a202c; }
 h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 2px solid #2b6cb0; }
 table { border-collapse: collapse; font-size: 12px; } th, td { border: 1px solid #cbd5e0; padding: 2px 8px;
@@ -377,8 +378,11 @@ def _hist_svg(hist: Histogram) -> str:
     return "".join(parts)
 
 
-def render_html(report: CompareReport) -> str:
-    """The report page: summary, SNR per layer, histograms of the first bad layer, table."""
+def compare_body(report: CompareReport, anchor: str = "", subgraph: str = "") -> str:
+    """The page's content without its head (summary, SNR per layer, histograms of the first bad
+    layer, table), styled by :data:`COMPARE_CSS`: what :func:`render_html` wraps and ``tidl-io
+    report`` shows. ``anchor``: a prefix; each row then gets the id
+    ``base.text.layer_anchor(anchor, subgraph, index)``."""
     bad = report.first_bad
     if bad is None:
         summary = f"no layer under {report.min_snr_db:g} dB ({len(report.compared)} compared)"
@@ -391,19 +395,25 @@ def render_html(report: CompareReport) -> str:
         cells = _cells(r)[:-1]
         tds = "".join(f'<td class="name" title="{esc(r.name or "")}">{esc(c)}</td>' if i == 3 else f"<td>{esc(c)}</td>"
                       for i, c in enumerate(cells))
-        body.append(f'<tr class="{"bad" if r.bad else ""}" data-index="{_index(r)}">{tds}</tr>')
+        ident = f' id="{esc(layer_anchor(anchor, subgraph, r.index))}"' if anchor and r.index is not None else ""
+        body.append(f'<tr class="{"bad" if r.bad else ""}" data-index="{_index(r)}"{ident}>{tds}</tr>')
     hists = "".join(_hist_svg(h_) for h_ in report.histograms)
     extra = "".join(f'<p class="warn">not compared: {_layer(r)} (dataId {r.data_id}) {esc(r.name or "")}: '
                     f"{esc(r.note)}</p>" for r in report.unmatched)
     extra += "".join(f'<p class="warn">warning: {esc(w)}</p>' for w in report.warnings)
     extra += "".join(f'<p class="note">note: {esc(n)}</p>' for n in report.notes)
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>tidl-io compare</title><style>{_CSS}</style></head>"
-            f'<body data-tidl-io-compare="{len(report.rows)}"><h1>Which layer loses accuracy?</h1>'
-            f'<p class="note">tidl-io {esc(__version__)} · reference: {esc(report.reference)} · test: '
+    return (f'<p class="note">tidl-io {esc(__version__)} · reference: {esc(report.reference)} · test: '
             f"{esc(report.test)}</p><p class=\"summary\">{summary}</p><h2>SNR per layer</h2>{_snr_svg(report)}"
             + (f"<h2>First bad layer: reference vs TIDL</h2>{hists}" if hists else "")
             + f"<h2>Layers</h2><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-            f"{extra}</body></html>\n")
+            f"{extra}")
+
+
+def render_html(report: CompareReport) -> str:
+    """The report page: summary, SNR per layer, histograms of the first bad layer, table."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>tidl-io compare</title><style>{COMPARE_CSS}</style></head>"
+            f'<body data-tidl-io-compare="{len(report.rows)}"><h1>Which layer loses accuracy?</h1>'
+            + compare_body(report) + "</body></html>\n")
