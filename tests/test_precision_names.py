@@ -206,3 +206,15 @@ def test_close_names_share_the_names_parts() -> None:
     literal = [n for n in names if "/conv2d_5_1/" in n]  # the one layer of that block (a literal search)
     assert len(literal) == 1 and close[0] == literal[0], close  # difflib alone put three other blocks first
     assert all(c.startswith("zero_dce_1/functional_1/conv2d_") for c in close)
+
+
+def test_names_of_a_renamed_model_say_so() -> None:
+    """od-8220's ONNX tensor names were replaced by numbers before TIDL compiled it (its layer_info.txt: 'input',
+    '1', '3', ...): the finding says the names are gone instead of offering 'input' as the closest."""
+    _need(OD)
+    info = OD / "artifacts" / "tempDir" / "subgraph_0_tidl_net.bin.layer_info.txt"
+    names = [line.split()[2] for line in info.read_text().splitlines() if line.strip()]
+    assert sum(n.isdigit() for n in names) * 2 > len(names)  # the literal fact, read here
+    found = [f for f in diagnose(OD, check_library=False).findings if f.check == "16bit-names"]
+    assert len(found) == 9 and all("the model's tensors were renamed before TIDL compiled it" in f.message
+                                   for f in found)

@@ -276,6 +276,9 @@ def _finding(f: Path, key: str, i: int, line: int | None, entry: str, names: Seq
             f"from it; every layer keeps tensor_bits)")
     if held is not None:
         what += f"; it is one of the tensors of the layer TIDL named {short_repr(held, 120)}: give that name"
+    elif not entry.isdigit() and 2 * sum(n.isdigit() for n in names[:CLOSE_NAMES]) > len(names[:CLOSE_NAMES]):
+        what += ("; most of the compiled model's layer names are numbers: the model's tensors were renamed before "
+                 "TIDL compiled it (an ONNX simplifier does that), so its own names are gone: give TIDL's numbers")
     what += f"; closest names TIDL accepts: {', '.join(repr(c) for c in close)}"
     what += f" (all {len(names)}: Out Data Names in {Path(used[0]).name}{' …' if len(used) > 1 else ''})"
     if invalid is not None:
