@@ -230,3 +230,13 @@ def test_allowlisting_rejection_is_unsupported_with_ti_words(tmp_path: Path) -> 
     note = [n for n in r.notes if "none of TI's" in n]
     assert len(note) == 1 and "'c'" in note[0] and "subgraph 1" in note[0]
     assert note[0] in r.to_dict()["notes"] and note[0] in r.to_text()
+
+
+def test_a_graphviz_file_past_16_mib_is_refused_from_its_size(tmp_path: Path) -> None:
+    """The second probe of issue 32: a file of 10^6 nodes, refused at line 1, was read whole first (323 MB)."""
+    (tmp_path / "tempDir").mkdir()
+    with open(tmp_path / "tempDir" / "graphvizInfo.txt", "wb") as fh:
+        fh.write(b"1000000\n")
+        fh.truncate((16 << 20) + 1)
+    with pytest.raises(FormatError, match="larger than 16 MiB"):
+        tidl_io.load_support(tmp_path)

@@ -37,7 +37,7 @@ from ..base.errors import FormatError
 from ..base.numtext import NumberError, read_int
 from ..base.text import short_repr
 
-__all__ = ["MAX_NODES", "GraphNode", "Status", "parse_graphviz", "split_diag", "status_of"]
+__all__ = ["MAX_LINE", "MAX_NODES", "GraphNode", "Status", "parse_graphviz", "split_diag", "status_of"]
 
 MAX_NODES = 1 << 15
 """Most nodes a graphvizInfo.txt may list (32 768): above what TIDL can offload (TIDL's default
@@ -186,6 +186,10 @@ def _fields(line: str) -> tuple[str, str, str, str, str, str] | None:
     return line[:sp], head[:cut], op, line[start_out:at_in], line[start_in:end_in], diag
 
 
+MAX_LINE = 1 << 16
+"""The longest node line read (TI's real lines: 40 to 600 characters)."""
+
+
 def parse_graphviz(text: str, source: str = "graphvizInfo.txt") -> tuple[GraphNode, ...]:
     """Every node line of a graphvizInfo.txt, in file order; a :class:`~tidl_io.FormatError`
     naming the line for a malformed or cut file (fewer node lines than line 1 says), a count
@@ -201,6 +205,9 @@ def parse_graphviz(text: str, source: str = "graphvizInfo.txt") -> tuple[GraphNo
         line = raw.rstrip()
         if not line:
             continue
+        if len(line) > MAX_LINE:
+            raise FormatError(source, f"line {i}: {len(line)} characters; a node line is at most {MAX_LINE} (TI's "
+                                      f"are under 1 000: a name, its edges and its verdict)")
         parts = _fields(line)
         if parts is None:
             raise FormatError(source, f"line {i}: expected '<index> <name> <op> outputAdjNodes … inputAdjNodes … "
