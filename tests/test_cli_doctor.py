@@ -120,3 +120,12 @@ def test_real_folder_of_models_and_net_file_are_exit_2(realdata: Path) -> None:
     net = nets / "bbai64-deeplabv3-mnv2-8.2" / "201_tidl_net.bin"
     code, _, err = run("--no-library", str(net))
     assert code == 2 and f"(tidl-io doctor {net.parent})" in err, err
+
+
+def test_json_with_html_is_refused_with_the_document() -> None:
+    """The second probe of issue 32: 'doctor --json --html X' exited 2 with nothing on stdout."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["doctor", "--json", "--no-library", str(EXAMPLES), "--html", "/dev/null"], out=out, err=err)
+    doc = json.loads(out.getvalue())
+    assert code == 2 and doc["errors"][0]["message"] == "--json and --html exclude each other"
+    assert err.getvalue().count("\n") == 1

@@ -26,7 +26,7 @@ def _cmd_doctor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..doctor.checks import diagnose, parse_explain  # start-up
 
     def usage(message: str, path: str | None = None) -> int:
-        return fail("doctor", message, err, out if args.json and not args.html else None, path)
+        return fail("doctor", message, err, out if args.json else None, path)
 
     try:
         keys = [parse_explain(text) for text in args.explain or ()]
