@@ -38,7 +38,14 @@ TIO_X512_FN void tio_x512_deint_u8(char *D, int64_t dl, const char *S, int64_t n
         idx[k] = _mm512_loadu_si512((const void *)raw[k]);
     }
     const uint8_t *s = (const uint8_t *)S;
-    int64_t j = 0;
+    int64_t j = 0, head = (int64_t)(-(uintptr_t)D & 63);
+    /* the first pixels one by one up to a line bound of the first plane (the others too where the planes
+       are whole lines apart): a 64-byte store across two lines costs two: HWC 1080p on the Intel Xeon, loaded: 1.57x a copy
+       with every store split, 1.17-1.21x aligned) */
+    head = head < n ? head : n;
+    for (; j < head; j++, s += lanes)
+        for (int k = 0; k < lanes; k++)
+            ((uint8_t *)D)[k * dl + j] = s[k];
     if (lanes == 2) {
         for (; j + 64 <= n; j += 64, s += 128) {
             __m512i a = _mm512_loadu_si512((const void *)s), b = _mm512_loadu_si512((const void *)(s + 64));
