@@ -23,7 +23,7 @@ LIB_NAME = "libtidl_io_native.so"
 # the same intrinsics (Debian's libsimde-dev; SIMDE_INCLUDE names another folder holding simde/), so
 # that the tests run them on any CPU; a library of its own name, never loaded unless asked for.
 SIMDE_LIB_NAME = "libtidl_io_native_simde.so"
-SIMDE_FLAGS = ["-DTIO_SIMDE", "-DTIO_NO_CLONES"]
+SIMDE_FLAGS = ["-DTIO_SIMDE", "-DTIO_NO_CLONES", "-DTIO_X512_DEINT"]  # (copy.c: the VBMI deinterleave too)
 # Flags every build needs: -ffp-contract=off keeps ``x * scale + zp`` two roundings (TIDL's),
 # never a fused multiply-add; no -ffast-math anywhere (NaN, inf and signed zeros must behave).
 BASE_FLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-pthread", "-ffp-contract=off", "-fno-math-errno",

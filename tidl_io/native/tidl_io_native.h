@@ -38,6 +38,8 @@ enum tio_type { TIO_U8 = 0, TIO_I8, TIO_U16, TIO_I16, TIO_U32, TIO_I32, TIO_F32,
 #define TIO_X512 1
 /* the 2-4 lane uint8 deinterleave (copy.c's tio_deint*_uint8_t): dst planes dl bytes apart */
 void tio_x512_deint_u8(char *D, int64_t dl, const char *S, int64_t n, int lanes);
+/* the one-byte transpose block of copy.c's tio_block for ni a multiple of 64 rows */
+void tio_x512_block_u8(char *D, int64_t db, const char *S, int64_t sa, int64_t ni, int64_t nj);
 #endif
 
 /* cpu.c: the ISA level in use (tio_set_isa: 0 portable, 1 SSE2 / NEON, 2 AVX2, 3 AVX-512 (F, BW, VL,
