@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_native import _array, same
 
 from tidl_io import native as _native
 from tidl_io.data.buffers import pack
 from tidl_io.data.permute import permute
 
 from test_buffers import make_tensor
-from test_native import _array, same
 
 REQUIRED = os.environ.get("TIDL_IO_REQUIRE_SIMDE", "").strip().lower() in ("1", "true", "on", "yes")
 
@@ -158,19 +158,12 @@ def test_square_inplace(avx512: str, case: tuple[str, int, tuple[int, ...]], thr
         same(got, expect)
 
 
-def test_required_fails_without_simde(tmp_path: Path) -> None:
-    """SIMDE_INCLUDE at a folder without SIMDe: the build says what is missing (and the fixture above
-    turns that into a failure under TIDL_IO_REQUIRE_SIMDE=1)."""
+def test_required_fails_without_simde(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIMDE_INCLUDE at a folder without SIMDe: the build says what is missing and leaves no file (the
+    fixture above turns that into a failure under TIDL_IO_REQUIRE_SIMDE=1)."""
     build = _native._build_module()
-    saved = os.environ.get("SIMDE_INCLUDE")
-    os.environ["SIMDE_INCLUDE"] = str(tmp_path)
-    try:
-        assert build.simde_header() is None
-        with pytest.raises(FileNotFoundError, match="libsimde-dev"):
-            build.build(tmp_path / "out", quiet=True, simde=True)
-    finally:
-        if saved is None:
-            del os.environ["SIMDE_INCLUDE"]
-        else:
-            os.environ["SIMDE_INCLUDE"] = saved
+    monkeypatch.setenv("SIMDE_INCLUDE", str(tmp_path))
+    assert build.simde_header() is None
+    with pytest.raises(FileNotFoundError, match="libsimde-dev"):
+        build.build(tmp_path / "out", quiet=True, simde=True)
     assert not (tmp_path / "out" / build.SIMDE_LIB_NAME).exists()
