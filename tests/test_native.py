@@ -124,7 +124,10 @@ def test_isa_levels_follow_the_cpu_and_the_environment() -> None:
     machine, isa = platform.machine().lower(), _native.info()["isa"].split()
     if machine in ("x86_64", "amd64"):
         dispatching = any(word.startswith(("sse", "avx")) for word in isa)  # (else a build for one ISA)
-        expect = ["portable", "sse2"] + (["avx2"] if dispatching and "avx2" in _cpu_flags() else [])
+        flags = _cpu_flags()
+        expect = ["portable", "sse2"] + (["avx2"] if dispatching and "avx2" in flags else [])
+        if expect[-1] == "avx2" and {"avx512f", "avx512bw", "avx512vl", "avx512vbmi"} <= flags:
+            expect.append("avx512")
     elif machine in ("aarch64", "arm64"):
         expect = ["portable", "neon"]
     else:
@@ -140,7 +143,8 @@ def test_isa_levels_follow_the_cpu_and_the_environment() -> None:
     show = "import tidl_io; print(tidl_io.native_info()['isa_level'])"
     assert _python(show, TIDL_IO_ISA="portable").stdout.split() == ["portable"]
     assert _python(show, TIDL_IO_ISA=" Best ").stdout.split() == [expect[-1]]
-    assert _python(show, TIDL_IO_ISA="avx2").stdout.split() == [expect[-1]]  # (capped at the CPU's)
+    assert _python(show, TIDL_IO_ISA="avx512").stdout.split() == [expect[-1]]  # (capped at the CPU's)
+    assert _python(show, TIDL_IO_ISA="AVX2").stdout.split() == [expect[min(2, len(expect) - 1)]]
     bad = _python(show, TIDL_IO_ISA="avx9000")
     assert bad.stdout.split() == [expect[-1]] and "TIDL_IO_ISA='avx9000' is not understood" in bad.stderr
 
@@ -694,7 +698,7 @@ def test_transpose_block_edges(case: tuple[Any, ...], padded: bool, isa: str) ->
 # The in-place blocks are chosen from L1d at load time (native_info()["blocking"]: 64 four-byte cells with 32 or
 # 48 KiB, 128 one-byte cells; 32 to 256 elsewhere): sizes around 8, 16, 32, 48, 64, 128 and one block plus a bit.
 @pytest.mark.parametrize("isa", LEVELS)
-@pytest.mark.parametrize("dtype", ["u1", "f4", "f8"])
+@pytest.mark.parametrize("dtype", ["u1", "i2", "f4", "f8"])
 @pytest.mark.parametrize("n", [8, 15, 16, 17, 24, 31, 32, 33, 40, 47, 49, 63, 65, 96, 100, 127, 129, 143])
 def test_square_inplace_tile_edges(n: int, dtype: str, isa: str) -> None:
     x = _array(np.random.default_rng(n), (2, n, n), dtype)

@@ -182,8 +182,8 @@ def _reshape_case(shape: tuple[int, ...], perm: tuple[int, ...], repeats: int) -
             f"{plan.bytes_moved}, result is a view: {view}{verdict}")
 
 
-def _inplace_case(n: int, repeats: int, target: Target) -> str:
-    a = _fill((n, n), "float32")
+def _inplace_case(n: int, repeats: int, target: Target, dtype: str = "float32") -> str:
+    a = _fill((n, n), dtype)
     b = np.empty_like(a)
     original = a.copy()
     fns: dict[str, Fn] = {
@@ -199,7 +199,8 @@ def _inplace_case(n: int, repeats: int, target: Target) -> str:
     tracemalloc.stop()
     assert np.array_equal(a, original) or np.array_equal(a, original.T)
     bound = _blocked.square_scratch_elements(n, 1, a.itemsize)[1] * a.itemsize
-    row = _row(f"in-place square transpose {n}x{n} f32", a.nbytes, med, target)
+    short = {"float32": "f32", "uint8": "u8", "int16": "i16"}.get(dtype, dtype)
+    row = _row(f"in-place square transpose {n}x{n} {short}", a.nbytes, med, target)
     pct = 100 * peak / a.nbytes
     verdict = f"   (<= 1 %: {'met' if pct <= 1 else 'MISSED'})" if JUDGE else ""
     return (f"{row}\n{'':42}scratch: {peak} bytes allocated (tracemalloc peak) = {pct:.2f} % of the "
@@ -232,6 +233,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(_permute_case((sq - 1, sq + 1), (1, 0), "float32", reps, (1.5, 2.3), "2-D transpose", "a b -> b a"))
     print(_reshape_case((big[0], 1, big[1], big[2] * big[3]), (0, 2, 1, 3), reps))
     print(_inplace_case(sq, reps, (1.5, 2.2)))
+    # one- and two-byte cells (issue 35's goals: <= 1.3x out of place, <= 1.5x in place)
+    for small in ("uint8", "int16"):
+        print(_permute_case((sq, sq), (1, 0), small, reps, (1.3, 1.3), "2-D transpose", "a b -> b a"))
+        print(_inplace_case(sq, reps, (1.5, 1.5), small))
     return 0
 
 

@@ -3,6 +3,7 @@
     python tools/build_native.py                      # -> tidl_io/native/libtidl_io_native.so
     python tools/build_native.py --cc aarch64-linux-gnu-gcc --out DIR
     CC=clang python tools/build_native.py --cflags "-march=native"
+    python tools/build_native.py --simde --out DIR     # the AVX-512 kernels through SIMDe (any CPU)
 
 ``pip install .`` does the same automatically; this is for in-place development builds and for
 cross builds (the aarch64 CI stage). Point the loader at a library elsewhere with
@@ -49,10 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=NATIVE,
                         help="output folder (default: tidl_io/native, where the loader looks first)")
     parser.add_argument("--cflags", default="", help="extra compiler flags, e.g. '-march=native'")
+    parser.add_argument("--simde", action="store_true",
+                        help="the SIMDe build (libtidl_io_native_simde.so: AVX-512 kernels on any CPU, for tests)")
     args = parser.parse_args(argv)
     build = _build_module()
     try:
-        path = build.build(args.out, args.cc, shlex.split(args.cflags))
+        path = build.build(args.out, args.cc, shlex.split(args.cflags), simde=args.simde)
     except (FileNotFoundError, subprocess.CalledProcessError) as exc:
         print(f"build_native: {exc}", file=sys.stderr)
         return 1

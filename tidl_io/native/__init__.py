@@ -14,7 +14,7 @@ A library built from other sources than the ones beside this file is refused (st
 ``TIDL_IO_REQUIRE_NATIVE=1`` (or true/on/yes) makes a failure to load an ImportError (CI sets it).
 ``TIDL_IO_THREADS`` sets the threads used for large tensors (a whole number >= 1, at most 8 used;
 default: 2, at most the CPU count). ``TIDL_IO_ISA`` caps the hand-written vector kernels used
-(``portable``, ``sse2`` or ``neon``, ``avx2``; default and ``best``: the best this CPU has; a level
+(``portable``, ``sse2`` or ``neon``, ``avx2``, ``avx512``; default and ``best``: the best this CPU has; a level
 above the CPU's is the CPU's). A value of any of these variables that is not understood is a
 :class:`~tidl_io.TidlIoWarning` naming it, and the default is used.
 
@@ -146,8 +146,8 @@ def _load() -> tuple[ctypes.CDLL | None, str, str | None]:
 LIB, REASON, PATH = _load()
 THREADS = _threads_default()
 # ISA levels (cpu.c's tio_set_isa): 0 portable C, 1 the 128-bit kernels (SSE2 on x86-64, NEON on aarch64),
-# 2 AVX2; ISA is the cap asked for (TIDL_IO_ISA), -1 for the CPU's best
-ISA_LEVELS = {"portable": 0, "sse2": 1, "neon": 1, "avx2": 2}
+# 2 AVX2, 3 AVX-512 (F, BW, VL, VBMI); ISA is the cap asked for (TIDL_IO_ISA), -1 for the CPU's best
+ISA_LEVELS = {"portable": 0, "sse2": 1, "neon": 1, "avx2": 2, "avx512": 3}
 
 
 def _isa_default() -> int:
@@ -156,7 +156,7 @@ def _isa_default() -> int:
         return -1
     if raw in ISA_LEVELS:
         return ISA_LEVELS[raw]
-    warn_setting("TIDL_IO_ISA", raw, "portable, sse2, neon, avx2 or best", "the best this CPU has")
+    warn_setting("TIDL_IO_ISA", raw, "portable, sse2, neon, avx2, avx512 or best", "the best this CPU has")
     return -1
 
 

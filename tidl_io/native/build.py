@@ -19,6 +19,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LIB_NAME = "libtidl_io_native.so"
+# The SIMDe build (build(..., simde=True)): avx512.c's kernels through SIMDe's portable implementations of
+# the same intrinsics (Debian's libsimde-dev; SIMDE_INCLUDE names another folder holding simde/), so
+# that the tests run them on any CPU; a library of its own name, never loaded unless asked for.
+SIMDE_LIB_NAME = "libtidl_io_native_simde.so"
+SIMDE_FLAGS = ["-DTIO_SIMDE", "-DTIO_NO_CLONES", "-DTIO_X512_DEINT"]  # (copy.c: the VBMI deinterleave too)
 # Flags every build needs: -ffp-contract=off keeps ``x * scale + zp`` two roundings (TIDL's),
 # never a fused multiply-add; no -ffast-math anywhere (NaN, inf and signed zeros must behave).
 BASE_FLAGS = ["-std=c99", "-O3", "-fPIC", "-shared", "-pthread", "-ffp-contract=off", "-fno-math-errno",
@@ -51,9 +56,20 @@ def find_compiler(cc: str | None = None) -> list[str] | None:
     return None
 
 
+def simde_header() -> Path | None:
+    """SIMDe's AVX-512 header (``$SIMDE_INCLUDE/simde/x86/avx512.h``, else the system's), None if absent."""
+    folders = [os.environ["SIMDE_INCLUDE"]] if os.environ.get("SIMDE_INCLUDE") else ["/usr/include", "/usr/local/include"]
+    for folder in folders:
+        header = Path(folder) / "simde" / "x86" / "avx512.h"
+        if header.is_file():
+            return header
+    return None
+
+
 def build(out_dir: Path, cc: str | None = None, extra_flags: list[str] | None = None,
-          quiet: bool = False) -> Path:
-    """Compile into ``out_dir``/LIB_NAME (written atomically) and return its path.
+          quiet: bool = False, simde: bool = False) -> Path:
+    """Compile into ``out_dir``/LIB_NAME (written atomically) and return its path; with ``simde``, the
+    SIMDe build into ``out_dir``/SIMDE_LIB_NAME (FileNotFoundError when SIMDe's headers are missing).
 
     Raises FileNotFoundError when no compiler exists and subprocess.CalledProcessError when it fails.
     ``extra_flags`` (or $TIDL_IO_NATIVE_CFLAGS) are appended, e.g. ``-march=native``.
@@ -62,12 +78,20 @@ def build(out_dir: Path, cc: str | None = None, extra_flags: list[str] | None = 
     if command is None:
         raise FileNotFoundError(f"no C compiler found ({cc or os.environ.get('CC') or 'cc, gcc, clang'})")
     flags = list(BASE_FLAGS) + shlex.split(os.environ.get("TIDL_IO_NATIVE_CFLAGS", "")) + list(extra_flags or [])
+    name = LIB_NAME
+    if simde:
+        header = simde_header()
+        if header is None:
+            raise FileNotFoundError("SIMDe's headers (simde/x86/avx512.h) not found: install libsimde-dev "
+                                    "or set SIMDE_INCLUDE")
+        flags += SIMDE_FLAGS + (["-I", os.environ["SIMDE_INCLUDE"]] if os.environ.get("SIMDE_INCLUDE") else [])
+        name = SIMDE_LIB_NAME
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / LIB_NAME
+    target = out_dir / name
     c_files = [str(p) for p in sources() if p.suffix == ".c"]
     with tempfile.TemporaryDirectory(dir=out_dir, prefix=".build-") as tmp:
-        partial = Path(tmp) / LIB_NAME
+        partial = Path(tmp) / name
         argv = [*command, *flags, f'-DTIDL_IO_SOURCE_HASH="{source_hash()}"', "-I", str(HERE),
                 "-o", str(partial), *c_files, "-lm"]
         if not quiet:

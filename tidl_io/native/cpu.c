@@ -5,6 +5,8 @@
  *   1 sse2 / neon  the 128-bit register tiles and (de)interleaves (x86-64: SSE2 is baseline,
  *               SSSE3 byte shuffles where the CPU has them; aarch64: NEON is baseline)
  *   2 avx2      the 256-bit kernels (x86-64 builds with run-time dispatch, CPUs with AVX2)
+ *   3 avx512    the 512-bit kernels of avx512.c (CPUs with AVX-512 F, BW, VL and VBMI whose OS saves the
+ *               zmm state; the SIMDe build: on any CPU, through SIMDe's portable code)
  * Every level gives the same bytes (the tests run each one against NumPy). The loops the compiler
  * vectorizes itself (TIO_CLONES) follow the CPU, not the level: they are the same C at every level.
  *
@@ -203,9 +205,15 @@ static void tio_cpu_init(void)
     }
     tio_nt_bytes = tio_clamp(2 * tio_l2, (int64_t)1 << 20, (int64_t)8 << 20);
     tio_split_bytes = tio_l3 > tio_l2 ? tio_l3 : tio_l2;
-#if defined(TIO_X86_DISPATCH)
+#if defined(TIO_SIMDE)
+    tio_max_level = 3; /* (the AVX-512 kernels through SIMDe: any CPU) */
+#elif defined(TIO_X86_DISPATCH)
     __builtin_cpu_init();
     tio_max_level = __builtin_cpu_supports("avx2") ? 2 : 1;
+    /* (libgcc's checks include the OS's XSAVE of the zmm and mask registers) */
+    if (tio_max_level == 2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi"))
+        tio_max_level = 3;
     tio_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #elif defined(__SSE2__) || defined(__ARM_NEON) || defined(__aarch64__)
     tio_max_level = 1;
@@ -273,7 +281,7 @@ int64_t tio_nt_min(void)
     return tio_nt_bytes;
 }
 
-static const char *const tio_level_names[3] = {
+static const char *const tio_level_names[4] = {
     "portable",
 #if defined(__aarch64__) || defined(__ARM_NEON)
     "neon",
@@ -281,6 +289,7 @@ static const char *const tio_level_names[3] = {
     "sse2",
 #endif
     "avx2",
+    "avx512",
 };
 
 const char *tio_tuning(void)

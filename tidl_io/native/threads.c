@@ -16,8 +16,17 @@ const char *tio_source_hash(void) { return TIDL_IO_SOURCE_HASH; }
 
 const char *tio_isa(void)
 {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TIO_NO_CLONES)
+#if defined(TIO_SIMDE) && defined(__x86_64__)
+    return "x86-64 simde-avx512";
+#elif defined(TIO_SIMDE) && defined(__aarch64__)
+    return "aarch64 neon fma simde-avx512";
+#elif defined(TIO_SIMDE)
+    return "portable simde-avx512";
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TIO_NO_CLONES)
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+        && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("fma"))
+        return "x86-64 avx512 avx2 fma";
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         return "x86-64 avx2 fma";
     if (__builtin_cpu_supports("avx2"))

@@ -31,9 +31,19 @@ enum tio_type { TIO_U8 = 0, TIO_I8, TIO_U16, TIO_I16, TIO_U32, TIO_I32, TIO_F32,
 #else
 #define TIO_CLONES
 #endif
+/* The AVX-512 kernels (avx512.c, ISA level 3): in builds with run-time dispatch, and in the SIMDe build
+ * (build.py's simde=True: -DTIO_SIMDE -DTIO_NO_CLONES, the same intrinsics from SIMDe's portable
+ * headers, level 3 on any CPU; no AVX2 kernels there, so its level 2 runs the SSE2 / NEON ones) */
+#if defined(TIO_X86_DISPATCH) || defined(TIO_SIMDE)
+#define TIO_X512 1
+/* the 2-4 lane uint8 deinterleave (copy.c's tio_deint*_uint8_t): dst planes dl bytes apart */
+void tio_x512_deint_u8(char *D, int64_t dl, const char *S, int64_t n, int lanes);
+/* the one-byte transpose block of copy.c's tio_block for ni a multiple of 64 rows */
+void tio_x512_block_u8(char *D, int64_t db, const char *S, int64_t sa, int64_t ni, int64_t nj);
+#endif
 
-/* cpu.c: the ISA level in use (tio_set_isa: 0 portable, 1 SSE2 / NEON, 2 AVX2; the CPU's best by
- * default), whether hand-written vector kernels may run at all (level >= 1), and those of AVX2 (x86-64) */
+/* cpu.c: the ISA level in use (tio_set_isa: 0 portable, 1 SSE2 / NEON, 2 AVX2, 3 AVX-512 (F, BW, VL,
+ * VBMI); the CPU's best by default), whether hand-written vector kernels may run at all (level >= 1), and those of AVX2 (x86-64) */
 int tio_isa_level(void);
 int tio_simd_on(void);
 #if defined(TIO_X86_DISPATCH)
@@ -122,7 +132,7 @@ TIO_EXPORT int tio_abi(void);
 TIO_EXPORT void tio_set_simd(int on);
 TIO_EXPORT const char *tio_source_hash(void);
 TIO_EXPORT const char *tio_isa(void);
-/* cpu.c: use at most ISA level `level` (0 portable, 1 SSE2 / NEON, 2 AVX2; < 0 or above the CPU's: its
+/* cpu.c: use at most ISA level `level` (0 portable, 1 SSE2 / NEON, 2 AVX2, 3 AVX-512; < 0 or above the CPU's: its
  * best) for every later call; returns the level set. tio_set_simd(0) is tio_set_isa(0), (1) the best. */
 TIO_EXPORT int tio_set_isa(int level);
 /* cpu.c: "key=value ..." of what was found and chosen at load time (levels, caches, blocking) */
