@@ -8,7 +8,9 @@ Inputs are made in a temporary folder: a ``layer_info.txt`` with ``²`` digits, 
 id, 25 MB of lines; ``param.yaml`` with 5 000 nested brackets, a 342-byte alias bomb, 17 MB;
 ``--explain`` with 5 000 digits and ``-1``; a 300-byte name and a path over PATH_MAX; the
 8.2 DeepLab net cut to 3 000 000 bytes (when ``../shared/realdata`` is there); and issue 32's
-hostile numbers, graphvizInfo.txt files, names and prototxt values (:func:`_numbers`).
+hostile numbers, graphvizInfo.txt files, names and prototxt values (:func:`_numbers`) and advise's
+inputs of item 13: a 256 MiB compare report, one of 2 000 000 objects, a golden .npz member claiming
+20 000 frames and 2 000 wrongly named members (:func:`_advise_inputs`).
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ def _inputs(tmp: Path) -> list[tuple[str, Callable[[], Any]]]:
         (cut / "201_tidl_net.bin").write_bytes((deeplab / "201_tidl_net.bin").read_bytes()[:3000000])
         out.append(("8.2 net cut to 3000000: doctor", lambda: _cli("doctor", "--no-library", str(cut))))
     out += _numbers(tmp, examples)
-    return out
+    return out + _advise_inputs(tmp)
 
 
 def _numbers(tmp: Path, examples: Path) -> list[tuple[str, Callable[[], Any]]]:
@@ -206,6 +208,46 @@ def _numbers(tmp: Path, examples: Path) -> list[tuple[str, Callable[[], Any]]]:
                       + "backbone_conv_" * 35_715 + ", images\n", 1)
     (names / "param.yaml").write_text(text)
     out.append(("16-bit name of 500 000 characters: doctor", lambda: _cli("doctor", "--no-library", str(names))))
+    return out
+
+
+def _advise_inputs(tmp: Path) -> list[tuple[str, Callable[[], Any]]]:
+    """Issue 32 item 13: advise's compare report and golden .npz, bounded before they are read."""
+    import zipfile
+
+    import numpy as np
+
+    import tidl_io
+    from tidl_io.emulator.result import trace_name
+
+    examples = ROOT / "tidl_io" / "examples"
+    out: list[tuple[str, Callable[[], Any]]] = []
+    big = tmp / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(256 << 20)  # sparse
+    many = tmp / "many.json"
+    many.write_text('{"layers": [' + ",".join(["{}"] * 2_000_000) + "]}")
+    for label, report in (("256 MiB compare report", big), ("2 000 000-object compare report", many)):
+        out.append((f"{label}: advise", lambda r=report: tidl_io.advise(examples, compare=r)))
+        out.append((f"{label}: advise CLI", lambda r=report: _cli("advise", str(examples), "--compare", str(r),
+                                                                  "--json")))
+    traces = tmp / "traces"
+    traces.mkdir()
+    net = tidl_io.load_net(examples / "detector_tidl_net.bin")
+    layer = net.layer_by_data_id(2)
+    np.zeros(layer.shape, layer.dtype).tofile(traces / trace_name(0, layer, "y"))
+    frames = tmp / "frames.npz"  # a member named as the layer, claiming 20 000 frames, inflated from 17 KB
+    with zipfile.ZipFile(frames, "w", zipfile.ZIP_DEFLATED) as z, z.open(f"{layer.name}.npy", "w") as fh:
+        np.lib.format.write_array_header_1_0(fh, {"descr": "<f4", "fortran_order": False, "shape": (20000, 3, 8, 8)})
+        fh.write(bytes(4 * 20000 * 3 * 8 * 8))
+    names = tmp / "names.npz"  # 2 000 members, none named as a layer
+    with zipfile.ZipFile(names, "w", zipfile.ZIP_DEFLATED) as z:
+        for k in range(2000):
+            with z.open(f"wrong{k}.npy", "w") as fh:
+                np.lib.format.write_array(fh, np.zeros((1, 16, 48, 80), np.float32))
+    for label, golden in (("golden member of 20 000 frames", frames), ("2 000 wrongly named golden members", names)):
+        out.append((f"{label}: advise CLI", lambda g=golden: _cli("advise", str(examples), "--traces", str(traces),
+                                                                  "--golden-npz", str(g), "--json")))
     return out
 
 
