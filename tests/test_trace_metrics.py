@@ -422,3 +422,13 @@ def test_the_sums_block_is_named_once_in_python_and_c() -> None:
     assert [_native.sums_block(c) for c in (1, 5)] == [len(names) - 1 + 1, 5 * (len(names) - 1) + 1]
     stats = (Path(_native.__file__).parent / "stats.c").read_text()
     assert not re.search(r"\b6 \* (c|job->shape)", stats)  # no block size written as a bare number
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_side_has_no_cosine(bad: float) -> None:
+    """The second probe of issue 32: a golden of NaN (or one inf) had cosine 1.0, a perfect match."""
+    ref = np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2)
+    test = ref.copy()
+    ref.flat[5] = bad
+    assert math.isnan(M.cosine(ref, test)) and math.isnan(M.cosine(test, ref))
+    assert math.isnan(M.compare_arrays(np.full((1, 3, 2, 2), bad, np.float32), test, 1).cosine)

@@ -112,7 +112,10 @@ def _cosine(error: float, ref_energy: float, test_energy: float, cross: float) -
     """sum ref*test / sqrt(sum ref^2 * sum test^2). Near 1, from the error energy instead
     of the cross sum: with sum ref*test = (sum ref^2 + sum test^2 - sum (ref - test)^2) / 2 it
     is 1 - (error - (|ref| - |test|)^2) / (2 |ref| |test|), which keeps the digits of 1 - cos
-    that a rounded cross sum loses (used when the error is small against |ref| |test|)."""
+    that a rounded cross sum loses (used when the error is small against |ref| |test|). NaN when
+    a sum is not finite (a NaN or an infinity in either side: no angle to speak of)."""
+    if not all(math.isfinite(v) for v in (error, ref_energy, test_energy, cross)):
+        return math.nan
     if ref_energy == 0 and test_energy == 0:
         return 1.0
     if ref_energy == 0 or test_energy == 0:
