@@ -11,6 +11,7 @@ import pytest
 from tidl_io import FormatError, load_perf
 from tidl_io.perf import diff_perf
 
+from conftest import REALDATA
 from perf_fixtures import TINY_SIM_NAME, write_tiny
 
 
@@ -115,3 +116,28 @@ def test_deltas_sorted_by_size_and_the_totals_difference(tmp_path: Path) -> None
     assert total["delta"]["time_ms"] == 0.1205 and total["delta"]["ddr_mb"] == 0.0
     assert doc["subgraphs"][0]["layers"][1]["delta_time_us"] == 120.5
     assert d.to_text(top=1).count(" conv") == 1
+
+
+def test_two_models_sharing_two_numeric_names_are_two_models(tmp_path: Path) -> None:
+    """The second probe of issue 32: Zero-DCE with two layers renamed '1' and '3' (names od-8220 has too) was
+    diffed against od-8220 as one model (exit 1, 173 rows); 2 shared names of 55 layers are two models."""
+    net = REALDATA / "net"
+    if not (net / "od-8220-yolox-10.0").is_dir():
+        pytest.skip("../shared/realdata not present")
+    import shutil
+
+    zd = tmp_path / "zd"
+    shutil.copytree(net / "real-time-llve-zero-dce-10.0", zd)
+    temp = zd / "artifacts" / "tempDir"
+    info = temp / "74_tidl_net.bin.layer_info.txt"
+    info.write_text(info.read_text().replace("2 2 zero_dce_1/Mul \n", "2 2 1 \n").replace("3 3 zero_dce_1/sub \n", "3 3 3 \n"))
+    log = temp / "74_tidl_net.bin_netLog.txt"
+    text = log.read_text()
+    for old, new in (("zero_dce_1/Mul", "1"), ("zero_dce_1/sub", "3")):
+        text = text.replace(f"|{old}" + " " * (50 - len(old)) + "|", f"|{new}" + " " * (50 - len(new)) + "|", 1)
+    log.write_text(text)
+    b = load_perf(zd)
+    shared = {x.name for x in b.subgraphs[0].layers} & {x.name for x in load_perf(net / "od-8220-yolox-10.0").subgraphs[0].layers}
+    assert {"1", "3"} <= shared  # the literal setup: the two renamed layers are names od-8220 has
+    with pytest.raises(FormatError, match=r"shares only \d+ of \d+ layers .*two different models\?"):
+        diff_perf(load_perf(net / "od-8220-yolox-10.0"), b)

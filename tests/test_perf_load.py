@@ -324,3 +324,16 @@ def test_a_board_log_missing_executed_layers_says_so(tmp_path: Path) -> None:
     perf = load_perf(folder, board=[board])
     assert perf.subgraphs[0].layers[1].board is None and perf.subgraphs[0].layers[2].board is not None
     assert any("1 executed layer(s) without a board row (exec 1)" in n for n in perf.notes), perf.notes
+
+
+def test_a_board_log_of_a_few_layers_is_another_models(tmp_path: Path) -> None:
+    """The second probe of issue 32: 3 board rows beside od-8220's 119 executed layers were taken (exit 0,
+    'board: 3500 cycles' beside a 367 ms simulation); TIDL-RT logs every layer it executes."""
+    if not OD.is_dir():
+        pytest.skip("../shared/realdata not present")
+    board = tmp_path / "tidl_trace_subgraph_0_perf.csv"
+    board.write_text(board_text([(k, 1000 + k, 500, 800, 100, 100, 0, 0) for k in (1, 2, 3)]))
+    executed = sum(1 for lay in load_perf(OD).subgraphs[0].layers if not lay.is_data)
+    with pytest.raises(FormatError, match=rf"rows for 3 of the {executed} layers subgraph_0 executes: a board log "
+                                          r"of another model\?"):
+        load_perf(OD, board=[board])

@@ -174,6 +174,13 @@ def _pair(sa: SubgraphPerf, sb: SubgraphPerf, source_b: str) -> SubgraphDiff:
         raise FormatError(source_b, f"subgraph {sb.name} has no layer in common with subgraph {sa.name} of A "
                                     f"({sa.name}: {len(sa.layers)} layers, {sb.name}: {len(sb.layers)}; {how} "
                                     "shared, data layers aside): two different models?")
+    same = sum(1 for r in diff.rows if r.a is not None and r.b is not None and not (executed and r.a.is_data)
+               and r.a.type == r.b.type)
+    smaller = min(sum(1 for x in s.layers if not (executed and x.is_data)) for s in (sa, sb))
+    if 2 * same < smaller:  # a few shared names ("1", "3") between two models are not one model
+        raise FormatError(source_b, f"subgraph {sb.name} shares only {same} of {smaller} layers (the same name and "
+                                    f"type, data layers aside) with subgraph {sa.name} of A: two different models? "
+                                    "(two compilations of one model share most)")
     return diff
 
 

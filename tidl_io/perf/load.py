@@ -279,6 +279,10 @@ def _with_board(sg: str, layers: list[LayerPerf], board: BoardRun, cpu_mhz: Any,
                                ratio=cycles / lay.cycles if lay.cycles else None, runs=len(ms),
                                cycles_min=min(m.cycles for m in ms), cycles_max=max(m.cycles for m in ms))
         out.append(dataclasses.replace(lay, board=measured))
+    executed = sum(1 for lay in layers if not lay.is_data)
+    if 2 * len(missing) > executed:  # TIDL-RT logs every layer it executes: a few rows are another model's log
+        raise FormatError(board.source, f"rows for {executed - len(missing)} of the {executed} layers {sg} "
+                                        f"executes: a board log of another model?")
     if missing:
         notes.append(f"{sg}: {len(missing)} executed layer(s) without a board row "
                      f"(exec {', '.join(map(str, missing[:8]))}{', ...' if len(missing) > 8 else ''})")
