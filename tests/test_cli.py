@@ -606,3 +606,20 @@ def test_a_usage_error_with_json_is_a_document_too(command: str, capsys: pytest.
     message = doc["errors"][0]["message"]
     assert code == 2 and doc["errors"][0]["path"] is None and message
     assert f": error: {message}\n" in capsys.readouterr().err  # argparse's usage and line, as before
+
+
+@pytest.mark.parametrize("argv", [
+    ["inspect", "--html", "{ex}", "-o", ""], ["doctor", "--no-library", "{ex}", "--html", ""], ["perf", "{ex}", "--html", ""],
+    ["why", "{ex}", "--html", ""], ["quant", "{ex}", "--html", ""], ["report", "{ex}", "-o", ""],
+    ["emulate", "{ex}", "--input", "x.npy", "--output", ""], ["emulate", "{ex}", "--input", "x.npy", "--traces", ""],
+    ["compare", "{ex}", "--artifacts", "{ex}", "--ref", "{ex}", "--html", ""],
+    ["advise", "{ex}", "--compare", "r.json", "--html", ""], ["golden", "m.onnx", "--input", "x.npy", "-o", ""],
+])
+def test_an_empty_output_path_is_refused(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The second probe of issue 32: emulate --traces '' wrote 12 trace files into the current folder, --html ''
+    wrote nothing silently (exit 0) in why, quant, perf and compare."""
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = run(*[a.replace("{ex}", str(EXAMPLES)) for a in argv])
+    assert code == 2 and "is empty" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

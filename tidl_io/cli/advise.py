@@ -16,7 +16,7 @@ from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import OptionError
 from ..base.numtext import NumberError, read_float
 from ..iodesc.format import dumps_json
-from .codes import EXIT_OK, one_line_failures, report_failure, top
+from .codes import EXIT_OK, one_line_failures, output_path, report_failure, top
 
 _DESCRIPTION = (
     "Rank the layers of a compiled model where 16 bits would buy the most accuracy per microsecond, and print a "
@@ -79,7 +79,7 @@ def add_commands(sub: Any) -> None:
                                                                     "every layer (instead of the cycle model)")
     p.add_argument("--no-perf", action="store_true", help="ignore the performance simulation (rank by gain alone)")
     p.add_argument("--json", action="store_true", help="machine-readable advice")
-    p.add_argument("--html", metavar="FILE", help="also write the advice as one self-contained HTML page (atomically)")
+    p.add_argument("--html", metavar="FILE", type=output_path, help="also write the advice as one self-contained HTML page (atomically)")
     p.set_defaults(run=_run)
 
 

@@ -84,3 +84,12 @@ def top(text: str) -> int | None:
 def count(text: str) -> int:
     """An argparse type: a whole number >= 1 (argparse names the option and exits 2 otherwise)."""
     return _whole(text, 1, "")
+
+
+def output_path(text: str) -> str:
+    """An argparse type for every option naming what a command writes (``-o``, ``--output``,
+    ``--html``, ``--traces``): an empty one is refused (it wrote into the current folder, or
+    nothing, silently)."""
+    if text == "":
+        raise argparse.ArgumentTypeError("is empty; expected a path to write")
+    return text

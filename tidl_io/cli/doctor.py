@@ -17,7 +17,7 @@ from typing import TextIO
 from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
-from .codes import EXIT_INVALID, EXIT_OK, fail, failure_path
+from .codes import EXIT_INVALID, EXIT_OK, fail, failure_path, output_path
 
 __all__ = ["add_commands"]
 
@@ -87,6 +87,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                                      "tidl-io would load)")
     p.add_argument("--no-library", action="store_true", help="skip the TIDL-RT library check")
     p.add_argument("--json", action="store_true", help="machine-readable report")
-    p.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page to FILE "
+    p.add_argument("--html", metavar="FILE", type=output_path, help="also write the report as one self-contained HTML page to FILE "
                                                   "('-': the page instead of the text, to stdout)")
     p.set_defaults(run=_cmd_doctor)

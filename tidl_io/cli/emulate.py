@@ -19,7 +19,7 @@ from ..base.atomic import open_atomic
 from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
 from ..iodesc.descriptor import load
 from ..iodesc.format import dumps_json
-from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path
+from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path, output_path
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -38,8 +38,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="which subgraph of ART (needed when several), by TIDL's number (its index in "
                         "onnxrtMetaData.txt, the N of tidl_trace_subgraph_N_...) or its name (625 for "
                         "625_tidl_io_1.bin), as tidl-io compare takes it; --traces are named with that number")
-    e.add_argument("--output", metavar="OUT_NPZ", help="save the outputs (float32 as TIDL-RT returns them), atomically")
-    e.add_argument("--traces", metavar="DIR", help="write every layer's codes (.y) and floats (_float.bin) here")
+    e.add_argument("--output", metavar="OUT_NPZ", type=output_path, help="save the outputs (float32 as TIDL-RT returns them), atomically")
+    e.add_argument("--traces", metavar="DIR", type=output_path, help="write every layer's codes (.y) and floats (_float.bin) here")
     e.add_argument("--frame", type=int, default=0, metavar="K", help="the frame --traces writes (default 0)")
     e.add_argument("--json", action="store_true", help="machine-readable summary")
     add_check_argument(e)

@@ -41,7 +41,7 @@ from ..iodesc.format import (
     format_findings,
 )
 from ..iodesc.validate import validate
-from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from .codes import EXIT_INVALID, EXIT_OK, EXIT_USAGE, output_path
 
 T = TypeVar("T")
 
@@ -394,7 +394,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                "and of every net's layer graph (to -o FILE, else stdout)")
     pictures.add_argument("--svg", action="store_true",
                           help="only the pictures: one .svg per tensor into the folder -o FOLDER")
-    p.add_argument("-o", "--output", metavar="OUT", help="where --html / --svg write (atomically)")
+    p.add_argument("-o", "--output", metavar="OUT", type=output_path, help="where --html / --svg write (atomically)")
     p.set_defaults(run=_cmd_inspect)
 
     v = sub.add_parser("validate", help="check descriptors for values TIDL-RT rejects or gets wrong",

@@ -19,7 +19,7 @@ from ..base.errors import FormatError, TidlIoError
 from ..base.text import escape
 from ..iodesc.format import document, dumps_json
 from .codes import EXIT_INVALID as EXIT_FINDING
-from .codes import EXIT_OK, EXIT_USAGE, top
+from .codes import EXIT_OK, EXIT_USAGE, output_path, top
 
 
 def add_commands(sub: Any) -> None:
@@ -41,7 +41,7 @@ def add_commands(sub: Any) -> None:
                         "ratio; a log of several runs (blocks ending in 'Sum of Layer Cycles'): each layer's mean "
                         "over all of them (min, max and the run count in --json)")
     p.add_argument("--json", action="store_true", help="machine-readable report")
-    p.add_argument("--html", metavar="REPORT_HTML", help="also write a self-contained HTML page (atomically)")
+    p.add_argument("--html", metavar="REPORT_HTML", type=output_path, help="also write a self-contained HTML page (atomically)")
     p.set_defaults(run=_run)
 
 

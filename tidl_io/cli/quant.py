@@ -14,7 +14,7 @@ from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
 from .codes import EXIT_INVALID as EXIT_FINDING
-from .codes import EXIT_OK, fail, failure_path, top
+from .codes import EXIT_OK, fail, failure_path, output_path, top
 
 
 def add_commands(sub: Any) -> None:
@@ -27,7 +27,7 @@ def add_commands(sub: Any) -> None:
     q.add_argument("path", metavar="PATH", help="a model folder, its artifacts folder, or tempDir")
     q.add_argument("--top", type=top, default=20, metavar="N", help="layers in the text table (0: all; default 20)")
     q.add_argument("--json", action="store_true", help="machine-readable report (strict JSON), every layer")
-    q.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page (atomically)")
+    q.add_argument("--html", metavar="FILE", type=output_path, help="also write the report as one self-contained HTML page (atomically)")
     q.set_defaults(run=cmd_quant)
 
 

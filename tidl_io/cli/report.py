@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
-from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path
+from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path, output_path
 
 
 def add_commands(sub: Any) -> None:
@@ -28,7 +28,7 @@ def add_commands(sub: Any) -> None:
                                    "--json: each section's document, equal to its command's --json. Exit 0 no "
                                    "finding, 1 a finding in any section, 2 could not.")
     r.add_argument("path", metavar="MODEL", help="a model folder or its artifacts folder")
-    r.add_argument("-o", "--output", metavar="REPORT_HTML", default="report.html",
+    r.add_argument("-o", "--output", metavar="REPORT_HTML", type=output_path, default="report.html",
                    help="where to write the page (atomically; default report.html; '-': the page to stdout)")
     r.add_argument("--json", action="store_true", help="every section's document to stdout (strict JSON), no page")
     r.add_argument("--traces", metavar="DIR", help="TIDL's layer traces of the model (with --golden): compare, advise")

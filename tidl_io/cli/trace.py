@@ -13,7 +13,7 @@ from ..base.atomic import write_bytes_atomic
 from ..base.errors import OptionError
 from ..base.text import escape
 from .codes import EXIT_INVALID as EXIT_BAD
-from .codes import EXIT_OK, EXIT_USAGE, one_line_failures, report_failure
+from .codes import EXIT_OK, EXIT_USAGE, one_line_failures, output_path, report_failure
 
 if TYPE_CHECKING:
     from ..trace.report import CompareReport
@@ -32,7 +32,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                    help="an .npy / .npz (used as given) or a picture (.png/.ppm/.pgm: param.yaml preprocessing); "
                         "repeat for several inputs")
     g.add_argument("--params", metavar="PARAM_YAML", help="param.yaml (default: beside the model or one folder up)")
-    g.add_argument("-o", "--output", required=True, metavar="GOLDEN_NPZ", help="where to write (atomically)")
+    g.add_argument("-o", "--output", required=True, metavar="GOLDEN_NPZ", type=output_path, help="where to write (atomically)")
     g.set_defaults(run=_guarded(cmd_golden))
 
     c = sub.add_parser("compare", help="which layer loses accuracy: TIDL traces vs a float golden run",
@@ -67,7 +67,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                                                      "simulation in DIR (default: in ART when it is there)")
     times.add_argument("--no-perf", action="store_true", help="no layer times")
     c.add_argument("--json", action="store_true", help="machine-readable report")
-    c.add_argument("--html", metavar="REPORT_HTML", help="also write a self-contained HTML report (atomically)")
+    c.add_argument("--html", metavar="REPORT_HTML", type=output_path, help="also write a self-contained HTML report (atomically)")
     c.set_defaults(run=_guarded(cmd_compare))
 
 

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from ..base.atomic import write_bytes_atomic, write_failure
 from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
-from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path
+from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path, output_path
 
 
 def add_commands(sub: Any) -> None:
@@ -27,7 +27,7 @@ def add_commands(sub: Any) -> None:
     w.add_argument("path", metavar="PATH", help="a model folder, its artifacts folder, tempDir, or graphvizInfo.txt")
     w.add_argument("--node", metavar="NAME", help="show one node (its name, or its index in graphvizInfo.txt)")
     w.add_argument("--json", action="store_true", help="machine-readable report (strict JSON)")
-    w.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page (atomically)")
+    w.add_argument("--html", metavar="FILE", type=output_path, help="also write the report as one self-contained HTML page (atomically)")
     w.set_defaults(run=cmd_why)
 
 
