@@ -116,3 +116,14 @@ def test_channel_means_against_a_literal_loop() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-6)
     values = rng.normal(size=(2, 3, 4, 4)).astype(np.float32)  # a float32 layer: its values, no scale
     np.testing.assert_allclose(channel_means(values, 7.0), values.mean(axis=(0, 2, 3)), rtol=1e-5, atol=1e-7)
+
+
+def test_a_file_far_too_large_is_refused_from_its_size(realdata: Path, tmp_path: Path) -> None:
+    """The second probe of issue 32: a 400 MB means file said '66497 bytes is not a whole number of float32
+    entries' (the part read), not what the file is."""
+    net = load_net(realdata / EAST / "625_tidl_net.bin")
+    big = tmp_path / "625_tidl_io__LayerPerChannelMean.bin"
+    with open(big, "wb") as fh:
+        fh.truncate(400_000_000)
+    with pytest.raises(tidl_io.FormatError, match=r"400000000 bytes; the net's \d+ layers' means are \d+ bytes"):
+        load_means(big, net)

@@ -147,10 +147,15 @@ def load_means(path: str | os.PathLike[str], net: Network) -> ChannelMeans:
     """:func:`parse_means` of the file at ``path``, read up to the bound it allows."""
     path = os.fspath(path)
     layers = mean_layers(net)
-    cap = _SLACK_FACTOR * 4 * sum(int(la.dims6[3]) for la in layers) + _SLACK_BYTES
+    expected = 4 * sum(int(la.dims6[3]) for la in layers)  # one float32 per channel of each layer
+    cap = _SLACK_FACTOR * expected + _SLACK_BYTES
     check_alloc(cap + 1, f"the means file {path}", func="load_means")
     with open_regular(path, "TIDL's per-channel means (*_tidl_io__LayerPerChannelMean.bin)") as fh:
         try:
+            size = os.fstat(fh.fileno()).st_size
+            if size > cap:  # refused from its size: never read, never a message about the part read
+                raise FormatError(path, f"{size} bytes; the net's {len(layers)} layers' means are {expected} bytes "
+                                        f"(at most {cap} are read): not this net's")
             data = fh.read(cap + 1)
         except OSError as exc:
             raise PathError(path, f"cannot read: {exc.strerror or exc}", exc.errno) from None
