@@ -239,3 +239,21 @@ def test_a_prototxt_alone_does_not_claim_weights(tmp_path: Path) -> None:
     assert "worst weights" not in first and "no weight statistics" in first
     with_weights = tidl_io.load_quant(OD).to_text().splitlines()[0]
     assert with_weights.endswith("worst weights (maxRelDifference) first")
+
+
+@pytest.mark.parametrize("edit, says", [
+    (("    scale: 601.9661865234375\n", "    scale: -601.96\n"), "scale -601.96; a scale is a finite number, 0 or more"),
+    (("    scale: 601.9661865234375\n", "    scale: nan\n"), "scale nan; a scale is a finite number, 0 or more"),
+    (("    min: -48.6513863\n", "    min: 4800.65\n"), "min 4800.65 is above max 48.7318382"),
+])
+def test_read_mode_problems_of_the_prototxt_are_findings(edit: tuple[str, str], says: str, tmp_path: Path) -> None:
+    """The second probe of issue 32: a negative or NaN scale, min above max were accepted (exit 0)."""
+    _need(OD)
+    shutil.copytree(OD, tmp_path / "m")
+    proto = tmp_path / "m" / "model" / "model_qparams.prototxt"
+    text = proto.read_text()
+    old, new = edit
+    assert text.count(old) >= 1
+    proto.write_text(text.replace(old, new, 1))
+    report = tidl_io.load_quant(tmp_path / "m")
+    assert not report.ok and any(says in p and p.startswith("read mode: ") for p in report.problems), report.problems

@@ -133,8 +133,9 @@ class QuantParams:
 
     def problems(self) -> list[str]:
         """What TI's read mode needs and this file lacks (TI's documented rules): num_layers equal
-        to the layers, every tensor with a finite min and max inside float range, and a bias
-        with as many values as its size. Located strings; empty when the file is usable."""
+        to the layers, every tensor with a finite min and max inside float range and min <= max,
+        every scale a finite number >= 0, and a bias with as many values as its size. Located
+        strings; empty when the file is usable."""
         out = []
         if self.num_layers is not None and self.num_layers != len(self.layers):
             out.append(f"{self.source}: num_layers is {self.num_layers}, but the file has {len(self.layers)} layers")
@@ -146,6 +147,13 @@ class QuantParams:
                     if v is None or not _in_float_range(v):
                         out.append(f"{where}, {t.kind} (line {t.line}): {what} is {short_repr(v)}; read mode needs a finite "
                                    f"value inside float range")
+                if t.min is not None and t.max is not None and _in_float_range(t.min) and _in_float_range(t.max) \
+                        and t.min > t.max:
+                    out.append(f"{where}, {t.kind} (line {t.line}): min {t.min!r} is above max {t.max!r}")
+                bad = [v for v in t.scale if not (_in_float_range(v) and v >= 0)]
+                if bad:  # (0: a float tensor's, as the net's tensorScale of a float output)
+                    out.append(f"{where}, {t.kind} (line {t.line}): scale {short_repr(bad[0])}; a scale is a finite "
+                               f"number, 0 or more ({len(bad)} of {len(t.scale)} are not)")
                 if t.kind == "bias" and t.size is not None and t.size != len(t.value):
                     out.append(f"{where}, bias (line {t.line}): size {t.size}, but {len(t.value)} value(s)")
         return out

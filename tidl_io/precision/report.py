@@ -243,7 +243,7 @@ def load_quant(path: str | os.PathLike[str]) -> QuantReport:
     if proto_path is not None:
         proto = load_quant_params(proto_path)
         files["quant_params"] = str(proto_path)
-        notes += [f"read mode: {p}" for p in proto.problems()]
+        problems += [f"read mode: {p}" for p in proto.problems()]  # TI's read mode refuses the file: a finding
     subgraphs = [p.name[:-len(_DEBUG_SUFFIX)] for p in debugs]
     if not subgraphs:  # a prototxt alone: one subgraph, named by its io file if there is one
         ios = sorted(art.glob("*_tidl_io_1.bin"))
