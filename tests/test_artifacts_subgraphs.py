@@ -117,3 +117,14 @@ def test_every_command_picks_the_same_subgraph(reordered: Path, tmp_path: Path) 
     assert rc == 0 and json.loads(out)["subgraph"] == "a", err  # by name
     advice = tidl_io.advise(reordered, compare=tmp_path / "compare.json", subgraph=0, perf=False)
     assert advice.subgraph == "z"
+
+
+def test_swapped_numeric_names_pick_by_number_and_name_prefix_by_name() -> None:
+    """The second probe of issue 32: subgraph 0 named '1' and subgraph 1 named '0' could not be picked at all
+    (every spelling was 'ambiguous'). TIDL's number wins; name:X picks by name."""
+    from tidl_io.artifacts.subgraphs import Subgraph, pick_subgraph
+
+    subs = [Subgraph(0, "1", None, None), Subgraph(1, "0", None, None)]
+    assert pick_subgraph(subs, "1").number == 1 and pick_subgraph(subs, 0).number == 0
+    assert pick_subgraph(subs, "name:1").number == 0 and pick_subgraph(subs, "name:0").number == 1
+    assert pick_subgraph([Subgraph(0, "625", None, None)], "625").number == 0  # a name that is no number of any

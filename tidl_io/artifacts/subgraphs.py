@@ -111,8 +111,8 @@ def net_subgraphs(path: str | os.PathLike[str], who: str = "net_subgraphs") -> t
 
 def pick_subgraph(subs: Sequence[Subgraph], value: int | str | None, seen: Sequence[int] = (),
                   where: str = "", purpose: str = "the traces are of") -> Subgraph:
-    """The subgraph ``value`` names (TIDL's number, or the name; a number wins over a name
-    only when they are the same subgraph), or, with ``value`` None, the only one, else the
+    """The subgraph ``value`` names (TIDL's number first, else the name; ``"name:X"`` by name
+    only, for a subgraph named like another one's number), or, with ``value`` None, the only one, else the
     one whose number is the only one in ``seen`` (the traces' names). An OptionError says
     which subgraphs there are; ``purpose`` ends its "say which one ..." (what the subgraph is
     for: "the traces are of", "to advise on" ...)."""
@@ -131,13 +131,16 @@ def pick_subgraph(subs: Sequence[Subgraph], value: int | str | None, seen: Seque
                           f"{purpose} with --subgraph N (TIDL's number, its index in onnxrtMetaData.txt, "
                           f"or the name): {listing}")
     text = str(value)
-    by_number = [s for s in subs if s.number is not None and text.isascii() and text.isdigit()
-                 and len(text) < 10 and s.number == int(text)]
+    if text.startswith("name:"):  # by name only: a subgraph named like another one's number
+        text = text[len("name:"):]
+        by_number = []
+    else:
+        by_number = [s for s in subs if s.number is not None and text.isascii() and text.isdigit()
+                     and len(text) < 10 and s.number == int(text)]
     by_name = [s for s in subs if s.name == text]
-    hits = {id(s): s for s in by_number + by_name}
-    if len(hits) > 1:
-        raise OptionError(f"{where}: --subgraph {text!r} is subgraph {by_number[0]} by number and {by_name[0]} by "
-                          "name: give the other one's name or number")
+    if by_number:  # TIDL's number first (the N of tidl_trace_subgraph_N_); name:X picks by name
+        return by_number[0]
+    hits = {id(s): s for s in by_name}
     if not hits:
         raise OptionError(f"{where}: no subgraph {text!r} (by TIDL's number or name); subgraphs: {listing}")
     return next(iter(hits.values()))
