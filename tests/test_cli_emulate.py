@@ -267,3 +267,15 @@ def test_several_subgraphs_without_subgraph_speaks_of_emulating(tmp_path: Path) 
     code, _, err = _run("emulate", str(tmp_path), "--input", str(tmp_path / "x.npy"))
     assert code == 2 and err.count("\n") == 1
     assert "say which one to emulate with --subgraph" in err and "trace" not in err
+
+
+def test_output_in_a_file_and_a_full_device_name_the_path(tmp_path: Path) -> None:
+    """The second probe of issue 32: '--output afile/o.npz' said the folder does not exist; /dev/full said only
+    'No space left on device'."""
+    net, x = _tiny(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    code, out, err = _run("emulate", str(net), "--input", str(x), "--output", str(tmp_path / "afile" / "o.npz"))
+    assert code == 2 and f"'{tmp_path / 'afile'}' is a file, not a folder" in err
+    if Path("/dev/full").is_char_device():
+        code, out, err = _run("emulate", str(net), "--input", str(x), "--output", "/dev/full")
+        assert code == 2 and err.startswith("tidl-io emulate: error: /dev/full: ") and "No space left" in err

@@ -211,7 +211,7 @@ def _write_through(name: str, target: str) -> Iterator[BinaryIO]:
     if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):  # it changed since it was looked at
         os.close(fd)
         raise PathError(name, f"{_CANNOT_WRITE} it: it is {file_kind(mode)}; expected {WRITABLE}", errno.EINVAL)
-    with _Stream(io.FileIO(fd, "wb")) as fh, _located(name):
+    with _located(name), _Stream(io.FileIO(fd, "wb")) as fh:  # the close's flush located too (ENOSPC)
         yield fh
         fh.flush()
 

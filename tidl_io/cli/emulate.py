@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..base.atomic import open_atomic
-from ..base.errors import FormatError, OptionError, PathNotFoundError, TidlIoError
+from ..base.errors import FormatError, OptionError, PathError, PathNotFoundError, TidlIoError
 from ..iodesc.descriptor import load
 from ..iodesc.format import dumps_json
 from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path, output_path
@@ -112,6 +112,8 @@ def _folder_to_write(option: str, path: str) -> None:
     missing folder is refused, naming it, never created)."""
     parent = Path(path).parent
     if not parent.is_dir():
+        if parent.exists():
+            raise PathError(path, f"{option}: {str(parent)!r} is a file, not a folder")
         raise PathNotFoundError(path, f"{option}: the folder {str(parent)!r} does not exist")
 
 
