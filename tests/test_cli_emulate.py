@@ -274,8 +274,8 @@ def test_output_in_a_file_and_a_full_device_name_the_path(tmp_path: Path) -> Non
     'No space left on device'."""
     net, x = _tiny(tmp_path)
     (tmp_path / "afile").write_text("x")
-    code, out, err = _run("emulate", str(net), "--input", str(x), "--output", str(tmp_path / "afile" / "o.npz"))
+    code, _, err = _run("emulate", str(net), "--input", str(x), "--output", str(tmp_path / "afile" / "o.npz"))
     assert code == 2 and f"'{tmp_path / 'afile'}' is a file, not a folder" in err
     if Path("/dev/full").is_char_device():
-        code, out, err = _run("emulate", str(net), "--input", str(x), "--output", "/dev/full")
+        code, _, err = _run("emulate", str(net), "--input", str(x), "--output", "/dev/full")
         assert code == 2 and err.startswith("tidl-io emulate: error: /dev/full: ") and "No space left" in err
