@@ -279,3 +279,25 @@ def test_output_in_a_file_and_a_full_device_name_the_path(tmp_path: Path) -> Non
     if Path("/dev/full").is_char_device():
         code, _, err = _run("emulate", str(net), "--input", str(x), "--output", "/dev/full")
         assert code == 2 and err.startswith("tidl-io emulate: error: /dev/full: ") and "No space left" in err
+
+
+def test_biases_recovered_reproduces_tis_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fcnn = REALDATA / "net" / "edgeai-tidl-fcnn-cnn5-9.0"
+    if not fcnn.is_dir():
+        pytest.skip("../shared/realdata not present")
+    sg = "_cnn_cnn.5_relu_Relu_output_0"
+    np.save(tmp_path / "x.npy", np.fromfile(fcnn / "tempDir" / f"{sg}_calib_raw_data.bin", np.float32)
+            .reshape(3, 1, 32, 100))
+    ref = np.fromfile(fcnn / "tempDir" / f"{sg}_tidl_io__stats_tool_out.bin", np.float32)
+    for biases, equal in (("recovered", True), ("net", False), (None, False)):
+        extra = ["--biases", biases] if biases else []
+        code, out, err = _run("emulate", str(fcnn), "--input", str(tmp_path / "x.npy"), "--output",
+                              str(tmp_path / "o.npz"), *extra)
+        assert (code, err) == (0, "")
+        assert ("recovered from TI's means" in out) == equal and ("what the board runs" in out) != equal
+        with np.load(tmp_path / "o.npz") as z:
+            assert np.array_equal(z[z.files[0]].ravel().view(np.uint32), ref.view(np.uint32)) == equal
+    code, out, err = _run("emulate", str(fcnn), "--check", "--biases", "net")
+    assert code == 2 and "takes no --biases" in err
+    code, out, err = _run("emulate", str(fcnn), "--input", str(tmp_path / "x.npy"), "--biases", "tis")
+    assert code == 2 and "invalid choice" in err + capsys.readouterr().err

@@ -55,7 +55,8 @@ def test_east_equals_tis_outputs_bit_for_bit(frame: int) -> None:
 
 
 def test_fcnn_runs_in_tis_arithmetic_and_pins_the_measured_mismatch() -> None:
-    """Not bit-exact (see the xfail below): 95.5 % of TI's values are reproduced bit for bit,
+    """Not bit-exact (the net holds the biases after TI's last move; with the recovered biases of
+    the run that wrote the dump every value is equal: the test below): 95.5 % of TI's values are reproduced bit for bit,
     the rest differ by 1-3 output codes. Every TI value is an exact code / scale, and where the
     codes agree the float32 values agree bit for bit (the output convert is reproduced)."""
     x, ref = _fcnn()
@@ -103,21 +104,6 @@ def test_fcnn_tis_frames_favour_the_nets_own_arithmetic() -> None:
     assert net_arith == pytest.approx(0.955013, abs=1e-6)
     assert run(True, (8, 7, 7, 8)) < net_arith - 0.005
     assert run(False, (8, 7, 8, 7)) < net_arith - 0.005
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "the frames were made with other biases than the net holds: TI's import (TIDL_runIterativeCalibration, "
-    "calibrationOption 7, 5 iterations, factor 0.05) writes stats_tool_out in each iteration's fixed-point run and "
-    "then moves every bias by 0.05 x (float mean - fixed mean) of its channel; the net holds the biases after the "
-    "last move. Measured: none of the arithmetic variants tried beats the net's own (95.50 %), while raising the "
-    "stored bias of conv 1 (layer 2) channels 6, 7, 53 by one step (a sharp optimum: 98.55 %) and moving 7 "
-    "channels of layer 4 by one step gives 99.27 % (the last 0.73 % is not located: freeing the biases of layers 6 "
-    "and 7 as well reaches 99.67 %, not 100 %); the float means needed to derive the moves are not in the folder"))
-def test_fcnn_equals_tis_outputs_bit_for_bit() -> None:
-    x, ref = _fcnn()
-    em = tidl_io.emulate(FCNN / f"{FCNN_NAME}_tidl_net.bin", x)
-    (out,) = em.outputs.values()
-    assert np.array_equal(out.view(np.uint32), ref.view(np.uint32))
 
 
 def _round_half_away(v: float) -> int:
@@ -225,3 +211,47 @@ def test_nan_input_is_refused_at_the_entry() -> None:
             tidl_io.emulate(data, given)
     x[np.isnan(x)] = np.inf  # +-inf saturate, as pack's quantization does: not refused
     assert tidl_io.emulate(data, x).frames == 3
+
+
+def test_fcnn_with_recovered_biases_equals_tis_outputs_everywhere() -> None:
+    """The issue's 'done when', through tidl_io.emulate: with the biases of TI's last stats run recovered from
+    its means, all 153 600 values equal TI's stats_tool_out bit for bit; the default stays the net's biases
+    (what the board runs), which do not."""
+    x, ref = _fcnn()
+    net = FCNN / f"{FCNN_NAME}_tidl_net.bin"
+    em = tidl_io.emulate(net, x, biases="recovered")
+    (out,) = em.outputs.values()
+    assert out.size == 153600 and np.array_equal(out.view(np.uint32), ref.view(np.uint32))
+    assert em.biases == "recovered" and em.moves is not None and em.moves.moved[2] == ((6, 1), (7, 1), (53, 1))
+    assert "recovered from TI's means" in em.to_text() and em.to_dict()["biases"] == "recovered"
+    board = tidl_io.emulate(net, x)
+    assert board.biases == "net" and board.moves is None and "what the board runs" in board.to_text()
+    assert not np.array_equal(next(iter(board.outputs.values())), ref)
+    with_io = tidl_io.emulate(net, x, io=tidl_io.load(FCNN / f"{FCNN_NAME}_tidl_io_1.bin"), biases="recovered")
+    assert np.array_equal(next(iter(with_io.outputs.values())).view(np.uint32), ref.view(np.uint32))
+
+
+def test_east_stays_exact_with_recovered_biases() -> None:
+    inputs, ref = _east()
+    em = tidl_io.emulate(EAST / "625_tidl_net.bin", inputs, biases="recovered")
+    assert np.array_equal(next(iter(em.outputs.values())).view(np.uint32), ref.view(np.uint32))
+
+
+def test_recovered_biases_refusals(tmp_path: Path) -> None:
+    x, _ = _fcnn()
+    with pytest.raises(tidl_io.OptionError, match="biases must be 'net'"):
+        tidl_io.emulate(FCNN / f"{FCNN_NAME}_tidl_net.bin", x, biases="board")
+    with pytest.raises(tidl_io.OptionError, match="bytes have no folder"):
+        tidl_io.emulate((FCNN / f"{FCNN_NAME}_tidl_net.bin").read_bytes(), x, biases="recovered")
+    art = tmp_path / "art"
+    (art / "tempDir").mkdir(parents=True)
+    for name in (f"{FCNN_NAME}_tidl_net.bin", f"{FCNN_NAME}_tidl_io_1.bin"):
+        (art / name).write_bytes((FCNN / name).read_bytes())
+    raw = f"{FCNN_NAME}_calib_raw_data.bin"
+    (art / "tempDir" / raw).write_bytes((FCNN / "tempDir" / raw).read_bytes())
+    with pytest.raises(tidl_io.PathNotFoundError, match="LayerPerChannelMean.bin beside"):
+        tidl_io.emulate(art / f"{FCNN_NAME}_tidl_net.bin", x, biases="recovered")
+    data, _ = tiny_net(0)  # the synthetic net: no bias calibration
+    (tmp_path / "t_tidl_net.bin").write_bytes(data)
+    with pytest.raises(tidl_io.OptionError, match="without bias calibration"):
+        tidl_io.emulate(tmp_path / "t_tidl_net.bin", np.zeros((1, 2, 8, 12), np.float32), biases="recovered")

@@ -43,6 +43,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--frame", type=int, default=0, metavar="K", help="the frame --traces writes (default 0)")
     e.add_argument("--json", action="store_true", help="machine-readable summary")
     add_check_argument(e)
+    add_biases_argument(e)
     e.set_defaults(run=cmd_emulate)
 
 
@@ -53,6 +54,14 @@ def add_check_argument(e: argparse.ArgumentParser) -> None:
                         "each output with stats_tool_out bit for bit, each layer's channel means with "
                         "LayerPerChannelMean.bin (equal: relative difference <= 1e-5 or absolute <= 1e-6); exit 0 "
                         "all equal, 1 some differ, 2 could not (a missing dump is named); takes no --input")
+
+
+def add_biases_argument(e: argparse.ArgumentParser) -> None:
+    """``--biases net|recovered``: the net's biases (the board's) or TI's last stats run's."""
+    e.add_argument("--biases", choices=("net", "recovered"), default=None,
+                   help="net (the default): the net file's biases, what the board runs; recovered: the biases TI's "
+                        "last fixed-point stats run used, recovered from tempDir/'s LayerPerChannelMean.bin on TI's "
+                        "calibration frames (reproduces TI's stats_tool_out; needs bias calibration)")
 
 
 def _pick(args: argparse.Namespace) -> tuple[Path, Path | None, int]:
@@ -132,7 +141,8 @@ def _emulate(args: argparse.Namespace, out: TextIO) -> int:
     net_file, io_file, number = _pick(args)
     desc = load(io_file) if io_file is not None else None
     inputs = _inputs(args.input)
-    result = emulate(net_file, inputs, io=desc, frame=args.frame if args.traces is not None else None)
+    result = emulate(net_file, inputs, io=desc, frame=args.frame if args.traces is not None else None,
+                     biases=args.biases or "net")
     if args.traces is not None:
         result.write_traces(args.traces, subgraph=number, frame=args.frame)
     if args.output is not None:
@@ -151,10 +161,10 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..trace.emucheck import check_emulation  # start-up
 
     json_out = out if args.json else None
-    for option in ("input", "output", "traces"):
+    for option in ("input", "output", "traces", "biases"):
         if getattr(args, option) is not None:
-            return fail("emulate", f"--check runs TI's calibration frames: it takes no --{option}", err, json_out,
-                        None)
+            why = "reports both biases" if option == "biases" else "runs TI's calibration frames"
+            return fail("emulate", f"--check {why}: it takes no --{option}", err, json_out, None)
     try:
         report = check_emulation(args.artifacts, args.subgraph)
     except TidlIoError as exc:

@@ -16,6 +16,7 @@ from ..base.check import check_int, check_path
 from ..base.errors import OptionError, TensorNotFoundError
 from ..base.text import escape, report_repr
 from ..net import Layer, Network
+from .biases import BiasMoves
 
 __all__ = ["Emulation", "LayerRun", "trace_name"]
 
@@ -59,6 +60,8 @@ class Emulation:
     seconds: float
     layers: tuple[LayerRun, ...] = field(repr=False)
     buffers: Mapping[int, np.ndarray] = field(repr=False)  # dataId -> codes (frames, C, H, W)
+    biases: str = "net"  # "net": the net file's (what the board runs); "recovered": TI's last stats run's
+    moves: BiasMoves | None = field(default=None, repr=False)  # with "recovered": what moved from the net's
 
     def __repr__(self) -> str:
         return report_repr(self, self.net.source, frames=self.frames, layers=len(self.layers),
@@ -122,13 +125,25 @@ class Emulation:
                           "max": float(finite.max()) if finite.size else None}
         return {"net": self.net.source, "release": self.net.release, "frames": self.frames,
                 "seconds": self.seconds, "seconds_per_frame": self.seconds / max(self.frames, 1),
-                "outputs": outs, "layers": [r.to_dict() for r in self.layers]}
+                "outputs": outs, "layers": [r.to_dict() for r in self.layers], "biases": self.biases,
+                "moved": None if self.moves is None else [
+                    {"layer": k, "channels": len(v), "moves": [list(m) for m in v]} for k, v in self.moves.moved.items()],
+                "unresolved": None if self.moves is None else [
+                    {"layer": k, "channels": list(v)} for k, v in self.moves.unresolved.items() if v]}
 
     def to_text(self) -> str:
         """A few lines for a terminal (names with control characters escaped)."""
         ms = 1000 * self.seconds / max(self.frames, 1)
         lines = [f"emulated {escape(Path(self.net.source).name)} (TIDL {self.net.release}): {len(self.layers)} "
                  + f"layers, {self.frames} frame(s), {ms:.1f} ms per frame"]
+        if self.moves is None:
+            lines.append("  biases: the net file's (what the board runs)")
+        else:
+            moved = sum(len(v) for v in self.moves.moved.values())
+            lost = sum(len(v) for v in self.moves.unresolved.values())
+            lines.append(f"  biases: recovered from TI's means (TI's last stats run; the board runs the net's): "
+                         f"{moved} channel(s) moved in {sum(bool(v) for v in self.moves.moved.values())} layer(s)"
+                         + (f", {lost} not recovered (kept as the net's)" if lost else ""))
         for name, arr in self.outputs.items():
             lines.append(f"  output {escape(name)}: {'x'.join(map(str, arr.shape))} {arr.dtype.name}, "
                          f"{float(arr.min()) if arr.size else 0:g} .. {float(arr.max()) if arr.size else 0:g}")

@@ -15,7 +15,9 @@ from ..base.errors import BufferMismatchError, FormatError, OptionError, PathErr
 from ..base.limits import check_alloc
 from ..iodesc.descriptor import Descriptor
 from ..net import Network
+from .biases import BiasMoves, recover_biases
 from .decode import InputOp, Op, decode
+from .dumps import recovery_data
 from .result import Emulation, LayerRun
 
 __all__ = ["emulate", "read_net"]
@@ -111,7 +113,7 @@ def _frames(arr: np.ndarray, op: InputOp, k: int) -> np.ndarray:
 
 
 def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: Descriptor | None = None,
-            frame: int | None = None) -> Emulation:
+            frame: int | None = None, biases: str = "net") -> Emulation:
     """Run the compiled network ``net`` on ``inputs`` in TIDL's integer arithmetic (the
     reference flow TI's import tool runs on the calibration frames), on the host.
 
@@ -122,6 +124,12 @@ def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: D
     descriptor, whose tensor names then name inputs and outputs (else layer_info names).
     ``frame``: a frame the caller will use (:meth:`Emulation.write_traces`'s), checked against
     the inputs' frames before anything is computed (an :class:`~tidl_io.OptionError`).
+    ``biases``: ``"net"`` (the default: the net file's biases, what the board runs) or
+    ``"recovered"``: the biases TI's last fixed-point stats run used, recovered from TI's
+    ``LayerPerChannelMean.bin`` on TI's calibration frames (``<sg>_calib_raw_data.bin``), both
+    beside the net or in its ``tempDir/`` (:func:`~tidl_io.emulator.biases.recover_biases`);
+    with them the emulation reproduces TI's ``stats_tool_out``. Needs a net file compiled with
+    bias calibration; :attr:`Emulation.moves` says what moved.
 
     Raises :class:`~tidl_io.UnsupportedLayerError` (one located line) at the first layer
     whose arithmetic the emulator does not implement, before computing anything.
@@ -133,8 +141,14 @@ def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: D
             raise wrong_kind(_FUNC, "io", io, "a tidl_io.Descriptor (tidl_io.load(io_1.bin))")
         names.update({t.data_id: t.name for t in io.inputs})
         names.update({t.data_id: t.name for t in io.outputs})
+    if biases not in ("net", "recovered"):
+        raise OptionError(f"{_FUNC}: biases must be 'net' (the net's: what the board runs) or 'recovered' (TI's "
+                          f"last stats run's, from its means), found {biases!r}")
     ops = decode(parsed, memoryview(data))
     arrays = _input_arrays(ops, inputs, names)
+    moves: BiasMoves | None = None
+    if biases == "recovered":
+        ops, moves = _recovered(parsed, ops, io)
     counts = {arr.shape[0] // max(parsed.layer_by_data_id(d).shape[0], 1) for d, arr in arrays.items()}
     if len(counts) != 1:
         raise BufferMismatchError(f"{_FUNC}: the inputs hold different numbers of frames: {sorted(counts)}")
@@ -160,4 +174,17 @@ def emulate(net: str | os.PathLike[str] | bytes | Network, inputs: Any, *, io: D
         runs.append(LayerRun(layer.index, layer.type, layer.name, layer.data_id, tuple(layer.shape), out.dtype.name,
                              float(layer.scale)))
     seconds = time.perf_counter() - start
-    return Emulation(parsed, outputs, frames, seconds, tuple(runs), buffers)
+    return Emulation(parsed, outputs, frames, seconds, tuple(runs), buffers, biases, moves)
+
+
+def _recovered(net: Network, ops: tuple[Op, ...], io: Descriptor | None) -> tuple[tuple[Op, ...], BiasMoves]:
+    """``ops`` with the biases of TI's last stats run (from the dumps beside the net file)."""
+    if not Path(net.source).is_file():
+        raise OptionError(f"{_FUNC}: biases='recovered' reads TI's dumps beside the net file; give the net's path "
+                          "(bytes have no folder)")
+    frames, ti_means, _, _ = recovery_data(net, io)
+    names = {t.data_id: t.name for t in io.inputs} if io is not None else {}
+    given: Any = frames if io is not None else list(frames.values())  # the dump is in the io's input order
+    calib = _input_arrays(ops, given, names)
+    out, moves, _ = recover_biases(ops, calib, ti_means)
+    return out, moves

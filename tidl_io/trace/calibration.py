@@ -18,7 +18,6 @@ quantization did without a board.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,23 +26,13 @@ import numpy as np
 
 from ..artifacts.folder import find_artifacts
 from ..base.check import check_path, wrong_kind
-from ..base.errors import FormatError, PathError, PathNotFoundError
+from ..base.errors import FormatError, PathNotFoundError
 from ..base.text import report_repr
+from ..emulator.dumps import INPUTS_SUFFIX, OUTPUTS_SUFFIX, find_dump, read_frames, tensor_nchw
 from ..emulator.means import MEANS_SUFFIX, ChannelMeans, load_means
-from ..iodesc.descriptor import Descriptor, Tensor, load
+from ..iodesc.descriptor import Descriptor, load
 
 __all__ = ["INPUTS_SUFFIX", "OUTPUTS_SUFFIX", "Calibration", "load_calibration", "tensor_nchw"]
-
-INPUTS_SUFFIX = "_calib_raw_data.bin"
-OUTPUTS_SUFFIX = "_tidl_io__stats_tool_out.bin"
-
-
-def tensor_nchw(t: Tensor) -> tuple[int, ...]:
-    """The shape frames of ``t`` are given in: (N, C, H, W) when DIM1 = DIM2 = 1, else the
-    6-D (N, DIM1, DIM2, C, H, W)."""
-    n, d1, d2, c, h, w = t.shape
-    return (n, c, h, w) if d1 == d2 == 1 else tuple(t.shape)
-
 
 @dataclass(frozen=True)
 class Calibration:
@@ -82,39 +71,6 @@ class Calibration:
                            outputs=tuple(self.outputs[0]) if self.outputs else ())
 
 
-def _frames(path: Path, tensors: Sequence[Tensor], what: str) -> list[dict[str, np.ndarray]]:
-    sizes = [t.size for t in tensors]
-    frame = sum(sizes) * 4
-    try:
-        found = path.stat().st_size
-    except OSError as exc:
-        raise PathError(str(path), f"cannot read: {exc.strerror or exc}; expected the {what}", exc.errno) from None
-    if frame == 0 or found == 0 or found % frame:
-        shapes = ", ".join(f"{t.name} {tensor_nchw(t)}" for t in tensors)
-        raise FormatError(str(path), f"{found} bytes is not a whole number of frames of the {what} "
-                          f"(float32 {shapes}: {frame} bytes per frame)")
-    try:
-        data = np.memmap(path, dtype="<f4", mode="r")
-    except OSError as exc:  # a mode-000 dump, say
-        raise PathError(str(path), f"cannot read: {exc.strerror or exc}; expected the {what}", exc.errno) from None
-    frames = []
-    for k in range(found // frame):
-        start = k * (frame // 4)
-        item = {}
-        for t, n in zip(tensors, sizes):
-            item[t.name] = data[start:start + n].reshape(tensor_nchw(t))
-            start += n
-        frames.append(item)
-    return frames
-
-
-def _dump(folder: Path, name: str) -> Path | None:
-    for where in (folder, folder / "tempDir"):
-        if (where / name).is_file():
-            return where / name
-    return None
-
-
 def load_calibration(path: str | os.PathLike[str], subgraph: str | None = None) -> Calibration:
     """The calibration frames of an artifacts folder (or model folder, or io file).
 
@@ -129,7 +85,7 @@ def load_calibration(path: str | os.PathLike[str], subgraph: str | None = None) 
     if subgraph is None and len(arts.subgraph_names) == 1:  # the only one: say which file is missing
         subgraph = arts.subgraph_names[0]
     for io, net, name in zip(arts.io_files, arts.net_files, arts.subgraph_names):
-        ins, outs = _dump(io.parent, name + INPUTS_SUFFIX), _dump(io.parent, name + OUTPUTS_SUFFIX)
+        ins, outs = find_dump(io.parent, name + INPUTS_SUFFIX), find_dump(io.parent, name + OUTPUTS_SUFFIX)
         if subgraph is not None and name != subgraph:
             continue
         if ins is not None and outs is not None:
@@ -150,9 +106,9 @@ def load_calibration(path: str | os.PathLike[str], subgraph: str | None = None) 
                           "pick one with subgraph= (--subgraph: TIDL's number or the subgraph's name)")
     io, name, ins, outs, net = found[0]
     desc = load(io)
-    inputs = _frames(ins, desc.inputs, f"inputs of {io.name}")
-    outputs = _frames(outs, desc.outputs, f"outputs of {io.name}")
+    inputs = read_frames(ins, desc.inputs, f"inputs of {io.name}")
+    outputs = read_frames(outs, desc.outputs, f"outputs of {io.name}")
     if len(inputs) != len(outputs):
         raise FormatError(str(outs), f"{len(outputs)} output frame(s), but {ins.name} holds {len(inputs)} "
                           "input frame(s): expected one output frame per calibration image")
-    return Calibration(name, desc, inputs, outputs, ins, outs, _dump(io.parent, name + MEANS_SUFFIX), net)
+    return Calibration(name, desc, inputs, outputs, ins, outs, find_dump(io.parent, name + MEANS_SUFFIX), net)
