@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(tidl_io.__file__).resolve().parent
 SCHEMAS = schema_dir()
 INSTALLED = os.environ.get("TIDL_IO_TEST_INSTALLED", "").strip() == "1"
+# CPU-time bounds of the hostile-input tests are multiplied by this (tools/aarch64.sh sets 10: qemu)
+TIME_SCALE = float(os.environ.get("TIDL_IO_TEST_TIME_SCALE", "1"))
 # TIDL_IO_TEST_REALDATA overrides where the real corpus is looked for (test_misuse points it at a
 # missing folder to check that every test needing it skips cleanly rather than fails).
 REALDATA = Path(os.environ.get("TIDL_IO_TEST_REALDATA") or ROOT.parent / "shared" / "realdata")

@@ -7,7 +7,7 @@ import pytest
 from tidl_io import FormatError
 from tidl_io.support.graphviz import Status, parse_graphviz, split_diag, status_of
 
-from conftest import REALDATA
+from conftest import REALDATA, TIME_SCALE
 
 NET = REALDATA / "net"
 FILES = ["od-8220-yolox-10.0/artifacts/tempDir/graphvizInfo.txt", "edgeai-tidl-east-9.0/tempDir/graphvizInfo.txt",
@@ -179,11 +179,11 @@ def test_long_lines_parse_in_linear_time() -> None:
         start = time.process_time()
         with pytest.raises(FormatError, match="line 2"):
             parse_graphviz("1\n0 " + body + "\n", "g.txt")
-        assert time.process_time() - start < 0.5
+        assert time.process_time() - start < 0.5 * TIME_SCALE
     start = time.process_time()
     (node,) = parse_graphviz("1\n0 a b outputAdjNodes 0 x inputAdjNodes 0 " + "y " * 30_000 + "diagInfo" * 500
                              + "\n", "g.txt")  # under the line cap (MAX_LINE)
-    assert time.process_time() - start < 0.5 and len(node.input_names) == 30_001 and node.diag == ""
+    assert time.process_time() - start < 0.5 * TIME_SCALE and len(node.input_names) == 30_001 and node.diag == ""
 
 
 def test_many_nodes_in_bounded_time_and_the_cap() -> None:
@@ -194,7 +194,7 @@ def test_many_nodes_in_bounded_time_and_the_cap() -> None:
                               f"diagInfo \n" for i in range(n))
     start = time.process_time()
     nodes = parse_graphviz(text, "g.txt")
-    assert time.process_time() - start < 2.0
+    assert time.process_time() - start < 2.0 * TIME_SCALE
     assert len(nodes) == n and nodes[-1].outputs == (0,) and nodes[0].inputs == (n - 1,)
     with pytest.raises(FormatError, match="expected a whole number <= 32768"):
         parse_graphviz(f"{n + 1}\n" + text.split("\n", 1)[1], "g.txt")

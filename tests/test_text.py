@@ -6,6 +6,8 @@ import pytest
 
 from tidl_io.base.text import closest, escape, escape_lines, short, short_repr
 
+from conftest import TIME_SCALE
+
 
 @pytest.mark.parametrize(("name", "shown"), [
     ("plain/name:0", "plain/name:0"),
@@ -81,4 +83,4 @@ def test_closest_bounds_its_work() -> None:
     assert len(closest("\u4e00" * 500_000, names, 3)) == 3
     exact = "model/block_7/conv_7" + "\u4e00" * 7
     assert closest(exact, names * 20, 1) == [exact]  # 60 000 names, past CLOSE_NAMES
-    assert time.process_time() - start < 2.0
+    assert time.process_time() - start < 2.0 * TIME_SCALE
