@@ -45,12 +45,12 @@ __all__ = [
     "load_onnxrt_metadata",
     "load_param_yaml",
     "locate_io_files",
-    "one_model_problem",
     "order_io_files",
     "param_file_of",
     "parse_allowed_nodes",
     "parse_onnxrt_metadata",
     "parse_param_yaml",
+    "require_one_model",
     "sort_io_files",
 ]
 
@@ -125,11 +125,18 @@ def artifact_subfolders(folder: Path) -> list[Path]:
     return out
 
 
-def one_model_problem(path: str | os.PathLike[str], command: str) -> PathError | None:
-    """Why ``path``, which exists, is not one model for ``tidl-io COMMAND`` (the error to raise),
-    or None: a network file (the command reads the folder holding it: say which), or a folder
-    that holds no model itself (no io file, net, ``tempDir/`` or ``artifacts/``) but model
-    folders one level down (say to give one). doctor, why, quant, perf and advise say it alike."""
+def require_one_model(path: str | os.PathLike[str], command: str, *, net_file: bool = False) -> None:
+    """Raise the PathError saying why ``path`` is not one model for ``tidl-io COMMAND``: a
+    network file (the command reads the folder holding it: say which; not raised with
+    ``net_file``, for a command that takes one), or a folder that holds no model itself (no io
+    file, net, ``tempDir/`` or ``artifacts/``) but model folders one level down (say to give
+    one). why, quant, perf and advise say it alike (doctor words it from its reader)."""
+    refusal = _one_model_problem(path, command)
+    if refusal is not None and not (net_file and Path(path).is_file()):
+        raise refusal
+
+
+def _one_model_problem(path: str | os.PathLike[str], command: str) -> PathError | None:
     import shlex  # start-up
 
     p = Path(path)

@@ -9,7 +9,6 @@ traceback.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any, TextIO
 
 from ..base.atomic import write_bytes_atomic, write_failure
@@ -94,11 +93,9 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _advise(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..advisor import advise  # start-up
-    from ..artifacts.folder import one_model_problem  # start-up
+    from ..artifacts.folder import require_one_model  # start-up
 
-    refusal = one_model_problem(args.artifacts, "advise")  # a folder of model folders: say so (a net file is taken)
-    if refusal is not None and not Path(args.artifacts).is_file():
-        raise refusal
+    require_one_model(args.artifacts, "advise", net_file=True)  # a folder of model folders: say so
     golden = args.golden if args.golden is not None else args.golden_npz
     if args.compare is None and args.traces is None:
         raise OptionError("give the measurements: --compare REPORT_JSON, or --traces DIR with --golden/--golden-npz")

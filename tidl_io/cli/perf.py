@@ -95,12 +95,10 @@ def _perf(args: argparse.Namespace, out: TextIO) -> int:
 
     if len(args.paths) > 2:
         raise _Failed("give one folder, or two to compare (A B)", None)
-    from ..artifacts.folder import one_model_problem  # start-up
+    from ..artifacts.folder import require_one_model  # start-up
 
     for path in args.paths:
-        refusal = one_model_problem(path, "perf")  # a net file, a folder of model folders: say so
-        if refusal is not None:
-            raise refusal
+        require_one_model(path, "perf")  # a net file, a folder of model folders: say so
     if len(args.paths) == 2:
         if args.board:
             files = [p for p in args.paths if os.path.isfile(p)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from ..base.atomic import write_bytes_atomic, write_failure
+from ..base.atomic import write_bytes_atomic
 from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
 from .codes import EXIT_INVALID as EXIT_FINDING
@@ -32,23 +32,16 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_quant(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..artifacts.folder import one_model_problem  # start-up
+    from ..artifacts.folder import require_one_model  # start-up
     from ..precision.report import load_quant  # start-up
 
     try:
-        refusal = one_model_problem(args.path, "quant")  # a net file, a folder of model folders: say so
-        if refusal is not None:
-            raise refusal
+        require_one_model(args.path, "quant")  # a net file, a folder of model folders: say so
         report = load_quant(args.path)
+        if args.html:  # before the report: a page that cannot be written is one line and exit 2 (a PathError)
+            write_bytes_atomic(args.html, report.to_html().encode("utf-8"))
     except (TidlIoError, OSError) as exc:
         return fail("quant", str(exc), err, out if args.json else None, failure_path(exc))
-    if args.html:  # before the report: a page that cannot be written is one line and exit 2
-        try:
-            write_bytes_atomic(args.html, report.to_html().encode("utf-8"))
-        except OSError as exc:
-            return fail("quant", write_failure(exc, args.html), err, out if args.json else None, args.html)
-        except TidlIoError as exc:
-            return fail("quant", str(exc), err, out if args.json else None, args.html)
     if args.json:
         out.write(dumps_json(report.to_dict()) + "\n")
     else:

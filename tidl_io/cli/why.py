@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from ..base.atomic import write_bytes_atomic, write_failure
+from ..base.atomic import write_bytes_atomic
 from ..base.errors import TidlIoError
 from ..iodesc.format import dumps_json
 from .codes import EXIT_FINDING, EXIT_OK, fail, failure_path, output_path
@@ -39,15 +39,10 @@ def cmd_why(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         text = None if args.json else report.to_text(node=args.node)
         if args.json and args.node is not None:
             node = report.node(args.node).to_dict()
+        if args.html:  # before the report: a page that cannot be written is one line and exit 2 (a PathError)
+            write_bytes_atomic(args.html, report.to_html().encode("utf-8"))
     except (TidlIoError, OSError) as exc:
         return fail("why", str(exc), err, out if args.json else None, failure_path(exc))
-    if args.html:  # before the report: a page that cannot be written is one line and exit 2
-        try:
-            write_bytes_atomic(args.html, report.to_html().encode("utf-8"))
-        except OSError as exc:
-            return fail("why", write_failure(exc, args.html), err, out if args.json else None, args.html)
-        except TidlIoError as exc:
-            return fail("why", str(exc), err, out if args.json else None, args.html)
     if args.json:
         doc = report.to_dict() if args.node is None else {"schema_version": 1, "source": report.source,
                                                            "node": node}

@@ -267,15 +267,13 @@ def load_support(path: str | os.PathLike[str]) -> SupportReport:
     allowedNode.txt, onnxrtMetaData.txt or run.log summary.
     """
     from ..artifacts.folder import (  # start-up
-        one_model_problem,  # start-up
         parse_allowed_nodes,
         parse_onnxrt_metadata,
+        require_one_model,
     )
 
     given = Path(check_path(path, "load_support", "path"))
-    refusal = one_model_problem(given, "why")  # a net file, a folder of model folders: say so
-    if refusal is not None:
-        raise refusal
+    require_one_model(given, "why")  # a net file, a folder of model folders: say so
     gv, art = _locate(given)
     files = {"graphviz": str(gv)}
     nodes = parse_graphviz(_read_ti_text(gv, "TI's graphvizInfo.txt"), str(gv))
